@@ -1,0 +1,244 @@
+"""Benchmark: HTTP throughput/latency as ratios to /healthz, and the planner alone.
+
+    python bench/bench.py [--seconds 5] [--concurrency 32] [--workers 1]
+
+Part 1 starts ``suanli serve`` on a free loopback port (no rate limit, in-memory cache)
+and drives it with a minimal keep-alive HTTP/1.1 client (raw asyncio streams: the
+client must cost less CPU than the server it measures on a 2-core machine). Each
+endpoint runs for the same time at the same concurrency and is reported as requests/s,
+p50/p99 latency and its ratio to ``/healthz`` in the same run:
+
+* ``/v1/estimate``            — sizing only
+* ``/v1/recommend`` cached    — one request repeated (cache hits after the first)
+* ``/v1/recommend`` uncached  — every request distinct (different ``tokens``)
+
+Part 2 times :func:`service.planning.recommend.recommend` on synthetic catalogs of 1k,
+10k and 100k offers built by repeating the real catalog rows across made-up regions
+(benchmark data only, never served).
+
+Targets (2 cores): cached ≥ 0.8× healthz, uncached ≥ 0.3×, planner on 10k offers ≤ 10 ms p50.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+RECOMMEND = {
+    "workload": {
+        "kind": "finetune",
+        "model": "llama-2-7b",
+        "method": "qlora",
+        "seq_len": 1024,
+        "tokens": 20_000_000,
+    },
+    "objective": "cost",
+    "top_k": 5,
+    "lang": "en",
+}
+ESTIMATE = {
+    "workload": {"kind": "finetune", "model": "llama-2-7b", "method": "lora", "tokens": 10**8},
+    "placement": {"accelerator": "A10", "count": 1},
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def request_bytes(method: str, path: str, body: bytes | None = None) -> bytes:
+    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\n"
+    if body is not None:
+        head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+    return head.encode() + b"\r\n" + (body or b"")
+
+
+async def _one_connection(
+    port: int,
+    make: Callable[[int], bytes],
+    deadline: float,
+    latencies: list[float],
+    errors: list[int],
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    i = 0
+    try:
+        while time.perf_counter() < deadline:
+            payload = make(i)
+            i += 1
+            start = time.perf_counter()
+            writer.write(payload)
+            status_line = await reader.readline()
+            length = 0
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                if line[:15].lower() == b"content-length:":
+                    length = int(line[15:])
+            await reader.readexactly(length)
+            latencies.append(time.perf_counter() - start)
+            if not status_line.startswith(b"HTTP/1.1 2"):
+                errors.append(int(status_line.split()[1]))
+    finally:
+        writer.close()
+
+
+async def drive(
+    port: int, make: Callable[[int], bytes], seconds: float, concurrency: int
+) -> dict[str, float]:
+    latencies: list[float] = []
+    errors: list[int] = []
+    start = time.perf_counter()
+    deadline = start + seconds
+    await asyncio.gather(
+        *(
+            _one_connection(
+                port, lambda i, c=c: make(i * concurrency + c), deadline, latencies, errors
+            )
+            for c in range(concurrency)
+        )
+    )
+    elapsed = time.perf_counter() - start
+    latencies.sort()
+    return {
+        "rps": len(latencies) / elapsed,
+        "p50_ms": 1000 * latencies[len(latencies) // 2],
+        "p99_ms": 1000 * latencies[int(len(latencies) * 0.99)],
+        "requests": len(latencies),
+        "errors": len(errors),
+    }
+
+
+def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "SUANLI_PORT": str(port),
+            "SUANLI_WORKERS": str(workers),
+            "SUANLI_RATE_LIMIT_PER_MINUTE": "0",
+            "SUANLI_LOG_LEVEL": "WARNING",
+            "SUANLI_PLUGINS": "alibaba,tencent,huawei,volcengine",
+        }
+    )
+    env.pop("SUANLI_REDIS_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "service", "serve"], env=env, cwd=ROOT)
+    for _ in range(200):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("server did not become ready")
+
+
+def http_part(seconds: float, concurrency: int, workers: int) -> dict[str, dict[str, float]]:
+    port = free_port()
+    proc = start_server(port, workers)
+    try:
+        healthz = request_bytes("GET", "/healthz")
+        estimate = request_bytes("POST", "/v1/estimate", json.dumps(ESTIMATE).encode())
+        cached = request_bytes("POST", "/v1/recommend", json.dumps(RECOMMEND).encode())
+
+        def uncached(i: int) -> bytes:
+            body = json.loads(json.dumps(RECOMMEND))
+            body["workload"]["tokens"] = 10_000_000 + i  # distinct request => distinct key
+            return request_bytes("POST", "/v1/recommend", json.dumps(body).encode())
+
+        cases: dict[str, Callable[[int], bytes]] = {
+            "healthz": lambda _: healthz,
+            "estimate": lambda _: estimate,
+            "recommend_cached": lambda _: cached,
+            "recommend_uncached": uncached,
+        }
+        asyncio.run(drive(port, lambda _: healthz, 1.0, concurrency))  # warm-up
+        return {
+            name: asyncio.run(drive(port, make, seconds, concurrency))
+            for name, make in cases.items()
+        }
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, float]]:
+    import msgspec
+
+    from service.accelerators import default_registry
+    from service.catalog import CatalogService
+    from service.planning.recommend import PlanContext, recommend
+    from service.planning.schema import RecommendRequest
+    from service.plugins import get_plugin_manager
+    from service.sizing.presets import default_model_registry
+
+    pm = get_plugin_manager(allow=("alibaba", "tencent", "huawei", "volcengine"))
+    real = CatalogService(pm.hook.suanli_register_providers).load()
+    base = [o for o in real.offers]
+    request = msgspec.convert(RECOMMEND, RecommendRequest)
+    accelerators = default_registry(("alibaba", "tencent", "huawei", "volcengine"))
+    models = default_model_registry()
+    results = {}
+    for size in sizes:
+        offers = []
+        i = 0
+        while len(offers) < size:
+            for offer in base:
+                region = f"bench-region-{i}"
+                offers.append(msgspec.structs.replace(offer, region=region))
+                if len(offers) == size:
+                    break
+            i += 1
+        snapshot = msgspec.structs.replace(real, offers=tuple(offers), fingerprint=f"bench{size}")
+        ctx = PlanContext(snapshot=snapshot, accelerators=accelerators, models=models)
+        timings = []
+        for _ in range(repeats if size <= 10_000 else max(3, repeats // 5)):
+            start = time.perf_counter()
+            recommend(request, ctx, "en")
+            timings.append((time.perf_counter() - start) * 1000)
+        results[size] = {"p50_ms": statistics.median(timings), "max_ms": max(timings)}
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--skip-http", action="store_true")
+    parser.add_argument("--repeats", type=int, default=30)
+    args = parser.parse_args()
+    if not args.skip_http:
+        http = http_part(args.seconds, args.concurrency, args.workers)
+        base = http["healthz"]["rps"]
+        header = ("endpoint", "req/s", "p50 ms", "p99 ms", "x healthz", "errors")
+        print(f"{header[0]:<22}" + "".join(f"{h:>10}" for h in header[1:]))
+        for name, r in http.items():
+            print(
+                f"{name:<22}{r['rps']:>10.0f}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}"
+                f"{r['rps'] / base:>11.2f}{r['errors']:>8.0f}"
+            )
+    print(f"\n{'planner offers':<22}{'p50 ms':>10}{'max ms':>10}")
+    for size, r in planner_part([1_000, 10_000, 100_000], args.repeats).items():
+        print(f"{size:<22}{r['p50_ms']:>10.2f}{r['max_ms']:>10.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,29 @@
+"""The Alibaba Cloud provider: the shipped catalog and price snapshots of this package.
+
+Why a snapshot: Alibaba publishes instance specs on documentation pages, not through an
+unauthenticated API, and its GPU list prices need credentials (``DescribePrice``). The
+JSON files next to this module hold what could be confirmed from public sources, each row
+with ``source`` and ``as_of``; live prices are a separate, optional concern.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from service import SnapshotProvider
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+"""Directory holding ``catalog.json`` and ``prices.json``."""
+
+
+class AlibabaProvider(SnapshotProvider):
+    """Alibaba Cloud (阿里云) ECS GPU and CPU instance types from the shipped snapshots.
+
+    A named subclass (rather than a bare :class:`SnapshotProvider`) gives live pricing a
+    place to attach later without changing how the plugin is registered.
+    """
+
+
+def load_provider() -> SnapshotProvider:
+    """Decode the snapshots; a malformed row fails here, naming the file and field."""
+    return AlibabaProvider(PACKAGE_DIR)

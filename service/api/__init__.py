@@ -1,0 +1,1 @@
+"""HTTP layer: one controller per resource; request/response structs beside them."""

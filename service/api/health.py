@@ -1,0 +1,65 @@
+"""Liveness, readiness and the process's own view of its dependencies."""
+
+from __future__ import annotations
+
+import msgspec
+from litestar import Controller, Response, get
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.status_codes import HTTP_200_OK, HTTP_503_SERVICE_UNAVAILABLE
+
+from service.state import Suanli
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+
+
+class Readiness(msgspec.Struct, frozen=True, kw_only=True):
+    status: str
+    """``ready`` or ``not_ready``."""
+    catalog_loaded: bool
+    catalog_fingerprint: str
+    providers: int
+    redis: str
+    """``ok``, ``down`` or ``not_configured``."""
+    reasons: list[str]
+
+
+class HealthController(Controller):
+    tags = ["health"]
+    include_in_schema = True
+
+    @get("/healthz", sync_to_thread=False, summary="Liveness")
+    def healthz(self) -> Health:
+        """Always 200 while the process serves requests (the liveness probe)."""
+        return Health(status="ok")
+
+    @get(
+        "/readyz",
+        summary="Readiness",
+        responses={
+            503: ResponseSpec(data_container=Readiness, description="Not ready, with reasons")
+        },
+    )
+    async def readyz(self, suanli: Suanli) -> Response[Readiness]:
+        """200 when the catalog is loaded and, if configured, Redis answers; else 503
+        with the reasons. Load balancers stop routing to a replica that is not ready."""
+        reasons = []
+        if not suanli.catalog.loaded:
+            reasons.append("catalog not loaded yet")
+        elif not suanli.catalog.snapshot.providers:
+            reasons.append("no provider catalog loaded")
+        redis = "not_configured"
+        if suanli.shared_store is not None:
+            redis = "ok" if await suanli.shared_store.ping() else "down"
+            if redis == "down":
+                reasons.append(f"redis unreachable: {suanli.shared_store.last_error}")
+        body = Readiness(
+            status="not_ready" if reasons else "ready",
+            catalog_loaded=suanli.catalog.loaded,
+            catalog_fingerprint=suanli.catalog.snapshot.fingerprint,
+            providers=len(suanli.catalog.snapshot.providers),
+            redis=redis,
+            reasons=reasons,
+        )
+        return Response(body, status_code=HTTP_503_SERVICE_UNAVAILABLE if reasons else HTTP_200_OK)

@@ -1,0 +1,86 @@
+"""``POST /v1/recommend``: plan, price and rank offers; cached by request + catalog."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, post
+from litestar.exceptions import ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+
+from service.cache import request_key
+from service.planning.recommend import PlanContext, recommend
+from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.state import Suanli
+
+CACHE_HEADER = "X-Suanli-Cache"
+_encoder = msgspec.json.Encoder()
+
+
+def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
+    """``lang`` when given, else the first of zh/en in ``Accept-Language``, else zh."""
+    if explicit is not None:
+        return explicit
+    for part in (accept_language or "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("en"):
+            return "en"
+        if tag.startswith("zh"):
+            return "zh"
+    return "zh"
+
+
+def encoded_json_response(body: bytes, headers: dict[str, str]) -> Response[Any]:
+    """A response around JSON the cache already holds encoded (no second encode)."""
+    return Response(content=body, media_type="application/json", headers=headers)
+
+
+class RecommendController(Controller):
+    path = "/v1/recommend"
+    tags = ["recommend"]
+
+    @post(
+        status_code=200,
+        summary="Recommend cloud servers for a deep-learning job",
+        raises=[ValidationException],
+        response_headers=[],
+        responses={
+            422: ResponseSpec(
+                data_container=dict[str, object],
+                description="The request contradicts itself (e.g. spot-only but not "
+                "interruptible); the body names the field.",
+            )
+        },
+    )
+    async def recommend(
+        self,
+        request: Request[Any, Any, Any],
+        data: RecommendRequest,
+        suanli: Suanli,
+        accept_language: Annotated[
+            str | None, Parameter(header="Accept-Language", max_length=256)
+        ] = None,
+    ) -> Response[RecommendResponse]:
+        """Rank real offers of every loaded provider for the workload.
+
+        Options carry price (``null`` = unknown, ranked after priced ones), its source and
+        date, estimated hours and total cost, memory fit and headroom, Pareto marking,
+        reasons and warnings in ``lang``. With nothing left after the constraints, the
+        answer is 200 with empty ``options``, the explanation in ``warnings`` and the
+        nearest option per relaxed constraint in ``relax``.
+        """
+        lang = negotiate_lang(data.lang, accept_language)
+        canonical = msgspec.structs.replace(data, lang=lang)
+        snapshot = suanli.catalog.snapshot
+        ctx = PlanContext(snapshot=snapshot, accelerators=suanli.accelerators, models=suanli.models)
+
+        def compute() -> bytes:
+            return _encoder.encode(recommend(canonical, ctx, lang))
+
+        body, hit = await suanli.cache.get_or_compute(
+            request_key(canonical, snapshot.fingerprint), compute
+        )
+        request.scope.setdefault("state", {})["cache"] = "hit" if hit else "miss"
+        return encoded_json_response(body, {CACHE_HEADER: "hit" if hit else "miss"})

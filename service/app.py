@@ -1,0 +1,217 @@
+"""``create_app``: the one place that wires settings, plugins, stores, catalog and routes.
+
+``granian --factory service.app:create_app`` calls it with no argument (settings from the
+environment); tests pass explicit settings and, when they need to, a plugin manager.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from litestar import Litestar, Request, Response
+from litestar.di import Provide
+from litestar.exceptions import HTTPException
+from litestar.middleware.rate_limit import RateLimitConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Contact
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.stores.memory import MemoryStore
+from litestar.stores.registry import StoreRegistry
+from litestar.types import ControllerRouterHandler
+
+from service.accelerators import AcceleratorRegistry
+from service.api.health import HealthController
+from service.api.providers import ProvidersController
+from service.cache import RequestCache, StoreFactory
+from service.catalog import CatalogService
+from service.errors import InputError
+from service.metrics import CATALOG_RELOADS
+from service.observability import configure_logging, request_id_middleware
+from service.overrides import load_overrides
+from service.plugins import PluginManager, collect, get_plugin_manager
+from service.settings import Settings, load_settings
+from service.shared import CatalogSync
+from service.sizing.presets import ModelRegistry
+from service.state import STATE_KEY, Suanli, provide_suanli
+
+log = logging.getLogger(__name__)
+
+VERSION = "0.1.0"
+EXEMPT_FROM_RATE_LIMIT = ["/healthz", "/readyz", "/metrics", "/schema"]
+
+
+def create_app(
+    settings: Settings | None = None, plugin_manager: PluginManager | None = None
+) -> Litestar:
+    """Build the application. Raises ``SettingsError``/``OverrideError`` on bad config."""
+    settings = settings or load_settings()
+    configure_logging(settings.log_level)
+    pm = plugin_manager or get_plugin_manager(allow=settings.plugins)
+    overrides = load_overrides(settings.price_overrides) if settings.price_overrides else ()
+
+    stores = StoreFactory(settings.redis_url, settings.redis_timeout_s)
+    shared = stores.namespace("health") if stores.shared else None
+    recommend_store = stores.namespace("recommend")
+    rate_store = stores.namespace("rate_limit", fallback=MemoryStore())
+    suanli = Suanli(
+        settings=settings,
+        accelerators=AcceleratorRegistry(collect(pm.hook.suanli_register_accelerators())),
+        models=ModelRegistry(collect(pm.hook.suanli_register_models())),
+        catalog=CatalogService(
+            pm.hook.suanli_register_providers, overrides, settings.provider_timeout_s
+        ),
+        cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
+        shared_store=shared,
+        sync=CatalogSync(stores.namespace("catalog"), settings.refresh_interval_s)
+        if stores.shared
+        else None,
+        plugin_report=list(pm.report),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await asyncio.to_thread(_initial_load, suanli)
+        watcher = None
+        if suanli.sync is not None:
+            with contextlib.suppress(Exception):
+                await suanli.sync.remember_current()
+            watcher = asyncio.create_task(suanli.sync.watch(lambda: _reload(suanli)))
+        try:
+            yield
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+            suanli.catalog.close()
+            with contextlib.suppress(Exception):
+                await stores.close()
+
+    middleware: list[Any] = [request_id_middleware]
+    if settings.rate_limit_per_minute:
+        middleware.append(
+            RateLimitConfig(
+                rate_limit=("minute", settings.rate_limit_per_minute),
+                exclude=EXEMPT_FROM_RATE_LIMIT,
+                store="rate_limit",
+            ).middleware
+        )
+    prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
+    middleware.append(prometheus.middleware)
+
+    app = Litestar(
+        route_handlers=_routes(),
+        dependencies={"suanli": Provide(provide_suanli, sync_to_thread=False)},
+        middleware=middleware,
+        lifespan=[lifespan],
+        stores=StoreRegistry(
+            stores={"recommend": recommend_store, "rate_limit": rate_store},
+            default_factory=stores.namespace,
+        ),
+        exception_handlers={
+            InputError: _input_error_handler,
+            HTTPException: _http_error_handler,
+            Exception: _unexpected_error_handler,
+        },
+        openapi_config=OpenAPIConfig(
+            title="Suanli (算力)",
+            version=VERSION,
+            description=(
+                "Which cloud server to rent for a deep-learning job on Alibaba Cloud, "
+                "Tencent Cloud, Huawei Cloud (incl. Ascend) and Volcano Engine — and what "
+                "it costs. Memory in GiB (2^30 bytes), money in CNY."
+            ),
+            contact=Contact(name="Suanli"),
+            use_handler_docstrings=True,
+        ),
+        request_max_body_size=settings.max_body_bytes,
+        debug=False,
+        logging_config=None,
+    )
+    app.state[STATE_KEY] = suanli
+    return app
+
+
+def _routes() -> list[ControllerRouterHandler]:
+    routes: list[ControllerRouterHandler] = [
+        HealthController,
+        ProvidersController,
+        PrometheusController,
+    ]
+    routes.extend(_optional_routes())
+    return routes
+
+
+def _optional_routes() -> list[ControllerRouterHandler]:
+    """Controllers of capabilities that ship as their own modules."""
+    found: list[ControllerRouterHandler] = []
+    for module, name in (
+        ("service.api.estimate", "EstimateController"),
+        ("service.api.models", "ModelsController"),
+        ("service.api.recommend", "RecommendController"),
+        ("service.api.admin", "AdminController"),
+    ):
+        with contextlib.suppress(ModuleNotFoundError):
+            found.append(getattr(__import__(module, fromlist=[name]), name))
+    return found
+
+
+async def _reload(suanli: Suanli) -> None:
+    """Reload after another replica (or the price job) published a change."""
+    overrides = None
+    if suanli.settings.price_overrides:
+        overrides = load_overrides(suanli.settings.price_overrides)
+    await asyncio.to_thread(suanli.catalog.load, overrides)
+
+
+def _initial_load(suanli: Suanli) -> None:
+    snapshot = suanli.catalog.load()
+    CATALOG_RELOADS.labels(trigger="startup", outcome="ok" if snapshot.providers else "empty").inc()
+    log.info(
+        "catalog loaded",
+        extra={
+            "fingerprint": snapshot.fingerprint,
+            "providers": [p.name for p in snapshot.providers],
+            "offers": len(snapshot.offers),
+        },
+    )
+
+
+def _error_body(status: int, detail: str, extra: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"status_code": status, "detail": detail}
+    if extra is not None:
+        body["extra"] = extra
+    return body
+
+
+def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Response[Any]:
+    item: dict[str, Any] = {"key": exc.field, "message": exc.message, "source": exc.source}
+    if exc.suggestions:
+        item["suggestions"] = list(exc.suggestions)
+    detail = f"Validation failed for {request.method} {request.url.path}"
+    return Response(_error_body(exc.status_code, detail, [item]), status_code=exc.status_code)
+
+
+def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
+    headers = dict(exc.headers or {})
+    return Response(
+        _error_body(exc.status_code, exc.detail, exc.extra or None),
+        status_code=exc.status_code,
+        headers=headers,
+    )
+
+
+def _unexpected_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    """Log the traceback server-side; the client gets no internals, only the request id."""
+    request_id = request.scope.get("state", {}).get("request_id")
+    log.exception("unhandled error", extra={"request_id": request_id, "route": request.url.path})
+    return Response(
+        _error_body(500, "Internal server error", {"request_id": request_id}), status_code=500
+    )
+
+
+AppFactory = Callable[[], Litestar]

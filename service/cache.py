@@ -1,0 +1,251 @@
+"""Request-keyed response cache over a litestar ``Store`` that survives its store failing.
+
+* :func:`build_root_store` picks the backend: ``MemoryStore`` (embedded default, no Redis
+  needed) or ``RedisStore`` when ``SUANLI_REDIS_URL`` is set.
+* :class:`ResilientStore` wraps a store with a circuit breaker: when Redis is down or
+  slow, calls fail fast for a short, growing pause instead of timing out on every
+  request; the failure is logged once, counted, and the store is retried by itself.
+* :class:`RequestCache` keys answers by the canonical request (msgspec-encoded, defaults
+  filled) plus the catalog fingerprint, so a catalog change never serves a stale answer,
+  and computes concurrent identical misses once (single-flight).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TypeVar
+
+import msgspec
+from litestar.stores.base import NamespacedStore, Store
+from litestar.stores.memory import MemoryStore
+from litestar.stores.redis import RedisStore
+from redis.asyncio import Redis
+
+from service.metrics import CACHE_EVENTS, STORE_ERRORS, STORE_UP
+
+log = logging.getLogger(__name__)
+
+R = TypeVar("R")
+
+_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+def build_redis(url: str, timeout_s: float) -> Redis:
+    """A Redis client whose every call is bounded: a slow Redis must not slow answers."""
+    client: Redis = Redis.from_url(
+        url,
+        socket_timeout=timeout_s,
+        socket_connect_timeout=timeout_s,
+        health_check_interval=0,
+        retry_on_timeout=False,
+    )
+    return client
+
+
+class Breaker:
+    """Circuit breaker shared by every store on one backend (one Redis = one breaker).
+
+    After a failure the backend is skipped for a pause (1 s, doubling up to
+    ``max_pause_s``), then tried again; the first success anywhere (a request, or the
+    readiness probe) closes it for all namespaces at once. Logged once per outage.
+    """
+
+    def __init__(self, name: str, max_pause_s: float = 8.0) -> None:
+        self.name = name
+        self.max_pause_s = max_pause_s
+        self._pause_s = 0.0
+        self._retry_at = 0.0
+        self.last_error: str | None = None
+        STORE_UP.labels(store=name).set(1)
+
+    @property
+    def healthy(self) -> bool:
+        return self.last_error is None
+
+    def available(self) -> bool:
+        return self._pause_s == 0.0 or time.monotonic() >= self._retry_at
+
+    def succeeded(self) -> None:
+        if self.last_error is not None:
+            log.warning("store %s is back; shared caching resumed", self.name)
+            STORE_UP.labels(store=self.name).set(1)
+        self.last_error = None
+        self._pause_s = 0.0
+
+    def failed(self, exc: BaseException) -> None:
+        STORE_ERRORS.labels(store=self.name).inc()
+        if self.last_error is None:  # log once per outage, not once per request
+            log.warning(
+                "store %s unavailable (%s); answering without it until it returns",
+                self.name,
+                type(exc).__name__,
+            )
+            STORE_UP.labels(store=self.name).set(0)
+        self.last_error = f"{type(exc).__name__}: {exc}"[:200]
+        self._pause_s = min(self.max_pause_s, max(1.0, self._pause_s * 2))
+        self._retry_at = time.monotonic() + self._pause_s
+
+
+class StoreFactory:
+    """Namespaced, failure-proof stores over one backend: one Redis connection pool and
+    one :class:`Breaker` for all namespaces (``recommend``, ``rate_limit``, ``catalog``,
+    ``prices``), or one in-memory store per namespace when no Redis is configured."""
+
+    def __init__(self, redis_url: str | None, timeout_s: float) -> None:
+        self.root: NamespacedStore | None = None
+        self.breaker = Breaker("redis")
+        if redis_url:
+            self.root = RedisStore(build_redis(redis_url, timeout_s), namespace="suanli")
+
+    @property
+    def shared(self) -> bool:
+        return self.root is not None
+
+    def namespace(self, name: str, fallback: Store | None = None) -> ResilientStore:
+        primary: Store = MemoryStore() if self.root is None else self.root.with_namespace(name)
+        return ResilientStore(primary, self.breaker, fallback)
+
+    async def close(self) -> None:
+        if self.root is not None:
+            await self.root.__aexit__(None, None, None)
+
+
+class ResilientStore(Store):
+    """A store that never raises: while its backend fails it answers from ``fallback``
+    (or as a miss / no-op), guarded by the backend's shared :class:`Breaker`."""
+
+    def __init__(self, primary: Store, breaker: Breaker, fallback: Store | None = None) -> None:
+        self.primary = primary
+        self.breaker = breaker
+        self.fallback = fallback
+
+    @property
+    def healthy(self) -> bool:
+        return self.breaker.healthy
+
+    @property
+    def last_error(self) -> str | None:
+        return self.breaker.last_error
+
+    async def _call(
+        self,
+        primary: Callable[[], Awaitable[R]],
+        fallback: Callable[[], Awaitable[R]] | None,
+        default: R,
+    ) -> R:
+        if self.breaker.available():
+            try:
+                result = await primary()
+            except Exception as exc:
+                self.breaker.failed(exc)
+            else:
+                self.breaker.succeeded()
+                return result
+        if fallback is not None:
+            return await fallback()
+        return default
+
+    async def set(
+        self, key: str, value: str | bytes, expires_in: int | timedelta | None = None
+    ) -> None:
+        fb = self.fallback
+        await self._call(
+            lambda: self.primary.set(key, value, expires_in),
+            (lambda: fb.set(key, value, expires_in)) if fb else None,
+            None,
+        )
+
+    async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
+        fb = self.fallback
+        return await self._call(
+            lambda: self.primary.get(key, renew_for),
+            (lambda: fb.get(key, renew_for)) if fb else None,
+            None,
+        )
+
+    async def delete(self, key: str) -> None:
+        fb = self.fallback
+        await self._call(
+            lambda: self.primary.delete(key), (lambda: fb.delete(key)) if fb else None, None
+        )
+
+    async def delete_all(self) -> None:
+        fb = self.fallback
+        await self._call(self.primary.delete_all, (lambda: fb.delete_all()) if fb else None, None)
+
+    async def exists(self, key: str) -> bool:
+        fb = self.fallback
+        return await self._call(
+            lambda: self.primary.exists(key), (lambda: fb.exists(key)) if fb else None, False
+        )
+
+    async def expires_in(self, key: str) -> int | None:
+        fb = self.fallback
+        return await self._call(
+            lambda: self.primary.expires_in(key),
+            (lambda: fb.expires_in(key)) if fb else None,
+            None,
+        )
+
+    async def ping(self) -> bool:
+        """Probe the primary now (ignoring the breaker pause); used by ``/readyz``."""
+        try:
+            await self.primary.exists("__ping__")
+        except Exception as exc:
+            self.breaker.failed(exc)
+            return False
+        self.breaker.succeeded()
+        return True
+
+
+def request_key(request: msgspec.Struct, fingerprint: str) -> str:
+    """Stable key of a decoded request: canonical JSON (defaults filled) + catalog."""
+    digest = hashlib.sha256(_encoder.encode(request))
+    digest.update(fingerprint.encode())
+    return digest.hexdigest()[:40]
+
+
+class RequestCache:
+    """Cache of encoded responses keyed by :func:`request_key`, with single-flight."""
+
+    def __init__(self, store: Store, namespace: str, ttl_s: float) -> None:
+        self.store = store
+        self.namespace = namespace
+        self.ttl_s = max(1, int(ttl_s))
+        self._inflight: dict[str, asyncio.Future[bytes]] = {}
+
+    async def get_or_compute(self, key: str, compute: Callable[[], bytes]) -> tuple[bytes, bool]:
+        """Return ``(body, hit)``. ``compute`` runs at most once per key at a time."""
+        waiting = self._inflight.get(key)
+        if waiting is not None:  # an identical request is in flight right now: share it
+            CACHE_EVENTS.labels(namespace=self.namespace, result="hit").inc()
+            return await asyncio.shield(waiting), True
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            body, hit = await self._lookup_or_compute(key, compute)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            self._inflight.pop(key, None)
+        future.set_result(body)
+        return body, hit
+
+    async def _lookup_or_compute(
+        self, key: str, compute: Callable[[], bytes]
+    ) -> tuple[bytes, bool]:
+        cached = await self.store.get(key)
+        if cached is not None:
+            CACHE_EVENTS.labels(namespace=self.namespace, result="hit").inc()
+            return cached, True
+        body = compute()
+        CACHE_EVENTS.labels(namespace=self.namespace, result="miss").inc()
+        await self.store.set(key, body, expires_in=self.ttl_s)
+        return body, False

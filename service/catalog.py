@@ -1,0 +1,234 @@
+"""Aggregate every provider plugin's catalog into one immutable snapshot of offers.
+
+Loading calls each provider in a worker thread under ``provider_timeout_s``: a provider
+that raises, hangs or returns malformed rows is dropped from the snapshot with a warning
+(and a metric), and the others still answer. A reload that fails as a whole keeps the
+previous snapshot; a catalog is never replaced by an empty one.
+
+The snapshot's ``fingerprint`` hashes every row and price that can change an answer, so
+the response cache (keyed by it) never serves an answer computed on another catalog.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from datetime import UTC, datetime
+
+import msgspec
+
+from service.metrics import PROVIDER_FAILURES
+from service.overrides import PriceOverride, apply_overrides
+from service.plugins import collect
+from service.providers import InstanceType, Offer, Price, Provider
+
+log = logging.getLogger(__name__)
+
+
+class ProviderCatalog(msgspec.Struct, frozen=True, kw_only=True):
+    """One provider's rows as loaded (prices already merged with overrides/live)."""
+
+    name: str
+    display_name: str
+    currency: str
+    regions: tuple[str, ...]
+    instance_types: tuple[InstanceType, ...]
+    prices: tuple[Price, ...]
+    as_of: str
+    prices_as_of: str | None = None
+
+
+class ProviderStatus(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    status: str
+    """``ok``, or ``failed`` (raised, timed out or returned malformed rows)."""
+    error: str | None = None
+
+
+class CatalogSnapshot(msgspec.Struct, frozen=True, kw_only=True):
+    providers: tuple[ProviderCatalog, ...]
+    statuses: tuple[ProviderStatus, ...]
+    offers: tuple[Offer, ...]
+    fingerprint: str
+    loaded_at: str
+    warnings: tuple[str, ...] = ()
+
+    def provider(self, name: str) -> ProviderCatalog | None:
+        return next((p for p in self.providers if p.name == name), None)
+
+
+EMPTY_SNAPSHOT = CatalogSnapshot(
+    providers=(), statuses=(), offers=(), fingerprint="empty", loaded_at="1970-01-01"
+)
+
+PriceLayer = Callable[[str, Sequence[Price]], Sequence[Price]]
+"""Hook to layer live prices over a provider's snapshot prices (see service.live_prices)."""
+
+
+class CatalogService:
+    """Holds the current :class:`CatalogSnapshot` and rebuilds it on demand."""
+
+    def __init__(
+        self,
+        provider_factory: Callable[[], Iterable[Sequence[Provider] | None]],
+        overrides: Sequence[PriceOverride] = (),
+        timeout_s: float = 5.0,
+        price_layer: PriceLayer | None = None,
+    ) -> None:
+        self._provider_factory = provider_factory
+        self._overrides = tuple(overrides)
+        self._timeout_s = timeout_s
+        self._price_layer = price_layer
+        self._snapshot: CatalogSnapshot | None = None
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="provider")
+
+    @property
+    def loaded(self) -> bool:
+        return self._snapshot is not None
+
+    @property
+    def snapshot(self) -> CatalogSnapshot:
+        return self._snapshot or EMPTY_SNAPSHOT
+
+    def load(self, overrides: Sequence[PriceOverride] | None = None) -> CatalogSnapshot:
+        """(Re)build the snapshot. Keeps the previous one if every provider failed."""
+        with self._lock:
+            if overrides is not None:
+                self._overrides = tuple(overrides)
+            fresh = self._build()
+            previous = self._snapshot
+            if previous is not None and previous.providers and not fresh.providers:
+                log.error("catalog reload produced no provider; keeping the previous catalog")
+                return previous
+            self._snapshot = fresh
+            return fresh
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _build(self) -> CatalogSnapshot:
+        try:
+            providers = collect(self._provider_factory())
+        except Exception as exc:  # plugin registry itself broken: keep serving the old one
+            log.exception("provider registration failed")
+            return _failed_snapshot(f"provider registration failed: {type(exc).__name__}")
+        futures = {p: self._pool.submit(_read_provider, p) for p in providers}
+        catalogs, statuses, warnings = [], [], []
+        for provider, future in futures.items():
+            name = getattr(provider, "name", repr(provider))
+            catalog, error = self._await(name, future)
+            if catalog is None:
+                PROVIDER_FAILURES.labels(provider=name).inc()
+                statuses.append(ProviderStatus(name=name, status="failed", error=error))
+                warnings.append(f"provider {name} unavailable: {error}")
+                log.warning("provider %s dropped from the catalog: %s", name, error)
+                continue
+            catalogs.append(self._priced(catalog))
+            statuses.append(ProviderStatus(name=name, status="ok"))
+        catalogs.sort(key=lambda c: c.name)
+        offers = tuple(offer for c in catalogs for offer in build_offers(c))
+        return CatalogSnapshot(
+            providers=tuple(catalogs),
+            statuses=tuple(sorted(statuses, key=lambda s: s.name)),
+            offers=offers,
+            fingerprint=fingerprint(catalogs),
+            loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            warnings=tuple(warnings),
+        )
+
+    def _await(
+        self, name: str, future: Future[ProviderCatalog]
+    ) -> tuple[ProviderCatalog | None, str | None]:
+        try:
+            return future.result(timeout=self._timeout_s), None
+        except FutureTimeout:
+            return None, f"timed out after {self._timeout_s:g}s"
+        except Exception as exc:
+            return None, f"{type(exc).__name__}: {exc}"[:300]
+
+    def _priced(self, catalog: ProviderCatalog) -> ProviderCatalog:
+        prices: Sequence[Price] = catalog.prices
+        if self._price_layer is not None:
+            prices = self._price_layer(catalog.name, prices)
+        prices = apply_overrides(catalog.name, catalog.instance_types, prices, self._overrides)
+        return msgspec.structs.replace(catalog, prices=tuple(prices))
+
+
+def _failed_snapshot(warning: str) -> CatalogSnapshot:
+    return msgspec.structs.replace(EMPTY_SNAPSHOT, warnings=(warning,))
+
+
+def _read_provider(provider: Provider) -> ProviderCatalog:
+    """Call a provider and validate what it returned (runs in a worker thread)."""
+    rows = tuple(provider.instance_types())
+    prices = tuple(provider.prices())
+    regions = tuple(provider.regions())
+    for row in rows:
+        if not isinstance(row, InstanceType):
+            raise TypeError(f"instance_types() returned {type(row).__name__}, not InstanceType")
+    for price in prices:
+        if not isinstance(price, Price):
+            raise TypeError(f"prices() returned {type(price).__name__}, not Price")
+    # Round-trip through the typed decoder: enforces field constraints (as_of, source).
+    msgspec.json.decode(msgspec.json.encode(rows), type=tuple[InstanceType, ...])
+    msgspec.json.decode(msgspec.json.encode(prices), type=tuple[Price, ...])
+    if not rows:
+        raise ValueError("empty catalog")
+    as_of = max(row.as_of for row in rows)
+    return ProviderCatalog(
+        name=provider.name,
+        display_name=provider.display_name,
+        currency=provider.currency,
+        regions=regions,
+        instance_types=rows,
+        prices=prices,
+        as_of=str(getattr(provider, "catalog_as_of", as_of)),
+        prices_as_of=getattr(provider, "prices_as_of", None),
+    )
+
+
+def build_offers(catalog: ProviderCatalog) -> list[Offer]:
+    """One offer per (instance type, price); an unpriced type gets one unpriced offer.
+
+    Types missing a field the planner needs stay out (they are listed, not recommended).
+    """
+    by_type: dict[str, list[Price]] = {}
+    for price in catalog.prices:
+        by_type.setdefault(price.instance_type, []).append(price)
+    offers = []
+    for row in catalog.instance_types:
+        if row.missing_fields:
+            continue
+        prices = by_type.get(row.instance_type)
+        if not prices:
+            region = row.regions[0] if len(row.regions) == 1 else "*"
+            offers.append(
+                Offer(provider=catalog.name, instance=row, region=region, billing="on_demand")
+            )
+            continue
+        offers.extend(
+            Offer(provider=catalog.name, instance=row, region=p.region, billing=p.billing, price=p)
+            for p in prices
+            if p.price_per_hour is not None
+        )
+    return offers
+
+
+def fingerprint(catalogs: Sequence[ProviderCatalog]) -> str:
+    digest = hashlib.sha256()
+    for catalog in catalogs:
+        digest.update(msgspec.json.encode((catalog.name, catalog.instance_types, catalog.prices)))
+    return digest.hexdigest()[:16]
+
+
+def summarize(snapshot: CatalogSnapshot) -> Mapping[str, object]:
+    return {
+        "fingerprint": snapshot.fingerprint,
+        "providers": [p.name for p in snapshot.providers],
+        "offers": len(snapshot.offers),
+    }

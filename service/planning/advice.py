@@ -1,0 +1,158 @@
+"""Advice an experienced cloud architect gives, localized (zh/en), only when relevant.
+
+The practice comes from the two seed articles (``shared/seeds``): CPU:GPU 4–8:1 and RAM,
+object storage + parallel file system and ESSD PL levels for IO, spot with checkpoints,
+container images pinning CUDA/driver versions, GPU utilization under 50% meaning a
+data-loading bottleneck, Ascend's CANN migration, supply limits of A800/H800/H20,
+quantization and autoscaling for serving, and sales-negotiated clusters for 100B+
+pretraining. Their *instance* claims are not used (several are wrong).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from service.planning.schema import Advice, Lang
+
+SUPPLY_LIMITED = frozenset({"A800-40GB", "A800-80GB", "H800", "H20"})
+
+_TEXT: dict[str, dict[Lang, str]] = {
+    "cpu_ratio": {
+        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
+        "否则数据加载会让 GPU 空等。",
+        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and "
+        "{ram:.0f} GiB RAM here) so data loading never starves the GPUs.",
+    },
+    "storage": {
+        "zh": "存储：约 {disk:.0f} GiB 数据与检查点。原始数据放对象存储（OSS/COS/OBS/TOS），"
+        "通过并行文件系统（如 CPFS）或高性能云盘（ESSD PL2/PL3）读取，磁盘吞吐至少数百 MB/s。",
+        "en": "Storage: about {disk:.0f} GiB of data and checkpoints. Keep raw data in object "
+        "storage (OSS/COS/OBS/TOS) and read it through a parallel file system (e.g. CPFS) or "
+        "high-IOPS disks (ESSD PL2/PL3); aim for hundreds of MB/s or more.",
+    },
+    "spot": {
+        "zh": "抢占式/竞价实例通常只需按量价格的一到三折，但可能被回收："
+        "每 {interval:g} 小时保存一次检查点，并用自动伸缩替换被回收的节点。",
+        "en": "Spot instances often cost 10–30% of on-demand but can be reclaimed: checkpoint "
+        "every {interval:g} h and let an auto-scaling group replace reclaimed nodes.",
+    },
+    "no_spot": {
+        "zh": "该任务不可中断，已排除抢占式实例。",
+        "en": "The job is not interruptible, so spot instances were left out.",
+    },
+    "containers": {
+        "zh": "环境：使用云厂商的 AI 镜像或自建 Docker 镜像，固定 CUDA、驱动与框架版本，"
+        "换机器时一键拉起。",
+        "en": "Environment: use the cloud's AI images or your own Docker image that pins "
+        "CUDA, driver and framework versions, so a new machine starts identically.",
+    },
+    "monitoring": {
+        "zh": "监控：用 nvtop / DCGM 观察 GPU 利用率；若长期低于 50%，瓶颈在数据加载或 IO，"
+        "先优化 DataLoader，而不是换更大的 GPU。",
+        "en": "Monitoring: watch GPU utilization (nvtop/DCGM). Below 50% for long means a "
+        "data-loading or IO bottleneck: fix the DataLoader before buying a bigger GPU.",
+    },
+    "ascend": {
+        "zh": "昇腾 NPU 使用 CANN 而非 CUDA：PyTorch 需 torch_npu 适配，自定义 CUDA 算子需迁移，"
+        "请先小规模验证再采购。",
+        "en": "Ascend NPUs run CANN, not CUDA: PyTorch needs torch_npu and custom CUDA kernels "
+        "must be ported; validate on a small run before committing.",
+    },
+    "supply": {
+        "zh": "{names} 受出口管制影响供应紧张，常需联系销售或限定地域，请先确认库存。",
+        "en": "{names} are supply-limited by export controls and often need a sales contact "
+        "or specific regions; confirm stock first.",
+    },
+    "multi_node": {
+        "zh": "多机训练必须使用 VPC 内网并开启 RDMA/eRDMA，否则梯度同步会成为瓶颈。",
+        "en": "Multi-node training needs the VPC network with RDMA/eRDMA enabled, or "
+        "gradient synchronization becomes the bottleneck.",
+    },
+    "serving": {
+        "zh": "推理上线：INT8/INT4 量化（TensorRT、vLLM、ONNX Runtime）可显著降低显存与成本；"
+        "配置弹性伸缩，空闲时缩容甚至缩到零（Serverless GPU）。",
+        "en": "Serving: INT8/INT4 quantization (TensorRT, vLLM, ONNX Runtime) cuts memory and "
+        "cost; autoscale replicas and scale to zero when idle (serverless GPU).",
+    },
+    "dedicated": {
+        "zh": "百亿参数以上的预训练建议直接联系云厂商销售，定制专属集群（RDMA 网络、并行存储、"
+        "包年折扣）。",
+        "en": "For 100B+ pretraining, talk to the provider's sales about a dedicated cluster "
+        "(RDMA fabric, parallel storage, committed-use discounts).",
+    },
+    "preprocess": {
+        "zh": "数据预处理无需 GPU：选高主频计算型或大内存型 CPU 实例，数据放对象存储，"
+        "用高 IOPS 云盘（ESSD PL2/PL3）做中间结果。",
+        "en": "Preprocessing needs no GPU: use compute- or memory-optimized CPU instances, keep "
+        "data in object storage and use high-IOPS disks (ESSD PL2/PL3) for intermediates.",
+    },
+    "unpriced": {
+        "zh": "部分方案没有可核实的公开价格（显示为未知），请以控制台或询价 API 为准。",
+        "en": "Some options have no verifiable public price (shown as unknown); check the "
+        "console or the price API.",
+    },
+    "stale_prices": {
+        "zh": "价格来自公开刊例价快照，可能已过时；可配置实时价格或折扣覆盖。",
+        "en": "Prices come from public list-price snapshots and may be stale; enable live "
+        "prices or operator overrides.",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AdviceContext:
+    """What the advice depends on: the workload and the chosen options."""
+
+    kind: str
+    params_b: float
+    interruptible: bool
+    uses_spot: bool
+    multi_node: bool
+    accelerators: frozenset[str]
+    ascend: bool
+    unpriced: bool
+    snapshot_prices: bool
+    vcpus: int
+    ram_gib: float
+    disk_gib: float
+    checkpoint_interval_h: float
+
+
+def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
+    topics: list[tuple[str, dict[str, object]]] = []
+    training = ctx.kind in ("pretrain", "finetune")
+    if ctx.kind == "preprocess":
+        topics.append(("preprocess", {}))
+    else:
+        topics.append(("cpu_ratio", {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}))
+    if ctx.disk_gib >= 200 or ctx.kind == "preprocess":
+        topics.append(("storage", {"disk": ctx.disk_gib}))
+    if training:
+        if ctx.interruptible:
+            topics.append(("spot", {"interval": ctx.checkpoint_interval_h}))
+        else:
+            topics.append(("no_spot", {}))
+    if ctx.kind != "preprocess":
+        topics.append(("containers", {}))
+        topics.append(("monitoring", {}))
+    if ctx.ascend:
+        topics.append(("ascend", {}))
+    limited = sorted(ctx.accelerators & SUPPLY_LIMITED)
+    if limited:
+        topics.append(("supply", {"names": "/".join(limited)}))
+    if ctx.multi_node:
+        topics.append(("multi_node", {}))
+    if ctx.kind == "inference":
+        topics.append(("serving", {}))
+    if ctx.kind == "pretrain" and ctx.params_b >= 100:
+        topics.append(("dedicated", {}))
+    if ctx.unpriced:
+        topics.append(("unpriced", {}))
+    if ctx.snapshot_prices:
+        topics.append(("stale_prices", {}))
+    return [Advice(topic=t, text=_TEXT[t][lang].format(**kw)) for t, kw in topics]
+
+
+def supply_limited(names: Sequence[str]) -> list[str]:
+    return [n for n in names if n in SUPPLY_LIMITED]

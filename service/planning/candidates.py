@@ -1,0 +1,170 @@
+"""Candidate placements: offer × node count that fits memory, with time and cost.
+
+This is the hot loop of ``/v1/recommend`` (the benchmark runs it over 100k synthetic
+offers), so everything that depends only on (accelerator, memory, devices) is computed
+once per request in :class:`FitCache`, and the per-offer work is arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import msgspec
+
+from service.planning.cost import (
+    SpotOverhead,
+    break_even_hours,
+    monthly_cost,
+    on_demand_cost,
+    per_million_tokens,
+    spot_overhead,
+)
+from service.providers import AcceleratorSpec, Offer
+from service.sizing import (
+    Fit,
+    ResolvedWorkload,
+    fit_placement,
+    inference_throughput,
+    time_for,
+)
+
+
+@dataclass(slots=True)
+class Candidate:
+    offer: Offer
+    nodes: int
+    devices: int
+    fit: Fit | None
+    """``None`` for CPU-only (preprocess) candidates."""
+    hours: float | None
+    """Wall-clock job hours (spot: including the expected interruption overhead)."""
+    price_per_hour: float | None
+    """All nodes together, CNY/h (monthly: the month's price / 730)."""
+    total_cost: float | None
+    throughput_tokens_per_s: float | None = None
+    price_per_million_tokens: float | None = None
+    spot: SpotOverhead | None = None
+    break_even_hours: float | None = None
+    pareto: bool = False
+    regions: list[str] = field(default_factory=list)
+
+    @property
+    def priced(self) -> bool:
+        return self.price_per_hour is not None
+
+
+class FitCache:
+    """Memoizes fit, time and throughput per (accelerator, memory, devices) for a request."""
+
+    def __init__(self, rw: ResolvedWorkload, headroom_frac: float) -> None:
+        self.rw = rw
+        self.headroom_frac = headroom_frac
+        self._fits: dict[tuple[str, float, int], Fit | None] = {}
+        self._hours: dict[tuple[str, int], float | None] = {}
+        self._throughput: dict[tuple[str, float, int], float] = {}
+        self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
+
+    def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
+        """The registry spec with the memory the catalog row states (rows are the fact)."""
+        key = (spec.name, memory_gib)
+        found = self._specs.get(key)
+        if found is None:
+            found = spec
+            if not math.isclose(spec.memory_gib, memory_gib):
+                found = msgspec.structs.replace(spec, memory_gib=memory_gib)
+            self._specs[key] = found
+        return found
+
+    def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
+        key = (spec.name, spec.memory_gib, devices)
+        if key not in self._fits:
+            self._fits[key] = fit_placement(self.rw, spec, devices, self.headroom_frac)
+        return self._fits[key]
+
+    def hours(self, spec: AcceleratorSpec, devices: int) -> float | None:
+        key = (spec.name, devices)
+        if key not in self._hours:
+            estimate = time_for(self.rw, spec, devices)
+            self._hours[key] = None if estimate is None else estimate.hours
+        return self._hours[key]
+
+    def throughput(self, spec: AcceleratorSpec, devices: int) -> float:
+        key = (spec.name, spec.memory_gib, devices)
+        if key not in self._throughput:
+            self._throughput[key] = inference_throughput(self.rw, spec, devices)
+        return self._throughput[key]
+
+
+def node_counts(n_min: int, max_nodes: int, multi_node: bool, scale_out: bool) -> list[int]:
+    """The smallest fitting node count, plus doublings when speed matters (RDMA only)."""
+    counts = [n_min]
+    if scale_out and multi_node:
+        n = n_min * 2
+        while n <= max_nodes and len(counts) < 4:
+            counts.append(n)
+            n *= 2
+    return counts
+
+
+def smallest_fitting_nodes(
+    cache: FitCache, spec: AcceleratorSpec, per_node: int, max_nodes: int, multi_node: bool
+) -> tuple[int, Fit] | None:
+    """Fewest nodes whose devices hold the job (1 when the type has no RDMA)."""
+    for nodes in node_ladder(max_nodes if multi_node else 1):
+        fit = cache.fit(spec, per_node * nodes)
+        if fit is not None:
+            return nodes, fit
+    return None
+
+
+def node_ladder(limit: int) -> list[int]:
+    """1, 2, … 8, then doublings: sharded memory falls as 1/N, so past 8 nodes the
+    in-between counts rarely decide whether a job fits."""
+    ladder = list(range(1, min(8, limit) + 1))
+    n = 16
+    while n <= limit:
+        ladder.append(n)
+        n *= 2
+    return ladder
+
+
+def priced_candidate(
+    offer: Offer,
+    nodes: int,
+    devices: int,
+    fit: Fit | None,
+    base_hours: float | None,
+    on_demand_per_hour: float | None,
+) -> Candidate:
+    """Apply the offer's billing mode to a placement: hours, hourly price and total."""
+    price = offer.price
+    if price is None or price.price_per_hour is None:
+        return Candidate(offer, nodes, devices, fit, base_hours, None, None)
+    per_hour = price.price_per_hour * nodes
+    hours = base_hours
+    total: float | None = None
+    spot = None
+    even = None
+    if offer.billing == "spot" and base_hours is not None:
+        spot = spot_overhead(base_hours, nodes)
+        hours = spot.effective_hours
+    if hours is not None:
+        if offer.billing == "monthly" and price.price_per_month is not None:
+            total = monthly_cost(price.price_per_month, nodes, hours)
+        else:
+            total = on_demand_cost(price.price_per_hour, nodes, hours)
+    if offer.billing == "monthly" and price.price_per_month and on_demand_per_hour:
+        even = break_even_hours(price.price_per_month, on_demand_per_hour)
+    return Candidate(
+        offer, nodes, devices, fit, hours, per_hour, total, spot=spot, break_even_hours=even
+    )
+
+
+def add_serving_economics(candidate: Candidate, tokens_per_s: float) -> Candidate:
+    candidate.throughput_tokens_per_s = tokens_per_s
+    if candidate.price_per_hour is not None:
+        candidate.price_per_million_tokens = per_million_tokens(
+            candidate.price_per_hour, tokens_per_s
+        )
+    return candidate

@@ -1,0 +1,64 @@
+"""Cost model: on-demand, monthly (with break-even) and spot (with an interruption model).
+
+Pure functions of numbers; the planner supplies prices and job hours.
+
+Spot: clouds publish no reclaim rates for GPU spot in these regions, so the model's
+inputs are stated assumptions (shown in every spot option's reasons):
+``SPOT_INTERRUPTIONS_PER_HOUR`` reclaims per node-hour, each costing half a checkpoint
+interval of lost work plus a restart. Expected overhead hours =
+``hours × rate × (checkpoint_interval / 2 + restart)``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from service.providers import HOURS_PER_MONTH
+
+SPOT_INTERRUPTIONS_PER_HOUR = 0.05
+"""Assumption: one reclaim per 20 node-hours (no published figure; stated as such)."""
+CHECKPOINT_INTERVAL_H = 1.0
+RESTART_H = 0.25
+"""Time to get a replacement node, pull the image and reload the last checkpoint."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpotOverhead:
+    expected_interruptions: float
+    overhead_hours: float
+    effective_hours: float
+
+
+def spot_overhead(
+    hours: float,
+    nodes: int,
+    rate_per_node_hour: float = SPOT_INTERRUPTIONS_PER_HOUR,
+    checkpoint_interval_h: float = CHECKPOINT_INTERVAL_H,
+    restart_h: float = RESTART_H,
+) -> SpotOverhead:
+    """Expected wall-clock cost of reclaims: any node's reclaim stalls the whole job."""
+    interruptions = hours * nodes * rate_per_node_hour
+    overhead = interruptions * (checkpoint_interval_h / 2 + restart_h)
+    return SpotOverhead(interruptions, overhead, hours + overhead)
+
+
+def on_demand_cost(price_per_hour: float, nodes: int, hours: float) -> float:
+    return price_per_hour * nodes * hours
+
+
+def monthly_cost(price_per_month: float, nodes: int, hours: float) -> float:
+    """Subscriptions are bought by whole months per node."""
+    months = max(1, math.ceil(hours / HOURS_PER_MONTH - 1e-9))
+    return price_per_month * nodes * months
+
+
+def break_even_hours(price_per_month: float, on_demand_per_hour: float) -> float:
+    """Job length (per node) above which one month costs less than on-demand hours."""
+    return price_per_month / on_demand_per_hour
+
+
+def per_million_tokens(price_per_hour: float, tokens_per_s: float) -> float | None:
+    if tokens_per_s <= 0:
+        return None
+    return price_per_hour / (tokens_per_s * 3600) * 1_000_000

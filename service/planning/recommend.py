@@ -1,0 +1,589 @@
+"""``recommend``: workload + constraints + catalog → ranked, explained options.
+
+Pure: the same request on the same catalog snapshot gives the same answer (no clock, no
+I/O), which is what makes answers cacheable by (request, catalog fingerprint).
+
+Pipeline: resolve the workload (sizing) → resolve constraint names (registry) → filter
+offers, counting what each constraint removed → candidate placements that fit memory,
+with time and cost per billing mode → budget/deadline → rank by objective, mark the
+Pareto front, fold regions → options with reasons, advice, summary. When nothing is left,
+each constraint that removed something is lifted in turn to find the nearest option
+("did you mean").
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from service.accelerators import AcceleratorRegistry
+from service.catalog import CatalogSnapshot
+from service.errors import InputError
+from service.planning import texts
+from service.planning.advice import SUPPLY_LIMITED, AdviceContext, build_advice
+from service.planning.candidates import (
+    Candidate,
+    FitCache,
+    add_serving_economics,
+    node_counts,
+    priced_candidate,
+    smallest_fitting_nodes,
+)
+from service.planning.cost import CHECKPOINT_INTERVAL_H
+from service.planning.filters import USER_CONSTRAINTS, OfferFilter, apply_filter, relaxed
+from service.planning.rank import dedupe, mark_pareto, rank
+from service.planning.schema import (
+    AcceleratorRef,
+    CatalogRef,
+    Lang,
+    Option,
+    RecommendRequest,
+    RecommendResponse,
+    RelaxHint,
+)
+from service.providers import Billing, Offer
+from service.sizing import (
+    EstimateResponse,
+    ResolvedWorkload,
+    estimate,
+    host_for,
+    preprocess_hours,
+    resolve_workload,
+)
+from service.sizing.presets import ModelRegistry
+from service.sizing.workload import Inference, Placement, Preprocess
+
+STALE_BEFORE = "2025"
+"""Prices dated before this year are flagged as possibly stale."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlanContext:
+    snapshot: CatalogSnapshot
+    accelerators: AcceleratorRegistry
+    models: ModelRegistry
+
+
+@dataclass(slots=True)
+class Plan:
+    candidates: list[Candidate]
+    removed: Counter[str]
+
+
+def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
+    rw = resolve_workload(req.workload, ctx.models)
+    interruptible = _interruptible(req)
+    flt = build_filter(req, ctx, interruptible)
+    plan = make_plan(ctx.snapshot.offers, flt, rw, req, ctx)
+    serving = isinstance(req.workload, Inference)
+    ranked = dedupe(rank(plan.candidates, req.objective, serving))
+    mark_pareto(ranked, serving)
+    top = ranked[: req.top_k]
+    warnings = list(ctx.snapshot.warnings)
+    hints: list[RelaxHint] = []
+    no_fit = None
+    if not top:
+        hints = relax_hints(flt, plan.removed, rw, req, ctx, lang)
+        no_fit = _explain(plan.removed, lang)
+        warnings.append(no_fit)
+        warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
+    options = [_option(i + 1, c, req, ctx, serving, lang) for i, c in enumerate(top)]
+    first = top[0] if top else None
+    return RecommendResponse(
+        options=options,
+        estimate=_estimate_for(first, req, ctx),
+        advice=build_advice(_advice_context(rw, req, top, interruptible), lang),
+        summary=texts.summary(
+            lang,
+            _display_name(ctx, first.offer.provider) if first else "",
+            first,
+            _accel_text(first),
+            serving,
+            no_fit,
+        ),
+        catalogs=[
+            CatalogRef(provider=p.name, as_of=p.as_of, prices_as_of=p.prices_as_of)
+            for p in ctx.snapshot.providers
+        ],
+        warnings=warnings,
+        objective=req.objective,
+        lang=lang,
+        considered=len(ctx.snapshot.offers),
+        relax=hints,
+    )
+
+
+def _interruptible(req: RecommendRequest) -> bool:
+    if req.constraints.interruptible is not None:
+        return req.constraints.interruptible
+    return not isinstance(req.workload, Inference | Preprocess)
+
+
+def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -> OfferFilter:
+    """Resolve names in the constraints; reject unknown or contradictory ones."""
+    c = req.constraints
+    known_providers = {p.name for p in ctx.snapshot.providers}
+    providers = None
+    if c.providers is not None:
+        for i, name in enumerate(c.providers):
+            if name not in known_providers:
+                raise InputError(
+                    f"constraints.providers[{i}]",
+                    f"unknown provider {name!r}",
+                    sorted(known_providers),
+                )
+        providers = frozenset(c.providers)
+    accelerators = None
+    if c.accelerators is not None:
+        names: set[str] = set()
+        for i, query in enumerate(c.accelerators):
+            matches = ctx.accelerators.matching(query)
+            if not matches:
+                raise InputError(
+                    f"constraints.accelerators[{i}]",
+                    f"unknown accelerator {query!r}",
+                    ctx.accelerators.suggest(query),
+                )
+            names.update(spec.name for spec in matches)
+        accelerators = frozenset(names)
+    excluded = frozenset(
+        s.name for s in ctx.accelerators.all() if c.cuda_required and s.stack != "cuda"
+    )
+    if accelerators is not None and excluded and accelerators <= excluded:
+        raise InputError(
+            "constraints.cuda_required",
+            "cuda_required excludes every accelerator named in constraints.accelerators "
+            "(Ascend NPUs run CANN, not CUDA)",
+            status_code=422,
+        )
+    billing = _billing(req, interruptible)
+    return OfferFilter(
+        cpu_only=isinstance(req.workload, Preprocess),
+        providers=providers,
+        regions=frozenset(c.regions) if c.regions is not None else None,
+        accelerators=accelerators,
+        excluded_accelerators=excluded,
+        billing=billing,
+        max_price_per_hour=c.max_price_per_hour,
+    )
+
+
+def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
+    asked = req.constraints.billing
+    if asked is None:
+        default: set[Billing] = {"on_demand", "monthly"}
+        if interruptible:
+            default.add("spot")
+        return frozenset(default)
+    if "spot" in asked and not interruptible:
+        if set(asked) == {"spot"}:
+            raise InputError(
+                "constraints.billing",
+                "spot was the only billing mode asked for, but the job is not interruptible "
+                "(constraints.interruptible=false or an inference/preprocess workload)",
+                status_code=422,
+            )
+        return frozenset(b for b in asked if b != "spot")
+    return frozenset(asked)
+
+
+def make_plan(
+    offers: Sequence[Offer],
+    flt: OfferFilter,
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    budget_on: bool = True,
+    deadline_on: bool = True,
+) -> Plan:
+    kept, removed = apply_filter(offers, flt)
+    headroom = req.constraints.min_headroom_pct / 100
+    if isinstance(req.workload, Preprocess):
+        candidates = _cpu_candidates(kept, rw, req, removed)
+    else:
+        candidates = _accelerator_candidates(kept, rw, req, ctx, FitCache(rw, headroom), removed)
+    c = req.constraints
+    result = []
+    for cand in candidates:
+        if (
+            deadline_on
+            and c.deadline_hours is not None
+            and (cand.hours is None or cand.hours > c.deadline_hours)
+        ):
+            removed["deadline_hours"] += 1
+        elif (
+            budget_on
+            and c.budget is not None
+            and (cand.total_cost is None or cand.total_cost > c.budget)
+        ):
+            removed["budget"] += 1
+        else:
+            result.append(cand)
+    return Plan(result, removed)
+
+
+def _on_demand_index(offers: Sequence[Offer]) -> dict[tuple[str, str, str], float]:
+    return {
+        (o.provider, o.instance.instance_type, o.region): o.price.price_per_hour
+        for o in offers
+        if o.billing == "on_demand" and o.price is not None and o.price.price_per_hour
+    }
+
+
+def _accelerator_candidates(
+    offers: Sequence[Offer],
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    cache: FitCache,
+    removed: Counter[str],
+) -> list[Candidate]:
+    on_demand = _on_demand_index(offers)
+    serving = isinstance(req.workload, Inference)
+    max_nodes = req.constraints.max_nodes
+    scale_out = req.objective != "cost" or req.constraints.deadline_hours is not None
+    candidates: list[Candidate] = []
+    for offer in offers:
+        row = offer.instance
+        registered = ctx.accelerators.resolve(row.accelerator or "")
+        if registered is None or row.accelerator_memory_gib is None:
+            removed["unknown_accelerator"] += 1
+            continue
+        spec = cache.spec_for(registered, row.accelerator_memory_gib)
+        od = on_demand.get((offer.provider, row.instance_type, offer.region))
+        per_node = row.accelerator_count
+        if serving:
+            fit = cache.fit(spec, per_node)
+            if fit is None:
+                removed["memory"] += 1
+                continue
+            tps = cache.throughput(spec, per_node)
+            replicas = _replicas(req.workload, tps)
+            if replicas > max_nodes:
+                removed["max_nodes"] += 1
+                continue
+            cand = priced_candidate(offer, replicas, per_node * replicas, fit, None, od)
+            candidates.append(add_serving_economics(cand, tps * replicas))
+            continue
+        multi = row.rdma in ("rdma", "erdma")
+        found = smallest_fitting_nodes(cache, spec, per_node, max_nodes, multi)
+        if found is None:
+            removed["memory"] += 1
+            continue
+        n_min, fit_min = found
+        for nodes in node_counts(n_min, max_nodes, multi, scale_out):
+            devices = per_node * nodes
+            fit = fit_min if nodes == n_min else cache.fit(spec, devices)
+            hours = cache.hours(spec, devices)
+            candidates.append(priced_candidate(offer, nodes, devices, fit, hours, od))
+    return candidates
+
+
+def _replicas(workload: object, tokens_per_s: float) -> int:
+    target: float | None = getattr(workload, "target_tokens_per_s", None)
+    if not target or tokens_per_s <= 0:
+        return 1
+    return max(1, math.ceil(target / tokens_per_s))
+
+
+def _cpu_candidates(
+    offers: Sequence[Offer], rw: ResolvedWorkload, req: RecommendRequest, removed: Counter[str]
+) -> list[Candidate]:
+    need = host_for(rw, 0)
+    on_demand = _on_demand_index(offers)
+    candidates = []
+    for offer in offers:
+        row = offer.instance
+        if not row.vcpus or not row.memory_gib:
+            removed["unknown_specs"] += 1
+            continue
+        nodes = max(math.ceil(need.vcpus / row.vcpus), math.ceil(need.ram_gib / row.memory_gib))
+        if nodes > req.constraints.max_nodes:
+            removed["max_nodes"] += 1
+            continue
+        hours = preprocess_hours(rw, row.vcpus * nodes)
+        od = on_demand.get((offer.provider, row.instance_type, offer.region))
+        candidates.append(priced_candidate(offer, nodes, 0, None, hours, od))
+    return candidates
+
+
+def relax_hints(
+    flt: OfferFilter,
+    removed: Counter[str],
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    lang: Lang,
+) -> list[RelaxHint]:
+    """For each constraint that removed candidates: the best option without it."""
+    serving = isinstance(req.workload, Inference)
+    hints = []
+    for constraint in (*USER_CONSTRAINTS, "budget", "deadline_hours"):
+        if not removed.get(constraint):
+            continue
+        if constraint in USER_CONSTRAINTS:
+            plan = make_plan(ctx.snapshot.offers, relaxed(flt, constraint), rw, req, ctx)
+        else:
+            plan = make_plan(
+                ctx.snapshot.offers,
+                flt,
+                rw,
+                req,
+                ctx,
+                budget_on=constraint != "budget",
+                deadline_on=constraint != "deadline_hours",
+            )
+        best = rank(plan.candidates, req.objective, serving)
+        nearest = _describe(best[0], lang) if best else None
+        hints.append(RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest))
+    return hints
+
+
+def _describe(c: Candidate, lang: Lang) -> str:
+    o = c.offer
+    nodes = f"{c.nodes}×" if c.nodes > 1 else ""
+    price = (
+        f"¥{c.price_per_hour:,.2f}/h"
+        if c.price_per_hour is not None
+        else ("价格未知" if lang == "zh" else "price unknown")
+    )
+    parts = [f"{o.provider} {nodes}{o.instance.instance_type}", price]
+    if c.hours is not None:
+        parts.append(f"{c.hours:.1f} h")
+    if c.total_cost is not None:
+        parts.append(f"¥{c.total_cost:,.2f}")
+    return ", ".join(parts)
+
+
+_REMOVED_LABEL: dict[str, dict[Lang, str]] = {
+    "workload": {"zh": "类型不符（GPU/CPU）", "en": "wrong kind (GPU vs CPU)"},
+    "memory": {"zh": "显存不足", "en": "not enough accelerator memory"},
+    "unknown_accelerator": {"zh": "加速卡规格未知", "en": "accelerator spec unknown"},
+    "unknown_specs": {"zh": "规格未知", "en": "specs unknown"},
+}
+
+
+def _explain(removed: Counter[str], lang: Lang) -> str:
+    parts = []
+    for key, count in removed.most_common():
+        label = _REMOVED_LABEL.get(key, {}).get(lang, key)
+        parts.append(f"{label}: {count}")
+    if lang == "zh":
+        return "没有方案同时满足所有约束；被排除的数量 — " + "，".join(parts)
+    return "No option satisfies every constraint; removed — " + ", ".join(parts)
+
+
+def _hint_text(hint: RelaxHint, lang: Lang) -> str:
+    if lang == "zh":
+        return f"若放宽 {hint.constraint}，最接近的方案是：{hint.nearest}"
+    return f"Relaxing {hint.constraint} would allow: {hint.nearest}"
+
+
+def _display_name(ctx: PlanContext, provider: str) -> str:
+    catalog = ctx.snapshot.provider(provider)
+    return catalog.display_name if catalog else provider
+
+
+def _accel_text(c: Candidate | None) -> str:
+    if c is None:
+        return ""
+    row = c.offer.instance
+    if row.accelerator is None:
+        return f"{row.vcpus} vCPU / {row.memory_gib:g} GiB"
+    return f"{row.accelerator_count}×{row.accelerator}"
+
+
+def _option(
+    rank_no: int,
+    c: Candidate,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    serving: bool,
+    lang: Lang,
+) -> Option:
+    row = c.offer.instance
+    price = c.offer.price
+    reasons, warnings = _reasons(c, req, ctx, serving, lang)
+    accel = None
+    if row.accelerator is not None:
+        accel = AcceleratorRef(
+            name=row.accelerator,
+            count=row.accelerator_count,
+            memory_gib=row.accelerator_memory_gib or 0.0,
+        )
+    fit = c.fit
+    return Option(
+        rank=rank_no,
+        provider=c.offer.provider,
+        region=None if c.offer.region == "*" else c.offer.region,
+        regions=c.regions,
+        instance_type=row.instance_type,
+        family=row.family,
+        accelerator=accel,
+        nodes=c.nodes,
+        vcpus=(row.vcpus or 0) * c.nodes,
+        memory_gib=(row.memory_gib or 0.0) * c.nodes,
+        rdma=row.rdma,
+        billing=c.offer.billing,
+        price_per_hour=_round(c.price_per_hour),
+        price_source=price.price_source if price else None,
+        price_as_of=price.as_of if price else None,
+        price_estimated=bool(price and price.estimated),
+        currency="CNY",
+        hours=_round(c.hours, 3),
+        total_cost=_round(c.total_cost),
+        per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
+        headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
+        zero_stage=fit.zero_stage if fit and not serving else None,
+        tensor_parallel=fit.tensor_parallel if fit else None,
+        throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
+        price_per_million_tokens=_round(c.price_per_million_tokens),
+        break_even_hours=_round(c.break_even_hours, 1),
+        pareto=c.pareto,
+        confidence=row.confidence,
+        reasons=reasons,
+        warnings=warnings,
+    )
+
+
+def _round(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _reasons(
+    c: Candidate, req: RecommendRequest, ctx: PlanContext, serving: bool, lang: Lang
+) -> tuple[list[str], list[str]]:
+    row = c.offer.instance
+    price = c.offer.price
+    reasons: list[str] = []
+    warnings: list[str] = []
+    fit = c.fit
+    if fit is not None:
+        how = ""
+        if not serving and fit.zero_stage:
+            how = texts.t("zero", lang, z=fit.zero_stage)
+        elif fit.tensor_parallel and fit.tensor_parallel > 1:
+            how = texts.t("tp", lang, tp=fit.tensor_parallel)
+        reasons.append(
+            texts.t(
+                "fits",
+                lang,
+                need=fit.memory.per_device_gib,
+                have=row.accelerator_memory_gib or 0,
+                head=fit.headroom_gib,
+                how=how,
+            )
+        )
+    elif row.is_cpu_only and row.vcpus and row.memory_gib:
+        need = host_for_cached(req, ctx)
+        reasons.append(
+            texts.t(
+                "cpu_fit",
+                lang,
+                n=c.nodes,
+                v=row.vcpus * c.nodes,
+                m=row.memory_gib * c.nodes,
+                need_v=need[0],
+                need_m=need[1],
+            )
+        )
+    if c.nodes > 1 and not serving and not row.is_cpu_only:
+        net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
+        reasons.append(texts.t("multi_node", lang, n=c.nodes, net=net, d=c.devices))
+    ranked = texts.rank_reason(c, req.objective, serving, lang)
+    if ranked:
+        reasons.append(ranked)
+    if serving and c.throughput_tokens_per_s:
+        key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
+        reasons.append(
+            texts.t(key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens)
+        )
+    if c.break_even_hours is not None:
+        reasons.append(texts.t("monthly", lang, even=c.break_even_hours))
+    if c.spot is not None:
+        reasons.append(texts.spot_reason(c, lang))
+    if price is not None:
+        reasons.append(
+            texts.t(
+                "price_source",
+                lang,
+                src=price.source[:120],
+                as_of=price.as_of,
+                kind=texts.price_kind(price.price_source, lang),
+            )
+        )
+        if price.as_of < STALE_BEFORE and price.price_source == "snapshot":
+            warnings.append(texts.t("stale", lang, as_of=price.as_of))
+        if price.estimated:
+            warnings.append(texts.t("estimated", lang, basis=price.basis or ""))
+    else:
+        warnings.append(texts.t("unpriced", lang))
+    if c.hours is None and not serving:
+        warnings.append(texts.t("hours_unknown", lang))
+    if row.confidence != "high":
+        warnings.append(texts.t("low_confidence", lang, conf=row.confidence, notes=row.notes or ""))
+    spec = ctx.accelerators.resolve(row.accelerator or "")
+    if spec is not None and spec.stack == "cann":
+        warnings.append(texts.t("ascend", lang))
+    if row.accelerator in SUPPLY_LIMITED:
+        warnings.append(texts.t("supply", lang, acc=row.accelerator))
+    if not c.regions:
+        warnings.append(texts.t("regions_unknown", lang))
+    return reasons, warnings
+
+
+def host_for_cached(req: RecommendRequest, ctx: PlanContext) -> tuple[int, float]:
+    need = host_for(resolve_workload(req.workload, ctx.models), 0)
+    return need.vcpus, need.ram_gib
+
+
+def _estimate_for(
+    c: Candidate | None, req: RecommendRequest, ctx: PlanContext
+) -> EstimateResponse | None:
+    if c is None:
+        return None
+    row = c.offer.instance
+    placement = None
+    if row.accelerator is not None:
+        placement = Placement(
+            accelerator=row.accelerator,
+            count=c.devices,
+            zero_stage=_zero_stage(c, req),
+        )
+    return estimate(req.workload, placement, ctx.models, ctx.accelerators)
+
+
+def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:
+    if c.fit is None or isinstance(req.workload, Inference):
+        return None
+    stage = c.fit.zero_stage
+    return stage if stage in (0, 1, 2, 3) else None  # type: ignore[return-value]
+
+
+def _advice_context(
+    rw: ResolvedWorkload, req: RecommendRequest, top: Sequence[Candidate], interruptible: bool
+) -> AdviceContext:
+    first = top[0] if top else None
+    devices = first.devices if first else 1
+    host = host_for(rw, devices)
+    accelerators = frozenset(c.offer.instance.accelerator or "" for c in top) - {""}
+    return AdviceContext(
+        kind=str(type(req.workload).__struct_config__.tag),
+        params_b=rw.params_b,
+        interruptible=interruptible,
+        uses_spot=any(c.offer.billing == "spot" for c in top),
+        multi_node=any(c.nodes > 1 for c in top) and not isinstance(req.workload, Inference),
+        accelerators=accelerators,
+        ascend=any(a.startswith("Ascend") for a in accelerators),
+        unpriced=any(not c.priced for c in top),
+        snapshot_prices=any(
+            c.offer.price is not None and c.offer.price.price_source == "snapshot" for c in top
+        ),
+        vcpus=host.vcpus,
+        ram_gib=host.ram_gib,
+        disk_gib=host.disk_gib,
+        checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
+    )

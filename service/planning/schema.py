@@ -1,0 +1,140 @@
+"""Request and response structs of ``POST /v1/recommend`` (pinned field names).
+
+Bounds live in the types (msgspec ``Meta``) so that the OpenAPI contract, the validator
+and schemathesis agree on what a valid request is.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from service.providers import Billing, PriceSource
+from service.sizing.results import EstimateResponse
+from service.sizing.workload import Workload
+
+Objective = Literal["cost", "time", "balanced"]
+Lang = Literal["zh", "en"]
+
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class Constraints(msgspec.Struct, frozen=True, kw_only=True):
+    """What the answer must respect. Every field is optional."""
+
+    providers: Annotated[list[Name], msgspec.Meta(max_length=16)] | None = None
+    regions: Annotated[list[Name], msgspec.Meta(max_length=64)] | None = None
+    accelerators: (
+        Annotated[
+            list[Name],
+            msgspec.Meta(max_length=32, description="Names or families: A100, 910B, NVIDIA A10"),
+        ]
+        | None
+    ) = None
+    billing: (
+        Annotated[
+            list[Billing],
+            msgspec.Meta(
+                max_length=3,
+                description="Default: on_demand and monthly, plus spot when interruptible",
+            ),
+        ]
+        | None
+    ) = None
+    interruptible: bool | None = None
+    """Default: true for training (checkpoints), false for inference and preprocessing."""
+    cuda_required: bool = False
+    max_price_per_hour: Annotated[float, msgspec.Meta(gt=0, le=1_000_000)] | None = None
+    budget: Annotated[float, msgspec.Meta(gt=0, le=1e12, description="Total CNY")] | None = None
+    deadline_hours: Annotated[float, msgspec.Meta(gt=0, le=87_600)] | None = None
+    max_nodes: Annotated[int, msgspec.Meta(ge=1, le=512)] = 16
+    min_headroom_pct: Annotated[float, msgspec.Meta(ge=0, le=90)] = 10.0
+
+
+class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
+    workload: Workload
+    constraints: Constraints = msgspec.field(default_factory=Constraints)
+    objective: Objective = "cost"
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] = 5
+    lang: Lang | None = None
+    """Default from ``Accept-Language``, then ``zh``."""
+
+
+class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
+    name: str
+    count: int
+    memory_gib: float
+
+
+class Option(msgspec.Struct, frozen=True, kw_only=True):
+    rank: int
+    provider: str
+    region: str | None
+    """Region id; ``null`` when the price applies wherever the type is sold."""
+    regions: list[str]
+    """Every region this same offer (type, price) is known in; empty = not published."""
+    instance_type: str
+    family: str
+    accelerator: AcceleratorRef | None
+    nodes: int
+    vcpus: int
+    memory_gib: float
+    rdma: str | None
+    billing: Billing
+    price_per_hour: float | None
+    """CNY per hour for all ``nodes`` together; ``null`` = price unknown (never ranked as
+    cheap)."""
+    price_source: PriceSource | None
+    price_as_of: str | None
+    price_estimated: bool
+    currency: str
+    hours: float | None
+    total_cost: float | None
+    per_device_gib: float | None
+    headroom_gib: float | None
+    zero_stage: int | None
+    tensor_parallel: int | None
+    throughput_tokens_per_s: float | None = None
+    price_per_million_tokens: float | None = None
+    break_even_hours: float | None = None
+    """Monthly billing: job length above which a month costs less than on-demand."""
+    pareto: bool
+    confidence: str
+    reasons: list[str]
+    warnings: list[str]
+
+
+class Advice(msgspec.Struct, frozen=True, kw_only=True):
+    topic: str
+    text: str
+
+
+class CatalogRef(msgspec.Struct, frozen=True, kw_only=True):
+    provider: str
+    as_of: str
+    prices_as_of: str | None = None
+
+
+class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
+    """``did you mean``: the nearest option if one constraint were relaxed."""
+
+    constraint: str
+    removed: int
+    """Candidates this constraint removed."""
+    nearest: str | None = None
+
+
+class RecommendResponse(msgspec.Struct, frozen=True, kw_only=True):
+    options: list[Option]
+    estimate: EstimateResponse | None
+    """The ``/v1/estimate`` body for the top option's placement."""
+    advice: list[Advice]
+    summary: str
+    catalogs: list[CatalogRef]
+    warnings: list[str]
+    objective: Objective
+    lang: Lang
+    considered: int
+    """Offers considered before constraints."""
+    relax: list[RelaxHint] = msgspec.field(default_factory=list)

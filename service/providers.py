@@ -1,0 +1,204 @@
+"""The provider contract and the shared catalog models every plugin speaks.
+
+A provider plugin imports only :mod:`service`; these structs are the whole vocabulary
+between the core and a cloud. They are frozen msgspec structs so catalog rows are
+hashable, cheap to copy across requests and decoded straight from the snapshot files.
+
+Truth in data: every row carries ``source`` and ``as_of``. A field nobody could confirm
+is ``None`` ("unknown"), never a guess; the planner keeps rows with a missing needed
+field out of recommendations rather than filling them in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Annotated, Literal, Protocol, runtime_checkable
+
+import msgspec
+
+Billing = Literal["on_demand", "monthly", "spot"]
+"""How an instance is paid for: per hour, per month (subscription) or spot (preemptible)."""
+
+Rdma = Literal["none", "rdma", "erdma"]
+"""Cluster network: none, RDMA (InfiniBand/RoCE) or Alibaba-style elastic RDMA (eRDMA)."""
+
+Stack = Literal["cuda", "cann"]
+"""Software stack an accelerator needs: NVIDIA CUDA or Huawei Ascend CANN."""
+
+Confidence = Literal["high", "medium", "low"]
+
+PriceSource = Literal["override", "live", "snapshot", "estimated"]
+"""Where a price came from, in precedence order (an override beats everything)."""
+
+AS_OF_PATTERN = r"^\d{4}(-\d{2}(-\d{2}([T ][0-9:.]+Z?)?)?)?$"
+"""``as_of`` is an ISO-8601 date, possibly partial (``2025``, ``2025-06``) when the
+source itself is dated only that precisely, or a full timestamp for live prices."""
+
+AsOf = Annotated[str, msgspec.Meta(pattern=AS_OF_PATTERN)]
+Source = Annotated[str, msgspec.Meta(min_length=3)]
+
+HOURS_PER_MONTH = 730.0
+"""The billing month the clouds use to convert monthly to hourly figures (8760 h / 12)."""
+
+ALL_REGIONS = "*"
+"""Region of a list price that the source gives without a region (e.g. Tencent's
+"标准刊例价", which applies to mainland China in general): it prices the instance type
+in every region where the type is sold."""
+
+
+class AcceleratorSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """One accelerator model (GPU or NPU) with its published dense figures.
+
+    Throughput figures are *dense* (not the 2x "with sparsity" marketing numbers);
+    ``None`` where the vendor publishes none (e.g. BF16 on Turing).
+    """
+
+    name: str
+    """Canonical name: ``A100-80GB``, ``V100-32GB``, ``H800``, ``Ascend-910B3``."""
+    vendor: str
+    memory_gib: float
+    mem_bandwidth_gbps: float | None = None
+    """Memory bandwidth in GB/s."""
+    bf16_tflops: float | None = None
+    fp16_tflops: float | None = None
+    fp8_tflops: float | None = None
+    int8_tops: float | None = None
+    fp32_tflops: float | None = None
+    interconnect: str | None = None
+    interconnect_gbps: float | None = None
+    architecture: str | None = None
+    """Generation (Pascal, Volta, Turing, Ampere, Ada, Hopper, DaVinci, ...)."""
+    supports_bf16: bool = False
+    supports_fp8: bool = False
+    stack: Stack = "cuda"
+    aliases: tuple[str, ...] = ()
+    source: Source
+    confidence: Confidence = "high"
+    notes: str | None = None
+
+    @property
+    def dense_tflops_16bit(self) -> float | None:
+        """Peak dense throughput for 16-bit training: BF16 when supported, else FP16."""
+        if self.supports_bf16 and self.bf16_tflops:
+            return self.bf16_tflops
+        return self.fp16_tflops
+
+
+class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
+    """One rentable instance type (a catalog row), exactly as the cloud names it."""
+
+    instance_type: str
+    """Exact API name, e.g. ``ecs.gn7i-c8g1.2xlarge`` or ``GN7.2XLARGE32``."""
+    family: str
+    accelerator: str | None = None
+    """Canonical accelerator name from the registry; ``None`` for CPU-only types."""
+    accelerator_count: int = 0
+    accelerator_memory_gib: float | None = None
+    """Memory per accelerator."""
+    vcpus: int | None = None
+    memory_gib: float | None = None
+    network_gbps: float | None = None
+    rdma: Rdma | None = None
+    """``None`` when unknown; ``"none"`` only when the source says so."""
+    local_nvme: str | None = None
+    cpu_model: str | None = None
+    regions: tuple[str, ...] = ()
+    """Regions where the type is sold; empty when no source says where (unknown)."""
+    source: Source
+    as_of: AsOf
+    confidence: Confidence = "high"
+    notes: str | None = None
+
+    @property
+    def is_cpu_only(self) -> bool:
+        return self.accelerator is None
+
+    @property
+    def missing_fields(self) -> tuple[str, ...]:
+        """Fields the planner needs but the catalog could not confirm."""
+        needed: dict[str, object] = {"vcpus": self.vcpus, "memory_gib": self.memory_gib}
+        if not self.is_cpu_only:
+            needed["accelerator_memory_gib"] = self.accelerator_memory_gib
+        return tuple(name for name, value in needed.items() if value is None)
+
+
+class Price(msgspec.Struct, frozen=True, kw_only=True):
+    """A price for one instance type in one region and billing mode (CNY)."""
+
+    instance_type: str
+    region: str
+    """Region id, or ``"*"`` (:data:`ALL_REGIONS`) for a list price given without region."""
+    billing: Billing
+    price_per_hour: float | None
+    """CNY per hour; for ``monthly`` the month's price divided by 730 h."""
+    price_per_month: float | None = None
+    currency: str = "CNY"
+    source: Source
+    as_of: AsOf
+    price_source: PriceSource = "snapshot"
+    estimated: bool = False
+    """True for a price not quoted by the cloud (e.g. a marketplace reference); ``basis``
+    then says what it stands on and responses label it as estimated."""
+    basis: str | None = None
+    notes: str | None = None
+
+
+class Offer(msgspec.Struct, frozen=True, kw_only=True):
+    """An instance type joined with one price (or none): what the planner ranks."""
+
+    provider: str
+    instance: InstanceType
+    region: str
+    billing: Billing
+    price: Price | None = None
+
+    @property
+    def price_per_hour(self) -> float | None:
+        return None if self.price is None else self.price.price_per_hour
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """What a cloud plugin returns from ``suanli_register_providers``.
+
+    Methods are synchronous and cheap: they serve a snapshot held in memory. Network I/O
+    (live prices) lives in a separate :class:`LivePriceSource`, run by the refresh job,
+    never on the request path.
+    """
+
+    name: str
+    display_name: str
+    currency: str
+
+    def regions(self) -> Sequence[str]: ...
+
+    def instance_types(self) -> Sequence[InstanceType]: ...
+
+    def prices(self, region: str | None = None) -> Sequence[Price]: ...
+
+
+@runtime_checkable
+class LivePriceSource(Protocol):
+    """Optional: a provider that can fetch today's prices through its cloud's SDK."""
+
+    def live_prices_available(self) -> tuple[bool, str | None]:
+        """(usable, reason when not): SDK installed and credentials configured."""
+        ...
+
+    def live_prices(self, region: str, instance_types: Sequence[str]) -> Sequence[Price]: ...
+
+
+_ALIAS_JUNK = re.compile(r"[\s_\-/().]+")
+
+
+def normalize_name(name: str) -> str:
+    """Fold a user-typed accelerator or model name to a comparison key.
+
+    ``"NVIDIA A100 80G"``, ``"a100-80gb"`` and ``"A100_80GB"`` all become ``"a10080gb"``.
+    """
+    key = _ALIAS_JUNK.sub("", name.strip().lower())
+    key = key.removeprefix("nvidia").removeprefix("huawei")
+    if key.endswith("g") and key[:-1][-2:].isdigit():
+        key += "b"
+    return key

@@ -1,0 +1,76 @@
+"""The sizing engine: memory, compute, time and host for any deep-learning workload.
+
+Pure functions, no I/O, no clock. The planner calls them as a façade:
+
+- :func:`resolve_workload` once per request (model, architecture, byte budgets);
+- :func:`memory_for` / :func:`fit_placement` / :func:`time_for` /
+  :func:`inference_throughput` per candidate placement (microseconds each);
+- :func:`host_for` for the CPU side; :func:`estimate` for ``POST /v1/estimate``.
+"""
+
+from service.sizing.compute import compute_for, inference_throughput, preprocess_hours, time_for
+from service.sizing.estimate import estimate
+from service.sizing.host import host_for
+from service.sizing.memory import fit_placement, memory_for
+from service.sizing.presets import (
+    ModelPreset,
+    ModelRegistry,
+    builtin_presets,
+    default_model_registry,
+)
+from service.sizing.resolve import ResolvedWorkload, resolve_workload
+from service.sizing.results import (
+    ComputeEstimate,
+    EstimateResponse,
+    Fit,
+    HostRequirements,
+    MemoryBreakdown,
+    PlacementEcho,
+    TimeEstimate,
+)
+from service.sizing.workload import (
+    Finetune,
+    Inference,
+    ModelSpec,
+    Placement,
+    Preprocess,
+    Pretrain,
+    Workload,
+    validate_workload,
+)
+
+Requirements = ResolvedWorkload
+"""Alias: the design calls the resolved workload "Requirements"."""
+
+__all__ = [
+    "ComputeEstimate",
+    "EstimateResponse",
+    "Finetune",
+    "Fit",
+    "HostRequirements",
+    "Inference",
+    "MemoryBreakdown",
+    "ModelPreset",
+    "ModelRegistry",
+    "ModelSpec",
+    "Placement",
+    "PlacementEcho",
+    "Preprocess",
+    "Pretrain",
+    "Requirements",
+    "ResolvedWorkload",
+    "TimeEstimate",
+    "Workload",
+    "builtin_presets",
+    "compute_for",
+    "default_model_registry",
+    "estimate",
+    "fit_placement",
+    "host_for",
+    "inference_throughput",
+    "memory_for",
+    "preprocess_hours",
+    "resolve_workload",
+    "time_for",
+    "validate_workload",
+]

@@ -1,0 +1,241 @@
+"""``estimate``: one workload (+ optional placement) -> memory, compute, time, host.
+
+This is the whole of ``POST /v1/estimate`` below HTTP. It is pure: the model registry and
+the accelerator registry come in as arguments, nothing is read from disk or the clock.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from service.errors import InputError
+from service.providers import AcceleratorSpec
+from service.sizing.compute import (
+    BANDWIDTH_EFFICIENCY,
+    compute_for,
+    inference_throughput,
+    peak_tflops,
+    preprocess_hours,
+    time_for,
+)
+from service.sizing.host import (
+    DEVICES_PER_NODE,
+    PREPROCESS_MB_PER_VCPU_S,
+    VCPUS_PER_DEVICE_MIN,
+    VCPUS_PER_DEVICE_RECOMMENDED,
+    host_for,
+)
+from service.sizing.memory import _tp_degrees, fit_placement, memory_for
+from service.sizing.mfu import mfu_prior
+from service.sizing.presets import ModelRegistry
+from service.sizing.resolve import (
+    FRAGMENTATION,
+    INFER_OVERHEAD_GIB,
+    TRAIN_OVERHEAD_GIB,
+    ResolvedWorkload,
+    resolve_workload,
+)
+from service.sizing.results import EstimateResponse, MemoryBreakdown, PlacementEcho, TimeEstimate
+from service.sizing.workload import (
+    Finetune,
+    Inference,
+    Placement,
+    Pretrain,
+    Workload,
+    validate_workload,
+)
+
+ESTIMATE_HEADROOM_FRAC = 0.05
+"""Device memory kept free when /v1/estimate picks the ZeRO stage or TP degree."""
+
+
+class AcceleratorLookup(Protocol):
+    """What :func:`estimate` needs from an accelerator registry."""
+
+    def resolve(self, name: str) -> AcceleratorSpec | None: ...
+
+    def suggest(self, name: str) -> list[str]: ...
+
+
+def estimate(
+    workload: Workload,
+    placement: Placement | None,
+    models: ModelRegistry,
+    accelerators: AcceleratorLookup,
+) -> EstimateResponse:
+    """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
+    the smallest that fits unless given) and with ``time`` filled."""
+    validate_workload(workload, placement)
+    rw = resolve_workload(workload, models)
+    notes = list(rw.assumptions)
+    if rw.kind == "preprocess":
+        return _preprocess_estimate(rw, placement, notes)
+    spec = None
+    if placement is not None:
+        spec = accelerators.resolve(placement.accelerator)
+        if spec is None:
+            suggestions = accelerators.suggest(placement.accelerator)
+            hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+            raise InputError(
+                "placement.accelerator",
+                f"unknown accelerator {placement.accelerator!r} (GET /v1/accelerators lists "
+                f"them){hint}",
+                suggestions,
+            )
+    devices = placement.count if placement is not None else 1
+    echo = None
+    throughput = None
+    time: TimeEstimate | None = None
+    if spec is not None and placement is not None:
+        memory, echo = _place(rw, spec, placement, notes)
+        time = time_for(rw, spec, devices)
+        _time_notes(rw, spec, devices, time, notes)
+        if rw.inference is not None:
+            throughput = inference_throughput(rw, spec, devices)
+            notes.append(
+                f"Decode throughput bounded by memory bandwidth ({spec.mem_bandwidth_gbps} GB/s "
+                f"x {devices} at {BANDWIDTH_EFFICIENCY:.0%} efficiency) or compute, whichever "
+                "is slower."
+            )
+    else:
+        memory = memory_for(rw, 1)
+        notes.append("No placement given: memory is for one device and time is not estimated.")
+    _overhead_note(rw, notes)
+    host = host_for(rw, devices)
+    notes.append(
+        f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
+        "at least 32 GiB RAM (seed practice), RAM for one 16-bit copy of the weights (+20 %) and "
+        "8 GiB per accelerator; disk for the weights, two checkpoints and the tokenized data."
+    )
+    if host.network == "rdma":
+        notes.append(
+            f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
+            "networking is required."
+        )
+    kv = (
+        rw.inference.kv_per_token
+        if rw.inference is not None and rw.inference.kv_per_token
+        else None
+    )
+    return EstimateResponse(
+        model=rw.model_id,
+        memory=memory,
+        compute=compute_for(rw),
+        time=time,
+        host=host,
+        assumptions=notes,
+        placement=echo,
+        throughput_tokens_per_s=throughput,
+        kv_cache_bytes_per_token=kv,
+    )
+
+
+def _place(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, notes: list[str]
+) -> tuple[MemoryBreakdown, PlacementEcho]:
+    devices = placement.count
+    fit = fit_placement(rw, spec, devices, ESTIMATE_HEADROOM_FRAC, zero_stage=placement.zero_stage)
+    if fit is not None:
+        memory, stage, tp, fits = fit.memory, fit.zero_stage, fit.tensor_parallel, True
+    else:
+        fits = False
+        if rw.training is not None:
+            stage = placement.zero_stage
+            if stage is None:
+                stage = 3 if devices > 1 else 0
+            tp = 1
+        else:
+            stage = None
+            tp = _tp_degrees(rw, devices)[-1]
+        memory = memory_for(rw, devices, stage, tp)
+        notes.append(
+            f"Does not fit: needs {memory.per_device_gib:.1f} GiB per device, {spec.name} has "
+            f"{spec.memory_gib:g} GiB (keeping {ESTIMATE_HEADROOM_FRAC:.0%} free)."
+        )
+    if rw.training is not None and devices > 1:
+        notes.append(
+            f"ZeRO stage {stage} over {devices} devices"
+            + (" (the smallest that fits)" if placement.zero_stage is None and fits else "")
+            + "."
+        )
+    if rw.inference is not None and tp > 1:
+        notes.append(f"Tensor parallel degree {tp} (the smallest that fits).")
+    echo = PlacementEcho(
+        accelerator=spec.name,
+        count=devices,
+        zero_stage=stage if rw.training is not None else None,
+        tensor_parallel=tp,
+        fits=fits,
+        headroom_gib=spec.memory_gib - memory.per_device_gib,
+    )
+    return memory, echo
+
+
+def _time_notes(
+    rw: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    devices: int,
+    time: TimeEstimate | None,
+    notes: list[str],
+) -> None:
+    w = rw.workload
+    if isinstance(w, Inference):
+        if w.output_tokens is None:
+            notes.append("No output_tokens given: time is not estimated.")
+        return
+    assert isinstance(w, Pretrain | Finetune)
+    peak = peak_tflops(spec, w.precision)
+    if time is None:
+        if rw.tokens is None:
+            notes.append("No tokens given: compute and time are not estimated.")
+        elif peak is None:
+            notes.append(f"{spec.name} has no published dense {w.precision} peak: time unknown.")
+        else:
+            notes.append("No FLOP count is known for this model: time unknown.")
+        return
+    mfu, basis = mfu_prior(rw.active_params_b, spec, image_model=rw.image_model)
+    if w.precision in ("bf16", "fp8") and not spec.supports_bf16:
+        notes.append(f"{spec.name} has no BF16: its FP16 peak is used.")
+    notes.append(
+        f"Time = FLOPs / ({devices} x {peak:g} TFLOPS dense x MFU {mfu:.2f}); MFU prior: {basis}."
+    )
+    if rw.arch is not None and rw.arch.active_params < rw.arch.params:
+        notes.append("MoE: compute counts active parameters, memory counts all experts.")
+
+
+def _overhead_note(rw: ResolvedWorkload, notes: list[str]) -> None:
+    if rw.training is not None:
+        notes.append(
+            f"Overhead: {TRAIN_OVERHEAD_GIB:g} GiB per device for the CUDA/CANN context and "
+            f"communication buffers plus {FRAGMENTATION:.0%} allocator fragmentation."
+        )
+    else:
+        notes.append(
+            f"Overhead: {INFER_OVERHEAD_GIB:g} GiB per device for the runtime context "
+            "(CUDA graphs and engine buffers may add 1-3 GiB)."
+        )
+
+
+def _preprocess_estimate(
+    rw: ResolvedWorkload, placement: Placement | None, notes: list[str]
+) -> EstimateResponse:
+    host = host_for(rw, 0)
+    hours = preprocess_hours(rw, host.vcpus)
+    notes.append(
+        f"Preprocessing is CPU-only: {PREPROCESS_MB_PER_VCPU_S:g} MB/s per vCPU (prior for "
+        f"decode/clean/tokenize pipelines) -> {host.vcpus} vCPUs, RAM 4 GiB per vCPU "
+        "(at least 32 GiB), disk 2.2 x the data (input, output, scratch), high-IOPS cloud disk "
+        "(ESSD PL2/PL3 class) or a parallel file system."
+    )
+    if placement is not None:
+        notes.append("The placement is ignored: preprocessing needs no accelerator.")
+    memory = memory_for(rw, 1)
+    time = None if hours is None else TimeEstimate(hours=hours, device_hours=0.0, mfu=None)
+    return EstimateResponse(
+        model=None,
+        memory=memory,
+        compute=compute_for(rw),
+        time=time,
+        host=host,
+        assumptions=notes,
+    )

@@ -1,0 +1,99 @@
+"""The CPU side of a job: vCPUs, RAM, disk and network, from the seeds' practice.
+
+Seed practice (shared/seeds, both articles): CPU:GPU = 4:1 to 8:1 cores ("一张 GPU 卡建议
+搭配至少 4-8 核"), RAM from 32 GB upward and hundreds of GB for large models, fast cloud
+disks for data, and RDMA for any multi-node training. Preprocessing runs on CPU-only
+instances (c7/r7 class) sized by data volume and the wanted wall-clock time.
+"""
+
+from __future__ import annotations
+
+import math
+
+from service.sizing.compute import PREPROCESS_MB_PER_VCPU_S
+from service.sizing.formulas import GIB
+from service.sizing.resolve import ResolvedWorkload
+from service.sizing.results import HostRequirements
+from service.sizing.workload import Finetune
+
+VCPUS_PER_DEVICE_MIN = 4
+VCPUS_PER_DEVICE_RECOMMENDED = 8
+MIN_RAM_GIB = 32.0
+RAM_PER_DEVICE_GIB = 8.0
+"""Data-loader workers and pinned buffers per accelerator (prior)."""
+SYSTEM_DISK_GIB = 100.0
+"""OS, CUDA/CANN, framework images and logs (prior)."""
+DEVICES_PER_NODE = 8
+"""The largest common GPU server: more accelerators than this span nodes (RDMA)."""
+PREPROCESS_DEFAULT_VCPUS = 16
+"""Without a deadline: a 16-vCPU instance (seed: 8-16 cores for preprocessing)."""
+PREPROCESS_MAX_VCPUS = 1024
+DATASET_BYTES_PER_TOKEN = 4.0
+"""Tokenized data on disk: uint32 token ids (raw text is about as large again)."""
+OFFLOAD_BUFFER = 1.5
+"""DeepSpeed estimators' ``additional_buffer_factor``."""
+
+
+def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
+    """Host requirements for ``devices`` accelerators (``devices == 0`` or a preprocess
+    workload: the CPU-only sizing)."""
+    if rw.kind == "preprocess" or rw.arch is None:
+        return _preprocess_host(rw)
+    devices = max(devices, 1)
+    arch = rw.arch
+    weights16 = arch.params * 2.0 / GIB
+    offload = _offload_ram_gib(rw, devices)
+    ram = max(MIN_RAM_GIB, 1.2 * weights16 + RAM_PER_DEVICE_GIB * devices) + offload
+    disk = SYSTEM_DISK_GIB + weights16
+    if rw.training is not None:
+        w = rw.workload
+        full = not isinstance(w, Finetune) or w.method in ("full", "freeze")
+        # a resumable checkpoint: 16-bit weights + fp32 master and Adam states (16 B/param)
+        ckpt = arch.params * 16.0 / GIB if full else rw.training.trainable_params * 16.0 / GIB
+        disk += 2 * ckpt  # keep the last two
+        if rw.tokens is not None and not rw.image_model:
+            disk += rw.tokens * DATASET_BYTES_PER_TOKEN * 2 / GIB
+    network = "rdma" if devices > DEVICES_PER_NODE and rw.training is not None else "standard"
+    return HostRequirements(
+        vcpus=VCPUS_PER_DEVICE_MIN * devices,
+        vcpus_recommended=VCPUS_PER_DEVICE_RECOMMENDED * devices,
+        ram_gib=ram,
+        disk_gib=disk,
+        network=network,
+        offload_ram_gib=offload,
+    )
+
+
+def _offload_ram_gib(rw: ResolvedWorkload, devices: int) -> float:
+    """ZeRO-Offload host RAM over all nodes, from DeepSpeed's estimators (zero_init on):
+    stages 1-2: P·max(4·gpus_per_node, 16)·1.5 per node; stage 3: 16P·1.5 (optimizer)
+    or 18P·1.5 (all) in total."""
+    b = rw.training
+    if b is None or b.offload == "none":
+        return 0.0
+    p = b.trainable_params
+    nodes = math.ceil(devices / DEVICES_PER_NODE)
+    if b.offload == "all":
+        return p * 18 * OFFLOAD_BUFFER / GIB
+    per_node = min(devices, DEVICES_PER_NODE)
+    return p * max(4 * per_node, 16) * OFFLOAD_BUFFER * nodes / GIB
+
+
+def _preprocess_host(rw: ResolvedWorkload) -> HostRequirements:
+    data_mb = rw.data_gb * 1000.0
+    if rw.target_hours:
+        need = data_mb / (rw.target_hours * 3600.0)
+        vcpus = min(max(math.ceil(need / PREPROCESS_MB_PER_VCPU_S), 4), PREPROCESS_MAX_VCPUS)
+    else:
+        vcpus = PREPROCESS_DEFAULT_VCPUS
+    hours = data_mb / (vcpus * PREPROCESS_MB_PER_VCPU_S) / 3600.0
+    rate = data_mb / (hours * 3600.0)
+    data_gib = rw.data_gb * 1e9 / GIB
+    return HostRequirements(
+        vcpus=vcpus,
+        vcpus_recommended=vcpus,
+        ram_gib=max(MIN_RAM_GIB, 4.0 * vcpus),
+        disk_gib=SYSTEM_DISK_GIB + 2.2 * data_gib,
+        network="standard",
+        io_mb_per_s=2.0 * rate,
+    )

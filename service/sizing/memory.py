@@ -1,0 +1,177 @@
+"""Per-device memory of a resolved workload on a placement, and the smallest fit.
+
+These are the planner's hot path: :func:`memory_for` is a few divisions of totals that
+:func:`service.sizing.resolve.resolve_workload` computed once, so calling it a few hundred
+times per request costs microseconds each.
+
+Sharding rules:
+
+- ZeRO over the data-parallel degree N = devices / tensor_parallel: stage 1 shards the
+  optimizer states, 2 also the gradients, 3 also the weights (Rajbhandari et al. 2020).
+- Tensor parallelism t splits weights, gradients, optimizer states, the sharded part of the
+  activations and the KV cache (up to the number of KV heads; MLA latents are replicated).
+- ZeRO-Offload follows DeepSpeed's own estimators (``stage_1_and_2.py``, ``stage3.py``):
+  stages 1-2 keep the 16-bit weights on the device; stage 3 keeps a shard plus the largest
+  layer gathered whole; offloading everything keeps only that layer.
+"""
+
+from __future__ import annotations
+
+import math
+
+from service.providers import AcceleratorSpec
+from service.sizing.formulas import GIB
+from service.sizing.resolve import (
+    FRAGMENTATION,
+    INFER_FRAGMENTATION,
+    INFER_OVERHEAD_GIB,
+    TRAIN_OVERHEAD_GIB,
+    ResolvedWorkload,
+)
+from service.sizing.results import Fit, MemoryBreakdown
+
+_ZERO = MemoryBreakdown(
+    per_device_gib=0.0,
+    weights_gib=0.0,
+    gradients_gib=0.0,
+    optimizer_gib=0.0,
+    activations_gib=0.0,
+    kv_cache_gib=0.0,
+    overhead_gib=0.0,
+)
+
+
+def _breakdown(
+    weights: float,
+    grads: float,
+    opt: float,
+    acts: float,
+    kv: float,
+    overhead_gib: float,
+    frag: float,
+) -> MemoryBreakdown:
+    w, g, o, a, k = weights / GIB, grads / GIB, opt / GIB, acts / GIB, kv / GIB
+    overhead = overhead_gib + frag * (w + g + o + a + k)
+    return MemoryBreakdown(
+        per_device_gib=w + g + o + a + k + overhead,
+        weights_gib=w,
+        gradients_gib=g,
+        optimizer_gib=o,
+        activations_gib=a,
+        kv_cache_gib=k,
+        overhead_gib=overhead,
+    )
+
+
+def memory_for(
+    rw: ResolvedWorkload,
+    devices: int,
+    zero_stage: int | None = None,
+    tensor_parallel: int = 1,
+) -> MemoryBreakdown:
+    """Per-device memory (GiB) for ``devices`` accelerators at a ZeRO stage (training) or
+    tensor-parallel degree (both). ``zero_stage=None`` means no sharding (stage 0)."""
+    devices = max(devices, 1)
+    t = max(min(tensor_parallel, devices), 1)
+    if rw.training is not None:
+        return _training_memory(rw, devices, zero_stage or 0, t)
+    if rw.inference is not None:
+        return _inference_memory(rw, devices, t)
+    return _ZERO
+
+
+def _training_memory(rw: ResolvedWorkload, devices: int, stage: int, t: int) -> MemoryBreakdown:
+    b = rw.training
+    assert b is not None
+    n = max(devices // t, 1)
+    acts = b.act_unsharded + b.act_sharded / t
+    weights16 = (b.frozen_weights + b.train_weights) / t
+    if b.offload == "all" or (b.offload == "optimizer" and stage == 3):
+        # DeepSpeed stage3.py: offload_param -> 4·largest_layer; optimizer only -> + 2P/N
+        weights = b.live_weights + (0.0 if b.offload == "all" else weights16 / n)
+        return _breakdown(weights, b.live_grads, 0.0, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+    if b.offload == "optimizer":
+        # DeepSpeed stage_1_and_2.py with cpu_offload: only the 16-bit weights stay (2P)
+        return _breakdown(weights16, 0.0, 0.0, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+    opt = b.optimizer / t / (n if stage >= 1 else 1)
+    grads = (b.grads_zero3 if stage == 3 else b.grads) / t / (n if stage >= 2 else 1)
+    weights = weights16 / (n if stage == 3 else 1)
+    if stage == 3 and b.deepspeed and n > 1:
+        weights += b.live_weights
+        grads += b.live_grads
+    return _breakdown(weights, grads, opt, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+
+
+def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreakdown:
+    b = rw.inference
+    assert b is not None
+    replicas = max(devices // t, 1)
+    per_replica = math.ceil(b.concurrency / replicas)
+    kv = b.kv_per_token * b.context_len * per_replica / min(t, b.kv_shards_max)
+    acts = (b.act_unsharded + b.act_sharded / t) * (
+        per_replica / b.concurrency if rw.image_model else 1.0
+    )
+    return _breakdown(b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION)
+
+
+def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
+    """Tensor-parallel degrees to try: powers of two up to ``devices`` that divide heads."""
+    heads = rw.arch.heads if rw.arch is not None else None
+    if rw.arch is None or not rw.arch.transformer:
+        return [1]
+    out, t = [], 1
+    while t <= devices:
+        if heads is None or heads % t == 0:
+            out.append(t)
+        t *= 2
+    return out
+
+
+def _zero_stages(rw: ResolvedWorkload, devices: int, zero_stage: int | None) -> list[int]:
+    if zero_stage is not None:
+        return [zero_stage]
+    if devices == 1:
+        return [0]
+    b = rw.training
+    if b is not None and b.offload == "all":
+        return [3]
+    if b is not None and b.offload == "optimizer":
+        return [1, 2, 3]
+    return [0, 1, 2, 3]
+
+
+def fit_placement(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    headroom_frac: float,
+    zero_stage: int | None = None,
+) -> Fit | None:
+    """The cheapest way ``rw`` fits on ``devices`` x ``accelerator`` keeping
+    ``headroom_frac`` of each device free: the smallest ZeRO stage (training) or the
+    smallest tensor-parallel degree (inference); ``None`` when nothing fits or the job is
+    CPU-only."""
+    if rw.arch is None or devices < 1:
+        return None
+    capacity = accelerator.memory_gib * (1.0 - headroom_frac)
+    if rw.training is not None:
+        for stage in _zero_stages(rw, devices, zero_stage):
+            m = _training_memory(rw, devices, stage, 1)
+            if m.per_device_gib <= capacity:
+                return Fit(
+                    zero_stage=stage,
+                    tensor_parallel=1,
+                    memory=m,
+                    headroom_gib=accelerator.memory_gib - m.per_device_gib,
+                )
+        return None
+    for t in _tp_degrees(rw, devices):
+        m = _inference_memory(rw, devices, t)
+        if m.per_device_gib <= capacity:
+            return Fit(
+                zero_stage=None,
+                tensor_parallel=t,
+                memory=m,
+                headroom_gib=accelerator.memory_gib - m.per_device_gib,
+            )
+    return None

@@ -1,0 +1,679 @@
+"""Model presets: exact public architectures, each with its source.
+
+A preset is data, not code: its fields are copied from the model's public ``config.json``
+(or paper / model card), and the parameter count is the exact Hugging Face total. For the
+Llama/Mistral/Qwen families the count is reproduced by :func:`decoder_params` from the
+architecture fields alone; ``tests/sizing/test_presets.py`` checks that for every preset,
+so a mistyped field cannot hide.
+
+Image models (ResNet, YOLO, ViT, Stable Diffusion) carry a per-sample activation figure with
+the source it came from; where no public figure exists the field is ``None`` and the engine
+says which prior it used instead.
+
+Presets come from every plugin through the ``suanli_register_models`` hook; the core's own
+presets are :func:`builtin_presets`, registered by :mod:`service.builtins`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+import msgspec
+
+if TYPE_CHECKING:
+    import pluggy
+
+ModelKind = Literal["decoder", "moe", "encoder", "cnn", "vit", "detector", "diffusion"]
+TRANSFORMER_KINDS: frozenset[str] = frozenset({"decoder", "moe", "encoder", "vit"})
+"""Kinds whose memory follows the transformer formulas (and that LoRA can target)."""
+
+
+class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
+    """One model architecture with its provenance.
+
+    Counts are exact where the source allows; ``None`` means not applicable (a CNN has no
+    attention heads) or unknown.
+    """
+
+    id: str
+    """Lowercase, hyphenated, version dots kept: ``llama-3.1-405b``, ``qwen2.5-7b``."""
+    display_name: str
+    kind: ModelKind
+    params_b: float
+    """Total parameters in billions (all experts), exact to the unit where published."""
+    active_params_b: float | None = None
+    """Parameters used per token (MoE); ``None`` = all of them."""
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    intermediate: int | None = None
+    """MLP intermediate size; for MoE the size of *one* expert."""
+    vocab: int | None = None
+    tied_embeddings: bool = False
+    qkv_bias: bool = False
+    glu: bool = True
+    """Gated MLP (SwiGLU: gate, up, down) vs. two-matrix MLP (GELU)."""
+    fused_qkv: bool = False
+    """One fused QKV projection (Qwen-1 ``c_attn``): LoRA adapts it as one matrix."""
+    dropout: bool = False
+    """Dropout in the blocks (BERT/GPT-style): adds Korthikanti's mask bytes."""
+    experts: int = 1
+    experts_per_token: int = 1
+    shared_experts: int = 0
+    mla_kv_dim: int | None = None
+    """Multi-head latent attention: elements cached per token per layer
+    (``kv_lora_rank + qk_rope_head_dim``), replacing ``2·kv_heads·head_dim``."""
+    max_positions: int | None = None
+    image_size: int | None = None
+    """Default input side in pixels (image models)."""
+    forward_gflops: float | None = None
+    """Forward GFLOPs per sample at ``image_size`` (image models), 2 FLOPs per
+    multiply-accumulate (torchvision's "GFLOPS" are MACs and are doubled here; Ultralytics
+    already doubles)."""
+    activation_mib_per_sample: float | None = None
+    """Training activations per sample at ``image_size``, 16-bit, no checkpointing (MiB)."""
+    activation_mib_per_sample_checkpointed: float | None = None
+    activation_source: str | None = None
+    frozen_params_b: float | None = None
+    """Parameters that stay frozen in a full fine-tune (Stable Diffusion: VAE + text encoder)."""
+    aliases: tuple[str, ...] = ()
+    source: str
+    confidence: Literal["high", "medium", "low"] = "high"
+
+
+def decoder_params(
+    *,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
+    tied_embeddings: bool = False,
+    qkv_bias: bool = False,
+    head_dim: int | None = None,
+    glu: bool = True,
+    experts: int = 1,
+    experts_per_token: int | None = None,
+) -> int:
+    """Exact parameter count of a Llama/Mistral/Qwen-style decoder (RMSNorm, no other
+    biases). ``experts_per_token`` given = count only the experts one token uses.
+
+    P = V·h·(1|2) + L·[h·a·d + 2·h·kv·d + a·d·h (+ q/k/v biases) + MLP + 2h] + h
+    (anchors-estimation.md §1.1; reproduces the Hugging Face totals exactly).
+    """
+    d = head_dim or hidden // heads
+    attention = hidden * heads * d * 2 + 2 * hidden * kv_heads * d
+    if qkv_bias:
+        attention += heads * d + 2 * kv_heads * d
+    used = experts if experts_per_token is None else experts_per_token
+    mlp = used * (3 if glu else 2) * hidden * intermediate
+    if experts > 1:
+        mlp += hidden * experts  # router
+    embeddings = vocab * hidden * (1 if tied_embeddings else 2)
+    return embeddings + layers * (attention + mlp + 2 * hidden) + hidden
+
+
+_LLAMA2 = (
+    "Llama 2 paper (Touvron et al. 2023, arXiv:2307.09288) and meta-llama/Llama-2-{s}-hf "
+    "config.json; exact count reproduced by the config formula (anchors-estimation.md §1.1)"
+)
+_LLAMA3 = (
+    "The Llama 3 Herd of Models (arXiv:2407.21783) Table 3 and meta-llama/{n} config.json; "
+    "exact count reproduced by the config formula"
+)
+_QWEN25 = (
+    "Qwen/Qwen2.5-{s} config.json (hidden, layers, heads, kv heads, intermediate, vocab, "
+    "tie_word_embeddings) and model card; q/k/v biases; exact count reproduced by the formula"
+)
+_QWEN1 = (
+    "Qwen/Qwen-{s} config.json (QWenConfig: hidden_size, num_hidden_layers, "
+    "num_attention_heads, intermediate_size = 2 x MLP width, vocab_size) as listed in "
+    "QwenLM/Qwen README; fused c_attn with bias, MHA; exact count reproduced by the formula"
+)
+
+
+def _llama(
+    id_: str, name: str, params: int, source: str, aliases: Sequence[str], **arch: int
+) -> ModelPreset:
+    return ModelPreset(
+        id=id_,
+        display_name=name,
+        kind="decoder",
+        params_b=params / 1e9,
+        head_dim=arch["hidden"] // arch["heads"],
+        aliases=tuple(aliases),
+        source=source,
+        **arch,
+    )
+
+
+def _qwen25(
+    size: str, params: int, tied: bool, aliases: Sequence[str] = (), **arch: int
+) -> ModelPreset:
+    return ModelPreset(
+        id=f"qwen2.5-{size.lower()}",
+        display_name=f"Qwen2.5-{size}",
+        kind="decoder",
+        params_b=params / 1e9,
+        head_dim=arch["hidden"] // arch["heads"],
+        tied_embeddings=tied,
+        qkv_bias=True,
+        max_positions=32_768,
+        aliases=(f"Qwen/Qwen2.5-{size}", f"Qwen2.5-{size}", *aliases),
+        source=_QWEN25.format(s=size),
+        **arch,
+    )
+
+
+def _qwen1(size: str, params: int, aliases: Sequence[str] = (), **arch: int) -> ModelPreset:
+    return ModelPreset(
+        id=f"qwen-{size.lower()}",
+        display_name=f"Qwen-{size} (Qwen-1)",
+        kind="decoder",
+        params_b=params / 1e9,
+        head_dim=arch["hidden"] // arch["heads"],
+        kv_heads=arch["heads"],
+        qkv_bias=True,
+        fused_qkv=True,
+        aliases=(f"Qwen/Qwen-{size.replace('.', '_')}", f"qwen1-{size.lower()}", *aliases),
+        source=_QWEN1.format(s=size.replace(".", "_")),
+        **arch,
+    )
+
+
+def builtin_presets() -> tuple[ModelPreset, ...]:
+    """The core's presets (issue 4 list), each with its source."""
+    return (
+        _llama(
+            "llama-2-7b",
+            "Llama-2-7B",
+            6_738_415_616,
+            _LLAMA2.format(s="7b"),
+            ("meta-llama/Llama-2-7b-hf", "llama2-7b", "llama-7b"),
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=32,
+            intermediate=11008,
+            vocab=32000,
+            max_positions=4096,
+        ),
+        _llama(
+            "llama-2-13b",
+            "Llama-2-13B",
+            13_015_864_320,
+            _LLAMA2.format(s="13b"),
+            ("meta-llama/Llama-2-13b-hf", "llama2-13b"),
+            layers=40,
+            hidden=5120,
+            heads=40,
+            kv_heads=40,
+            intermediate=13824,
+            vocab=32000,
+            max_positions=4096,
+        ),
+        _llama(
+            "llama-2-70b",
+            "Llama-2-70B",
+            68_976_648_192,
+            _LLAMA2.format(s="70b"),
+            ("meta-llama/Llama-2-70b-hf", "llama2-70b"),
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            intermediate=28672,
+            vocab=32000,
+            max_positions=4096,
+        ),
+        _llama(
+            "llama-3-8b",
+            "Llama-3-8B",
+            8_030_261_248,
+            _LLAMA3.format(n="Meta-Llama-3-8B"),
+            ("meta-llama/Meta-Llama-3-8B", "meta-llama-3-8b", "llama3-8b"),
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            intermediate=14336,
+            vocab=128256,
+            max_positions=8192,
+        ),
+        _llama(
+            "llama-3-70b",
+            "Llama-3-70B",
+            70_553_706_496,
+            _LLAMA3.format(n="Meta-Llama-3-70B"),
+            ("meta-llama/Meta-Llama-3-70B", "meta-llama-3-70b", "llama3-70b"),
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            intermediate=28672,
+            vocab=128256,
+            max_positions=8192,
+        ),
+        _llama(
+            "llama-3.1-8b",
+            "Llama-3.1-8B",
+            8_030_261_248,
+            _LLAMA3.format(n="Llama-3.1-8B"),
+            (
+                "meta-llama/Llama-3.1-8B",
+                "meta-llama/Meta-Llama-3.1-8B",
+                "meta-llama-3.1-8b",
+                "llama3.1-8b",
+            ),
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            intermediate=14336,
+            vocab=128256,
+            max_positions=131_072,
+        ),
+        _llama(
+            "llama-3.1-70b",
+            "Llama-3.1-70B",
+            70_553_706_496,
+            _LLAMA3.format(n="Llama-3.1-70B"),
+            (
+                "meta-llama/Llama-3.1-70B",
+                "meta-llama/Meta-Llama-3.1-70B",
+                "meta-llama-3.1-70b",
+                "llama3.1-70b",
+            ),
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            intermediate=28672,
+            vocab=128256,
+            max_positions=131_072,
+        ),
+        _llama(
+            "llama-3.1-405b",
+            "Llama-3.1-405B",
+            405_853_388_800,
+            _LLAMA3.format(n="Llama-3.1-405B"),
+            (
+                "meta-llama/Llama-3.1-405B",
+                "meta-llama/Meta-Llama-3.1-405B",
+                "meta-llama-3.1-405b",
+                "llama-3-405b",
+                "llama3.1-405b",
+            ),
+            layers=126,
+            hidden=16384,
+            heads=128,
+            kv_heads=8,
+            intermediate=53248,
+            vocab=128256,
+            max_positions=131_072,
+        ),
+        _llama(
+            "mistral-7b",
+            "Mistral-7B-v0.1",
+            7_241_732_096,
+            "mistralai/Mistral-7B-v0.1 config.json and Mistral 7B paper (arXiv:2310.06825); "
+            "exact count reproduced by the config formula (anchors-estimation.md §1.1)",
+            ("mistralai/Mistral-7B-v0.1", "mistral-7b-v0.1"),
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            intermediate=14336,
+            vocab=32000,
+            max_positions=32_768,
+        ),
+        ModelPreset(
+            id="mixtral-8x7b",
+            display_name="Mixtral-8x7B-v0.1",
+            kind="moe",
+            params_b=46_702_792_704 / 1e9,
+            active_params_b=12_879_925_248 / 1e9,
+            layers=32,
+            hidden=4096,
+            heads=32,
+            kv_heads=8,
+            head_dim=128,
+            intermediate=14336,
+            vocab=32000,
+            experts=8,
+            experts_per_token=2,
+            max_positions=32_768,
+            aliases=("mistralai/Mixtral-8x7B-v0.1", "mixtral-8x7b-v0.1"),
+            source="mistralai/Mixtral-8x7B-v0.1 config.json (num_local_experts 8, "
+            "num_experts_per_tok 2) and Mixtral paper (arXiv:2401.04088: 47B total, 13B "
+            "active); exact totals from the config formula with a router per layer",
+        ),
+        _qwen25(
+            "0.5B",
+            494_032_768,
+            True,
+            layers=24,
+            hidden=896,
+            heads=14,
+            kv_heads=2,
+            intermediate=4864,
+            vocab=151936,
+        ),
+        _qwen25(
+            "1.5B",
+            1_543_714_304,
+            True,
+            layers=28,
+            hidden=1536,
+            heads=12,
+            kv_heads=2,
+            intermediate=8960,
+            vocab=151936,
+        ),
+        _qwen25(
+            "3B",
+            3_085_938_688,
+            True,
+            layers=36,
+            hidden=2048,
+            heads=16,
+            kv_heads=2,
+            intermediate=11008,
+            vocab=151936,
+        ),
+        _qwen25(
+            "7B",
+            7_615_616_512,
+            False,
+            layers=28,
+            hidden=3584,
+            heads=28,
+            kv_heads=4,
+            intermediate=18944,
+            vocab=152064,
+        ),
+        _qwen25(
+            "14B",
+            14_770_033_664,
+            False,
+            layers=48,
+            hidden=5120,
+            heads=40,
+            kv_heads=8,
+            intermediate=13824,
+            vocab=152064,
+        ),
+        _qwen25(
+            "32B",
+            32_763_876_352,
+            False,
+            layers=64,
+            hidden=5120,
+            heads=40,
+            kv_heads=8,
+            intermediate=27648,
+            vocab=152064,
+        ),
+        _qwen25(
+            "72B",
+            72_706_203_648,
+            False,
+            layers=80,
+            hidden=8192,
+            heads=64,
+            kv_heads=8,
+            intermediate=29568,
+            vocab=152064,
+        ),
+        _qwen1(
+            "1.8B",
+            1_836_828_672,
+            layers=24,
+            hidden=2048,
+            heads=16,
+            intermediate=5504,
+            vocab=151936,
+            max_positions=8192,
+        ),
+        _qwen1(
+            "7B",
+            7_721_324_544,
+            layers=32,
+            hidden=4096,
+            heads=32,
+            intermediate=11008,
+            vocab=151936,
+            max_positions=8192,
+        ),
+        _qwen1(
+            "14B",
+            14_167_290_880,
+            layers=40,
+            hidden=5120,
+            heads=40,
+            intermediate=13696,
+            vocab=152064,
+            max_positions=2048,
+        ),
+        _qwen1(
+            "72B",
+            72_287_920_128,
+            layers=80,
+            hidden=8192,
+            heads=64,
+            intermediate=24576,
+            vocab=152064,
+            max_positions=32_768,
+        ),
+        ModelPreset(
+            id="deepseek-v3",
+            display_name="DeepSeek-V3",
+            kind="moe",
+            params_b=671.0,
+            active_params_b=37.0,
+            layers=61,
+            hidden=7168,
+            heads=128,
+            kv_heads=128,
+            head_dim=128,
+            intermediate=2048,
+            vocab=129280,
+            experts=256,
+            experts_per_token=8,
+            shared_experts=1,
+            mla_kv_dim=512 + 64,
+            max_positions=163_840,
+            aliases=("deepseek-ai/DeepSeek-V3", "deepseek-v3-base", "deepseek-ai/DeepSeek-V3-Base"),
+            source="DeepSeek-V3 Technical Report (arXiv:2412.19437: 671B total, 37B activated, "
+            "61 layers, MLA kv_lora_rank 512 + rope dim 64) and deepseek-ai/DeepSeek-V3 "
+            "config.json (hidden 7168, 128 heads, 256 routed experts of 2048, 8 per token, 1 "
+            "shared, vocab 129280); the 14B multi-token-prediction module is not counted",
+            confidence="medium",
+        ),
+        ModelPreset(
+            id="resnet-50",
+            display_name="ResNet-50",
+            kind="cnn",
+            params_b=25_557_032 / 1e9,
+            image_size=224,
+            forward_gflops=2 * 4.09,
+            activation_mib_per_sample=286.56 / 4,
+            activation_source="torchsummary (sksq96/pytorch-summary) of torchvision resnet50 at "
+            "1x3x224x224 prints 'Forward/backward pass size (MB): 286.56' (MiB, fp32, = 2 x the "
+            "sum of layer outputs); stored activations = the forward half, halved again for "
+            "16-bit: 71.64 MiB per image",
+            aliases=("resnet50", "torchvision/resnet50", "microsoft/resnet-50"),
+            source="torchvision ResNet50_Weights.IMAGENET1K_V1 (25,557,032 params, 4.09 GFLOPs "
+            "at 224x224); He et al. 2015",
+        ),
+        ModelPreset(
+            id="bert-base",
+            display_name="BERT-base (uncased)",
+            kind="encoder",
+            params_b=109_482_240 / 1e9,
+            layers=12,
+            hidden=768,
+            heads=12,
+            kv_heads=12,
+            head_dim=64,
+            intermediate=3072,
+            vocab=30522,
+            tied_embeddings=True,
+            qkv_bias=True,
+            glu=False,
+            dropout=True,
+            max_positions=512,
+            activation_source="Korthikanti et al. 2022 per-layer formula sbh(34 + 5as/h) "
+            "(BERT is a post-LN GELU encoder with dropout, the formula's own block)",
+            aliases=("bert-base-uncased", "google-bert/bert-base-uncased"),
+            source="google-bert/bert-base-uncased config.json (12 layers, hidden 768, 12 "
+            "heads, intermediate 3072, vocab 30522, max 512 positions); 109,482,240 params "
+            "as loaded by transformers BertModel",
+        ),
+        ModelPreset(
+            id="bert-large",
+            display_name="BERT-large (uncased)",
+            kind="encoder",
+            params_b=335_141_888 / 1e9,
+            layers=24,
+            hidden=1024,
+            heads=16,
+            kv_heads=16,
+            head_dim=64,
+            intermediate=4096,
+            vocab=30522,
+            tied_embeddings=True,
+            qkv_bias=True,
+            glu=False,
+            dropout=True,
+            max_positions=512,
+            activation_source="Korthikanti et al. 2022 per-layer formula sbh(34 + 5as/h)",
+            aliases=("bert-large-uncased", "google-bert/bert-large-uncased"),
+            source="google-bert/bert-large-uncased config.json (24 layers, hidden 1024, 16 "
+            "heads, intermediate 4096, vocab 30522); 335,141,888 params as loaded by BertModel",
+        ),
+        ModelPreset(
+            id="vit-b-16",
+            display_name="ViT-B/16",
+            kind="vit",
+            params_b=86_567_656 / 1e9,
+            layers=12,
+            hidden=768,
+            heads=12,
+            kv_heads=12,
+            head_dim=64,
+            intermediate=3072,
+            vocab=None,
+            tied_embeddings=True,
+            qkv_bias=True,
+            glu=False,
+            dropout=False,
+            image_size=224,
+            forward_gflops=2 * 17.56,
+            activation_source="Korthikanti et al. 2022 per-layer formula with s = (224/16)^2 + 1 "
+            "= 197 patch tokens (no dropout in torchvision's default ViT)",
+            aliases=("vit_b_16", "google/vit-base-patch16-224", "vit-base-patch16-224"),
+            source="torchvision ViT_B_16_Weights.IMAGENET1K_V1 (86,567,656 params, 17.56 GFLOPs "
+            "at 224x224); Dosovitskiy et al. 2020 (12 layers, hidden 768, MLP 3072, 12 heads)",
+        ),
+        ModelPreset(
+            id="yolov8-m",
+            display_name="YOLOv8-m",
+            kind="detector",
+            params_b=25_902_640 / 1e9,
+            image_size=640,
+            forward_gflops=79.3,
+            activation_source=None,
+            aliases=("yolov8m", "yolov8m.pt", "ultralytics/yolov8m"),
+            source="ultralytics/cfg/models/v8/yolov8.yaml scale m: 'YOLOv8m summary: 295 layers, "
+            "25902640 parameters, 79.3 GFLOPs' (640x640)",
+        ),
+        ModelPreset(
+            id="sd-1.5",
+            display_name="Stable Diffusion 1.5",
+            kind="diffusion",
+            params_b=1.066,
+            frozen_params_b=0.207,
+            image_size=512,
+            activation_mib_per_sample=2.50e9 / 2**20,
+            activation_mib_per_sample_checkpointed=0.48e9 / 2**20,
+            activation_source="ShivamShrirao/diffusers examples/dreambooth README (Tesla T4, fp16, "
+            "512x512, xformers, 8-bit Adam): batch 1 -> 2 adds 2.50 GB without and 0.48 GB "
+            "with gradient checkpointing (13.67 - 11.17 and 10.40 - 9.92 GB)",
+            aliases=(
+                "stable-diffusion-v1-5",
+                "runwayml/stable-diffusion-v1-5",
+                "stable-diffusion-v1-5/stable-diffusion-v1-5",
+                "sd15",
+                "sd-v1-5",
+            ),
+            source="CompVis/stable-diffusion README (860M UNet, 123M CLIP ViT-L/14 text encoder) "
+            "plus the ~84M AutoencoderKL; fine-tuning trains the UNet only",
+            confidence="medium",
+        ),
+    )
+
+
+_DROP_TOKENS = frozenset({"instruct", "chat", "hf"})
+_SPLIT = re.compile(r"[\s_\-]+")
+_JUNK = re.compile(r"[\s_\-./()]+")
+
+
+def fold_model_name(name: str) -> str:
+    """Comparison key of a model name: case, org prefix, ``-Instruct``/``-Chat``/``-hf``
+    suffixes and separators folded away (``meta-llama/Llama-2-7b-chat-hf`` -> ``llama27b``)."""
+    base = name.strip().lower().rsplit("/", 1)[-1]
+    tokens = [t for t in _SPLIT.split(base) if t and t not in _DROP_TOKENS]
+    return _JUNK.sub("", "".join(tokens))
+
+
+class ModelRegistry:
+    """Presets by id and alias; the first registration of an id wins (plugins before core)."""
+
+    def __init__(self, presets: Iterable[ModelPreset]) -> None:
+        self._by_id: dict[str, ModelPreset] = {}
+        self._by_key: dict[str, ModelPreset] = {}
+        for preset in presets:
+            if preset.id in self._by_id:
+                continue
+            self._by_id[preset.id] = preset
+            for name in (preset.id, preset.display_name, *preset.aliases):
+                self._by_key.setdefault(fold_model_name(name), preset)
+
+    def resolve(self, id_or_alias: str) -> ModelPreset | None:
+        """The preset an id or alias names, or ``None``."""
+        found = self._by_id.get(id_or_alias)
+        if found is not None:
+            return found
+        return self._by_key.get(fold_model_name(id_or_alias))
+
+    def suggest(self, name: str, n: int = 3) -> list[str]:
+        """Up to ``n`` preset ids whose names are closest to ``name`` (for 400 messages)."""
+        keys = difflib.get_close_matches(fold_model_name(name), self._by_key, n=n * 3, cutoff=0.5)
+        ids: list[str] = []
+        for key in keys:
+            preset_id = self._by_key[key].id
+            if preset_id not in ids:
+                ids.append(preset_id)
+        return ids[:n]
+
+    def all(self) -> tuple[ModelPreset, ...]:
+        """Every preset, in registration order."""
+        return tuple(self._by_id.values())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+
+def default_model_registry(pm: pluggy.PluginManager | None = None) -> ModelRegistry:
+    """Collect presets from every plugin's ``suanli_register_models`` (core included)."""
+    from service.plugins import collect, get_plugin_manager
+
+    manager = pm if pm is not None else get_plugin_manager()
+    return ModelRegistry(collect(manager.hook.suanli_register_models()))

@@ -1,0 +1,734 @@
+"""Resolve a workload once: architecture, byte budgets and the assumptions behind them.
+
+Everything that depends only on the workload (not on the accelerator or device count) is
+computed here, once per request, so the planner's hundreds of ``fit_placement`` calls are a
+handful of multiplications each. The result, :class:`ResolvedWorkload`, holds *unsharded
+totals in bytes*; :mod:`service.sizing.memory` divides them by the placement's ZeRO and
+tensor-parallel degrees.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from service.errors import InputError
+from service.sizing import formulas as f
+from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
+from service.sizing.workload import (
+    Finetune,
+    Inference,
+    ModelSpec,
+    Preprocess,
+    Pretrain,
+    Workload,
+    validate_workload,
+)
+
+# --- priors (each stated in the response's assumptions) -------------------------------
+
+TRAIN_OVERHEAD_GIB = 1.0
+"""CUDA/CANN context, cuBLAS workspace and NCCL buffers per device (anchors §4: 1-2 GiB;
+gpu_poor charges 650 MB, the EleutherAI cookbook observed up to 5 GiB)."""
+INFER_OVERHEAD_GIB = 1.0
+FRAGMENTATION = 0.10
+"""Allocator fragmentation and caching slack on top of the training tensors (anchors §4:
+5-10 %)."""
+INFER_FRAGMENTATION = 0.0
+FREEZE_TRAINABLE_LAYERS = 2
+"""LLaMA-Factory's ``freeze_trainable_layers`` default: the last 2 layers train."""
+PREFILL_CHUNK_TOKENS = 2048
+"""Tokens per prefill step when sizing the inference workspace (chunked prefill)."""
+YOLO_DENSITY_REFERENCE = "resnet-50"
+IMAGE_KINDS = frozenset({"cnn", "detector", "diffusion", "vit"})
+
+_BYTES_16 = 2.0
+_OPT_STATE_BYTES = {"adamw": 8.0, "adamw_8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
+"""Optimizer state bytes per trainable parameter in fp32 (cookbook: AdamW m+v 8,
+SGD momentum 4, 8-bit Adam 2; Adafactor's factored moments are O(rows+cols))."""
+_WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+_KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}
+
+
+@dataclass(frozen=True, slots=True)
+class Arch:
+    """A model's shape as the formulas need it (transformer fields ``None`` for CNNs)."""
+
+    kind: str
+    params: float
+    active_params: float
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    intermediate: int | None = None
+    """Per-token MLP width: one expert's width x experts used per token (+ shared)."""
+    vocab: int | None = None
+    tied: bool = False
+    glu: bool = True
+    dropout: bool = False
+    fused_qkv: bool = False
+    experts: int = 1
+    expert_intermediate: int | None = None
+    mla_kv_dim: int | None = None
+    embedding_params: float = 0.0
+    largest_layer_params: float = 0.0
+    frozen_params: float = 0.0
+
+    @property
+    def transformer(self) -> bool:
+        return self.kind in TRANSFORMER_KINDS
+
+    @property
+    def linear_params(self) -> float:
+        """Parameters in the block linears (what 4/8-bit quantization applies to)."""
+        norms = (
+            0.0
+            if self.layers is None or self.hidden is None
+            else (2 * self.layers + 1) * self.hidden
+        )
+        return max(self.params - self.embedding_params - norms, 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingBudget:
+    """Unsharded training totals in bytes (per data-parallel replica)."""
+
+    frozen_weights: float
+    train_weights: float
+    grads: float
+    grads_zero3: float
+    """Gradient bytes under ZeRO-3 (DeepSpeed reduce-scatters fp16 grads straight into
+    the fp32 partition, so its stage-3 estimator charges 4 B/param, not 6)."""
+    optimizer: float
+    trainable_params: float
+    live_weights: float
+    """ZeRO-3: the largest layer gathered whole in 16-bit (DeepSpeed charges it)."""
+    live_grads: float
+    """...and its 16-bit gradient (trainable layers only)."""
+    deepspeed: bool
+    act_unsharded: float
+    act_sharded: float
+    offload: str
+
+
+@dataclass(frozen=True, slots=True)
+class InferenceBudget:
+    """Unsharded serving totals in bytes."""
+
+    weights: float
+    kv_per_token: float
+    kv_shards_max: int
+    context_len: int
+    concurrency: int
+    act_unsharded: float
+    act_sharded: float
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedWorkload:
+    """A workload with everything the placement-independent formulas can tell."""
+
+    workload: Workload
+    kind: str
+    model_id: str | None
+    arch: Arch | None
+    training: TrainingBudget | None
+    inference: InferenceBudget | None
+    tokens: float | None
+    assumptions: tuple[str, ...]
+    image_model: bool = False
+    """Vision models: ``tokens`` counts samples and compute is 3 x forward FLOPs."""
+    sample_flops: float | None = None
+    """Forward FLOPs per sample at the workload's image size (vision models)."""
+    data_gb: float = 0.0
+    target_hours: float | None = None
+
+    @property
+    def params_b(self) -> float:
+        return 0.0 if self.arch is None else self.arch.params / 1e9
+
+    @property
+    def active_params_b(self) -> float:
+        return 0.0 if self.arch is None else self.arch.active_params / 1e9
+
+
+# --- architecture --------------------------------------------------------------------
+
+
+def arch_from_preset(p: ModelPreset) -> Arch:
+    """Arch of a preset: per-token MLP width, embeddings and the largest single layer."""
+    params = p.params_b * 1e9
+    active = (p.active_params_b or p.params_b) * 1e9
+    if p.kind not in TRANSFORMER_KINDS or p.hidden is None:
+        return Arch(
+            kind=p.kind,
+            params=params,
+            active_params=active,
+            frozen_params=(p.frozen_params_b or 0.0) * 1e9,
+            largest_layer_params=params,
+        )
+    assert p.heads is not None and p.layers is not None
+    head_dim = p.head_dim or p.hidden // p.heads
+    per_token_i = None
+    if p.intermediate is not None:
+        per_token_i = p.intermediate * (p.experts_per_token + p.shared_experts)
+    vocab = p.vocab or 0
+    embedding = float(vocab * p.hidden * (1 if p.tied_embeddings else 2))
+    largest = float(max(vocab * p.hidden, p.hidden * (p.intermediate or 0), p.hidden * p.hidden))
+    return Arch(
+        kind=p.kind,
+        params=params,
+        active_params=active,
+        layers=p.layers,
+        hidden=p.hidden,
+        heads=p.heads,
+        kv_heads=p.kv_heads or p.heads,
+        head_dim=head_dim,
+        intermediate=per_token_i,
+        vocab=p.vocab,
+        tied=p.tied_embeddings,
+        glu=p.glu,
+        dropout=p.dropout,
+        fused_qkv=p.fused_qkv,
+        experts=p.experts,
+        expert_intermediate=p.intermediate,
+        mla_kv_dim=p.mla_kv_dim,
+        embedding_params=embedding,
+        largest_layer_params=largest,
+        frozen_params=(p.frozen_params_b or 0.0) * 1e9,
+    )
+
+
+def nearest_preset(params_b: float, models: ModelRegistry) -> ModelPreset | None:
+    """The dense decoder preset closest in (log) size: the shape a bare ``params_b`` gets."""
+    best: ModelPreset | None = None
+    best_d = math.inf
+    for p in models.all():
+        if p.kind != "decoder" or p.hidden is None:
+            continue
+        d = abs(math.log(params_b / p.params_b))
+        if d < best_d:
+            best, best_d = p, d
+    return best
+
+
+def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> Arch:
+    """Arch of a ``{params_b, ...}`` model: given fields win, the rest come from the
+    nearest preset's shape (scaled where a given field changes it)."""
+    base = nearest_preset(spec.params_b, models)
+    if base is None or base.hidden is None or base.heads is None or base.layers is None:
+        raise InputError("workload.model", "no decoder preset is registered to infer a shape from")
+    given = {
+        k
+        for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab")
+        if getattr(spec, k) is not None
+    }
+    hidden = spec.hidden or base.hidden
+    base_head_dim = base.head_dim or base.hidden // base.heads
+    if spec.heads is not None:
+        heads = spec.heads
+    elif spec.hidden is None:
+        heads = base.heads
+    elif spec.head_dim is not None and hidden % spec.head_dim == 0:
+        heads = hidden // spec.head_dim
+    else:
+        heads = hidden // base_head_dim if hidden % base_head_dim == 0 else 1
+    head_dim = spec.head_dim or max(hidden // heads, 1)
+    kv_heads = spec.kv_heads or min(base.kv_heads or base.heads, heads)
+    if heads % kv_heads:
+        kv_heads = heads
+    intermediate = spec.intermediate or max(
+        round(hidden * (base.intermediate or 4 * base.hidden) / base.hidden), 1
+    )
+    vocab = spec.vocab or base.vocab or 32000
+    tied = base.tied_embeddings if spec.tied_embeddings is None else spec.tied_embeddings
+    layers = spec.layers or base.layers
+    if spec.hidden is not None and spec.layers is None:
+        # keep the parameter count: P ≈ 12·L·h² for a dense block
+        layers = max(
+            1, round(base.layers * (spec.params_b / base.params_b) * (base.hidden / hidden) ** 2)
+        )
+    missing = sorted({"layers", "hidden", "heads", "kv_heads", "intermediate", "vocab"} - given)
+    if missing:
+        notes.append(
+            f"Architecture fields not given ({', '.join(missing)}) were taken from the nearest "
+            f"preset by size, {base.id} ({base.params_b:.2f}B): layers {layers}, hidden "
+            f"{hidden}, heads {heads}/{kv_heads} KV, intermediate {intermediate}, vocab {vocab}."
+        )
+    params = spec.params_b * 1e9
+    active = (spec.active_params_b or spec.params_b) * 1e9
+    embedding = float(vocab * hidden * (1 if tied else 2))
+    return Arch(
+        kind="moe"
+        if spec.active_params_b is not None and spec.active_params_b < spec.params_b
+        else "decoder",
+        params=params,
+        active_params=active,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        intermediate=intermediate,
+        vocab=vocab,
+        tied=tied,
+        glu=base.glu,
+        dropout=base.dropout,
+        embedding_params=min(embedding, params),
+        largest_layer_params=float(max(vocab * hidden, hidden * intermediate)),
+    )
+
+
+def resolve_model(
+    model: str | ModelSpec, models: ModelRegistry, notes: list[str]
+) -> tuple[str | None, Arch, ModelPreset | None]:
+    """(preset id, Arch, preset) for a workload's ``model``; InputError with suggestions
+    for an unknown name."""
+    if isinstance(model, ModelSpec):
+        return None, arch_from_spec(model, models, notes), None
+    preset = models.resolve(model)
+    if preset is None:
+        suggestions = models.suggest(model)
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        raise InputError(
+            "workload.model",
+            f"unknown model preset {model!r} (GET /v1/models lists them){hint}",
+            suggestions,
+        )
+    notes.append(f"Model {preset.id}: {preset.params_b:.3f}B parameters ({preset.source}).")
+    return preset.id, arch_from_preset(preset), preset
+
+
+# --- training budget -----------------------------------------------------------------
+
+
+def lora_params(arch: Arch, rank: int, targets: str) -> float:
+    """Trainable adapter parameters r·Σ(d_in + d_out) over the targeted linears."""
+    if not arch.transformer or arch.hidden is None or arch.layers is None:
+        return 0.0
+    h = arch.hidden
+    q = (arch.heads or 1) * (arch.head_dim or h)
+    kv = (arch.kv_heads or 1) * (arch.head_dim or h)
+    if arch.fused_qkv:
+        attn = (h + q + 2 * kv) + (q + h)
+    else:
+        attn = (h + q) + 2 * (h + kv) + (q + h)
+    per_layer = float(attn)
+    if targets == "all_linear" and arch.expert_intermediate is not None:
+        i = arch.expert_intermediate
+        mlp = (2 * (h + i) + (i + h)) if arch.glu else 2 * (h + i)
+        per_layer += mlp * max(arch.experts, 1)
+    return rank * per_layer * arch.layers
+
+
+def _weight_bytes_16(arch: Arch, precision: str) -> float:
+    return arch.params * (4.0 if precision == "fp32" else _BYTES_16)
+
+
+def _quantized_bytes(arch: Arch, bits: int) -> float:
+    """Frozen 4/8-bit base: block linears quantized (+ NF4 double-quant constants at 4 bit),
+    embeddings, head and norms kept in 16-bit (anchors §4)."""
+    linear = arch.linear_params
+    const = f.NF4_DOUBLE_QUANT_BITS / 8 if bits == 4 else 0.0
+    return linear * (bits / 8 + const) + (arch.params - linear) * _BYTES_16
+
+
+def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> TrainingBudget:
+    method = w.method if isinstance(w, Finetune) else "full"
+    fp32 = w.precision == "fp32"
+    weight_b = 4.0 if fp32 else _BYTES_16
+    state = _OPT_STATE_BYTES[w.optimizer]
+    if fp32:
+        grad_b, master_b = 4.0, 0.0
+    elif w.mixed_precision:
+        grad_b, master_b = _BYTES_16, 4.0
+    else:
+        grad_b, master_b, state = _BYTES_16, 0.0, state / 2
+    deepspeed = w.framework == "deepspeed"
+    ds_grad_extra = 4.0 if deepspeed and w.mixed_precision and not fp32 else 0.0
+
+    frozen_w = arch.frozen_params * _BYTES_16
+    if method in ("lora", "qlora"):
+        if not arch.transformer:
+            raise InputError(
+                "workload.method",
+                f"{method} adapts transformer linears; {arch.kind} models train 'full' or 'freeze'",
+            )
+        rank = w.lora_rank if isinstance(w, Finetune) else 16
+        targets = w.lora_targets if isinstance(w, Finetune) else "all_linear"
+        trainable = lora_params(arch, rank, targets)
+        bits = w.effective_quant_bits if isinstance(w, Finetune) else None
+        frozen_w = _quantized_bytes(arch, bits) if bits else _weight_bytes_16(arch, w.precision)
+        # adapters train in fp32: weights 4 + grads 4 + optimizer states
+        train_w, grads, opt = trainable * 4.0, trainable * 4.0, trainable * state
+        grads_z3 = grads
+        notes.append(
+            f"{'QLoRA' if method == 'qlora' else 'LoRA'} adapters: rank {rank} on "
+            f"{'attention' if targets == 'attention' else 'all linear'} layers = "
+            f"{trainable / 1e6:.1f}M trainable parameters, kept in fp32 with their gradients "
+            f"and {w.optimizer} states ({4 + 4 + state:g} B/param)."
+        )
+        if bits:
+            notes.append(
+                f"Frozen base in {bits}-bit: block linears at {bits / 8:g} B/param"
+                + (" + NF4 double-quantization constants (0.127 bit/param)" if bits == 4 else "")
+                + "; embeddings, head and norms stay 16-bit."
+            )
+        else:
+            notes.append(f"Frozen base in {'fp32' if fp32 else '16-bit'} ({weight_b:g} B/param).")
+    else:
+        trainable = arch.params - arch.frozen_params
+        if method == "freeze":
+            layers = arch.layers or 1
+            per_layer = arch.linear_params / layers
+            trainable = min(per_layer * FREEZE_TRAINABLE_LAYERS, trainable)
+            frozen_w = (arch.params - trainable) * weight_b
+            notes.append(
+                f"Freeze tuning trains the last {FREEZE_TRAINABLE_LAYERS} layers "
+                f"({trainable / 1e9:.2f}B parameters; LLaMA-Factory default) and keeps the rest "
+                "frozen in 16-bit."
+            )
+        elif arch.frozen_params:
+            notes.append(
+                f"{arch.frozen_params / 1e9:.3f}B parameters stay frozen (VAE and text encoder)."
+            )
+        train_w = trainable * weight_b
+        grads = trainable * (grad_b + ds_grad_extra)
+        grads_z3 = trainable * (4.0 if deepspeed and ds_grad_extra else grad_b)
+        opt = trainable * (master_b + state)
+        total = weight_b + grad_b + ds_grad_extra + master_b + state
+        label = "fp32" if fp32 else ("mixed precision" if w.mixed_precision else "pure 16-bit")
+        notes.append(
+            f"Model states ({label}, {w.optimizer}, {w.framework} accounting): weights "
+            f"{weight_b:g} + gradients {grad_b + ds_grad_extra:g} + optimizer "
+            f"{master_b + state:g} = {total:g} bytes per trainable parameter"
+            + (" (ZeRO paper: 2 + 2 + 12)" if total == 16 and not fp32 else "")
+            + (" (DeepSpeed estimator: fp32 gradient buffer included)" if ds_grad_extra else "")
+            + "."
+        )
+    live_w = arch.largest_layer_params * _BYTES_16
+    live_g = live_w if method in ("full", "freeze") else 0.0
+    act_u, act_s = training_activations(w, arch, notes)
+    return TrainingBudget(
+        frozen_weights=frozen_w,
+        train_weights=train_w,
+        grads=grads,
+        grads_zero3=grads_z3,
+        optimizer=opt,
+        trainable_params=trainable,
+        live_weights=live_w,
+        live_grads=live_g,
+        deepspeed=deepspeed,
+        act_unsharded=act_u,
+        act_sharded=act_s,
+        offload=w.offload,
+    )
+
+
+def image_activation_bytes(
+    arch: Arch,
+    preset: ModelPreset | None,
+    image_size: int | None,
+    checkpointed: bool,
+    models: ModelRegistry,
+    notes: list[str],
+) -> tuple[float, int]:
+    """(bytes per sample in 16-bit, image side) for an image model."""
+    ref_size = (preset.image_size if preset else None) or 224
+    size = image_size or ref_size
+    per_mib = None
+    if preset is not None:
+        if checkpointed and preset.activation_mib_per_sample_checkpointed is not None:
+            per_mib = preset.activation_mib_per_sample_checkpointed
+        else:
+            per_mib = preset.activation_mib_per_sample
+    if per_mib is not None and preset is not None:
+        notes.append(
+            f"Activations per sample at {ref_size}px: {per_mib:.1f} MiB in 16-bit "
+            f"({preset.activation_source}); scaled by image area."
+        )
+    else:
+        ref = models.resolve(YOLO_DENSITY_REFERENCE)
+        density = 0.0
+        if ref is not None and ref.activation_mib_per_sample and ref.image_size:
+            density = ref.activation_mib_per_sample / ref.image_size**2
+        per_mib = density * ref_size**2
+        notes.append(
+            f"No public per-sample activation figure for {preset.id if preset else 'this model'}: "
+            f"assumed ResNet-50's activation density per pixel ({per_mib:.0f} MiB per "
+            f"{ref_size}px image in 16-bit; low confidence)."
+        )
+    return per_mib * 2**20 * (size / ref_size) ** 2, size
+
+
+def training_activations(
+    w: Pretrain | Finetune, arch: Arch, notes: list[str]
+) -> tuple[float, float]:
+    """(unsharded, TP-sharded) activation bytes per device for one micro-batch."""
+    b = w.micro_batch_size
+    B = 4.0 if w.precision == "fp32" else _BYTES_16
+    if not arch.transformer:
+        return 0.0, 0.0  # image models: filled by resolve_workload (needs the preset)
+    assert arch.layers is not None and arch.hidden is not None and arch.heads is not None
+    s = w.seq_len
+    if arch.kind == "vit":
+        s = 197  # replaced in resolve_workload with the image size
+    u, sh = f.layer_activation_bytes(
+        s=s,
+        b=b,
+        h=arch.hidden,
+        heads=arch.heads,
+        head_dim=arch.head_dim or arch.hidden // arch.heads,
+        kv_heads=arch.heads if arch.mla_kv_dim else (arch.kv_heads or arch.heads),
+        intermediate=arch.intermediate or 4 * arch.hidden,
+        bytes_per_value=B,
+        glu=arch.glu,
+        dropout=arch.dropout,
+        flash_attention=w.flash_attention,
+    )
+    L = arch.layers
+    if w.gradient_checkpointing:
+        unsharded = L * s * b * arch.hidden * B + u
+        sharded = sh
+        how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
+    else:
+        unsharded, sharded = L * u, L * sh
+        how = "no recomputation: every layer keeps its full set"
+    logits = 0.0
+    if arch.vocab and arch.kind != "vit":
+        logits = f.logits_bytes(s, b, arch.vocab, B, fp32_loss=w.framework != "deepspeed")
+        sharded += logits
+    attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
+    notes.append(
+        f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "
+        f"{how}; logits {logits / f.GIB:.2f} GiB ("
+        + (
+            "16-bit output, log-softmax and gradient under DeepSpeed"
+            if w.framework == "deepspeed"
+            else "16-bit output + fp32 log-softmax and gradient"
+        )
+        + ")."
+    )
+    return unsharded, sharded
+
+
+# --- inference budget ----------------------------------------------------------------
+
+
+def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBudget:
+    precision = w.precision
+    if arch.transformer and precision in ("int8", "int4", "fp8"):
+        linear = arch.linear_params
+        extra = f.GROUP128_INT4_BITS / 8 if precision == "int4" else 0.0
+        weights = linear * (_WEIGHT_BYTES[precision] + extra) + (arch.params - linear) * _BYTES_16
+        notes.append(
+            f"Weights in {precision}: block linears at {_WEIGHT_BYTES[precision]:g} B/param"
+            + (" + group-128 scales/zeros (0.156 bit/param, GPTQ/AWQ default)" if extra else "")
+            + "; embeddings and head 16-bit."
+        )
+    else:
+        weights = arch.params * _WEIGHT_BYTES[precision]
+        notes.append(f"Weights in {precision}: {_WEIGHT_BYTES[precision]:g} bytes per parameter.")
+    kv_dtype = w.kv_cache_precision or ("fp32" if precision == "fp32" else "bf16")
+    kv_b = _KV_BYTES[kv_dtype]
+    kv_per_token = 0.0
+    shards = 1
+    act_u = act_s = 0.0
+    if arch.transformer and arch.layers and arch.hidden and arch.heads:
+        head_dim = arch.head_dim or arch.hidden // arch.heads
+        kv_heads = arch.kv_heads or arch.heads
+        if arch.kind in ("decoder", "moe"):
+            kv_per_token = f.kv_cache_bytes_per_token(
+                arch.layers, kv_heads, head_dim, kv_b, arch.mla_kv_dim
+            )
+            shards = 1 if arch.mla_kv_dim else kv_heads
+            notes.append(
+                f"KV cache in {kv_dtype}: "
+                + (
+                    f"MLA latent {arch.mla_kv_dim} x {arch.layers} layers"
+                    if arch.mla_kv_dim
+                    else f"2 x {arch.layers} layers x {kv_heads} KV heads x {head_dim}"
+                )
+                + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
+                f"{w.concurrency} sequences."
+            )
+        chunk = min(w.context_len * w.concurrency, PREFILL_CHUNK_TOKENS)
+        B = 4.0 if precision == "fp32" else _BYTES_16
+        q = arch.heads * head_dim
+        act_u = chunk * arch.hidden * B * 4
+        act_s = (
+            chunk
+            * B
+            * (2 * q + 2 * kv_heads * head_dim + 3 * (arch.intermediate or 4 * arch.hidden))
+        )
+        if arch.vocab:
+            act_s += w.concurrency * arch.vocab * 4.0
+        notes.append(
+            f"Inference workspace: one layer's intermediates for a {chunk}-token prefill chunk "
+            "plus fp32 logits of the last position per sequence."
+        )
+    return InferenceBudget(
+        weights=weights,
+        kv_per_token=kv_per_token,
+        kv_shards_max=max(shards, 1),
+        context_len=w.context_len,
+        concurrency=w.concurrency,
+        act_unsharded=act_u,
+        act_sharded=act_s,
+    )
+
+
+# --- entry point ----------------------------------------------------------------------
+
+
+def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
+    """Validate and resolve ``workload`` once: model, architecture and byte budgets.
+
+    Raises :class:`InputError` naming the field for an unknown preset (with the closest
+    names) or an inconsistent architecture.
+    """
+    validate_workload(workload)
+    notes: list[str] = []
+    if isinstance(workload, Preprocess):
+        return ResolvedWorkload(
+            workload=workload,
+            kind="preprocess",
+            model_id=None,
+            arch=None,
+            training=None,
+            inference=None,
+            tokens=None,
+            assumptions=(),
+            data_gb=workload.data_gb,
+            target_hours=workload.target_hours,
+        )
+    model_id, arch, preset = resolve_model(workload.model, models, notes)
+    image_model = arch.kind in IMAGE_KINDS
+    image_size = workload.image_size
+    sample_flops = _sample_flops(preset, image_size)
+    if isinstance(workload, Inference):
+        inf = inference_budget(workload, arch, notes)
+        if image_model:
+            inf = _image_inference(workload, arch, preset, models, inf, notes)
+        return ResolvedWorkload(
+            workload=workload,
+            kind="inference",
+            model_id=model_id,
+            arch=arch,
+            training=None,
+            inference=inf,
+            tokens=workload.output_tokens,
+            assumptions=tuple(notes),
+            image_model=image_model,
+            sample_flops=sample_flops,
+        )
+    if arch.kind == "vit":
+        workload = _vit_training_view(workload, preset, notes)
+    if arch.kind == "encoder" and preset is not None and preset.max_positions:
+        if workload.seq_len > preset.max_positions:
+            raise InputError(
+                "workload.seq_len",
+                f"{preset.id} has {preset.max_positions} positions; seq_len {workload.seq_len} "
+                "exceeds it",
+            )
+    budget = training_budget(workload, arch, notes)
+    if not arch.transformer:
+        per_sample, _ = image_activation_bytes(
+            arch, preset, image_size, workload.gradient_checkpointing, models, notes
+        )
+        scale = 2.0 if workload.precision == "fp32" else 1.0
+        budget = _replace_acts(budget, per_sample * scale * workload.micro_batch_size, 0.0)
+    if image_model:
+        notes.append("Vision models: `tokens` counts training samples (images).")
+    return ResolvedWorkload(
+        workload=workload,
+        kind=workload.kind,
+        model_id=model_id,
+        arch=arch,
+        training=budget,
+        inference=None,
+        tokens=workload.tokens,
+        assumptions=tuple(notes),
+        image_model=image_model,
+        sample_flops=sample_flops,
+    )
+
+
+def _sample_flops(preset: ModelPreset | None, image_size: int | None) -> float | None:
+    """Forward FLOPs per sample, scaled by image area from the preset's reference size."""
+    if preset is None or preset.forward_gflops is None or preset.image_size is None:
+        return None
+    size = image_size or preset.image_size
+    return preset.forward_gflops * 1e9 * (size / preset.image_size) ** 2
+
+
+def _replace_acts(b: TrainingBudget, unsharded: float, sharded: float) -> TrainingBudget:
+    return TrainingBudget(
+        frozen_weights=b.frozen_weights,
+        train_weights=b.train_weights,
+        grads=b.grads,
+        grads_zero3=b.grads_zero3,
+        optimizer=b.optimizer,
+        trainable_params=b.trainable_params,
+        live_weights=b.live_weights,
+        live_grads=b.live_grads,
+        deepspeed=b.deepspeed,
+        act_unsharded=unsharded,
+        act_sharded=sharded,
+        offload=b.offload,
+    )
+
+
+def _vit_training_view(
+    w: Pretrain | Finetune, preset: ModelPreset | None, notes: list[str]
+) -> Pretrain | Finetune:
+    """ViT trains on patch tokens: seq_len = (image/16)^2 + 1 class token."""
+    import msgspec
+
+    size = w.image_size or (preset.image_size if preset else None) or 224
+    tokens = (size // 16) ** 2 + 1
+    notes.append(f"ViT-B/16 at {size}px sees {tokens} tokens per image (16px patches + [CLS]).")
+    return msgspec.structs.replace(w, seq_len=tokens)
+
+
+def _image_inference(
+    w: Inference,
+    arch: Arch,
+    preset: ModelPreset | None,
+    models: ModelRegistry,
+    inf: InferenceBudget,
+    notes: list[str],
+) -> InferenceBudget:
+    """Image-model serving: weights + per-sample activations x concurrency (upper bound)."""
+    if arch.kind == "vit" and arch.hidden and arch.heads and arch.layers:
+        size = w.image_size or (preset.image_size if preset else None) or 224
+        s = (size // 16) ** 2 + 1
+        u, sh = f.layer_activation_bytes(
+            s=s,
+            b=w.concurrency,
+            h=arch.hidden,
+            heads=arch.heads,
+            head_dim=arch.head_dim or arch.hidden // arch.heads,
+            kv_heads=arch.heads,
+            intermediate=arch.intermediate or 4 * arch.hidden,
+            glu=False,
+            flash_attention=False,
+        )
+        act = u + sh
+    else:
+        per_sample, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
+        act = per_sample * w.concurrency
+        notes.append(
+            "Image-model serving: the training activation figure is used as an upper bound."
+        )
+    return InferenceBudget(
+        weights=inf.weights,
+        kv_per_token=0.0,
+        kv_shards_max=1,
+        context_len=w.context_len,
+        concurrency=w.concurrency,
+        act_unsharded=act,
+        act_sharded=0.0,
+    )

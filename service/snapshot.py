@@ -1,0 +1,79 @@
+"""Providers backed by shipped snapshot files (catalog + prices), decoded with msgspec.
+
+Every first-party plugin is a :class:`SnapshotProvider` over two JSON files in its
+package directory; a third-party plugin may reuse it the same way. Decoding through the
+typed structs means a malformed row fails loading with the row's path in the message
+instead of surfacing later as a wrong recommendation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TypeVar
+
+import msgspec
+
+from service.providers import AsOf, InstanceType, Price
+
+
+class CatalogFile(msgspec.Struct, frozen=True, kw_only=True):
+    """``catalog.json``: the instance types a provider sells, with provenance per row."""
+
+    provider: str
+    display_name: str
+    currency: str = "CNY"
+    as_of: AsOf
+    """When this snapshot was compiled (rows carry their own source dates)."""
+    regions: tuple[str, ...]
+    instance_types: tuple[InstanceType, ...]
+
+
+class PriceFile(msgspec.Struct, frozen=True, kw_only=True):
+    """``prices.json``: the prices that could be confirmed; absent means unpriced."""
+
+    provider: str
+    as_of: AsOf
+    prices: tuple[Price, ...] = ()
+
+
+class SnapshotError(ValueError):
+    """A snapshot file is missing or does not match its schema."""
+
+
+T = TypeVar("T")
+
+
+def _decode(path: Path, kind: type[T]) -> T:
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=kind)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise SnapshotError(f"{path.name}: {exc}") from exc
+
+
+class SnapshotProvider:
+    """A provider serving the catalog and prices shipped in its package directory."""
+
+    def __init__(self, directory: Path) -> None:
+        catalog = _decode(directory / "catalog.json", CatalogFile)
+        price_path = directory / "prices.json"
+        prices = _decode(price_path, PriceFile) if price_path.exists() else None
+        self.name = catalog.provider
+        self.display_name = catalog.display_name
+        self.currency = catalog.currency
+        self.catalog_as_of = catalog.as_of
+        self.prices_as_of = prices.as_of if prices else None
+        self._regions = catalog.regions
+        self._instance_types = catalog.instance_types
+        self._prices = prices.prices if prices else ()
+
+    def regions(self) -> Sequence[str]:
+        return self._regions
+
+    def instance_types(self) -> Sequence[InstanceType]:
+        return self._instance_types
+
+    def prices(self, region: str | None = None) -> Sequence[Price]:
+        if region is None:
+            return self._prices
+        return tuple(p for p in self._prices if p.region in (region, "*"))

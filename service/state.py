@@ -1,0 +1,77 @@
+"""The per-app container handlers receive as the ``suanli`` dependency.
+
+``create_app`` builds exactly one :class:`Suanli` and stores it on ``app.state``; handlers
+declare a ``suanli: Suanli`` parameter and get it injected. Nothing here is a module
+global, so tests can build as many independent apps as they like.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol
+
+from litestar.datastructures import State
+
+if TYPE_CHECKING:
+    from service.accelerators import AcceleratorRegistry
+    from service.api.providers import LivePriceInfo
+    from service.cache import RequestCache, ResilientStore
+    from service.catalog import CatalogService
+    from service.plugins import PluginInfo
+    from service.settings import Settings
+    from service.shared import CatalogSync
+    from service.sizing.presets import ModelRegistry
+
+
+class LivePriceStatusSource(Protocol):
+    def info(self, provider: str) -> LivePriceInfo | None: ...
+
+
+class Suanli:
+    """Everything a request handler needs, built once per app by ``create_app``.
+
+    A plain class on purpose: litestar converts dataclass-typed dependency values field
+    by field, which would copy (and try to re-type) the whole container per request.
+    """
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        accelerators: AcceleratorRegistry,
+        models: ModelRegistry,
+        catalog: CatalogService,
+        cache: RequestCache,
+        shared_store: ResilientStore | None = None,
+        sync: CatalogSync | None = None,
+        plugin_report: list[PluginInfo] | None = None,
+        live_prices: LivePriceStatusSource | None = None,
+    ) -> None:
+        self.settings = settings
+        self.accelerators = accelerators
+        self.models = models
+        self.catalog = catalog
+        self.cache = cache
+        self.shared_store = shared_store
+        """The Redis-backed store when ``SUANLI_REDIS_URL`` is set (readiness pings it)."""
+        self.sync = sync
+        """Shared catalog generation (Redis); ``None`` in one process without Redis."""
+        self.plugin_report = plugin_report or []
+        self.live_prices = live_prices
+
+    async def publish_catalog_change(self) -> None:
+        """Tell the other replicas that the catalog changed (no-op without Redis)."""
+        if self.sync is not None:
+            await self.sync.publish()
+
+    def live_price_info(self, provider: str) -> LivePriceInfo | None:
+        """Live-price status of one provider for ``GET /v1/providers``."""
+        return None if self.live_prices is None else self.live_prices.info(provider)
+
+
+STATE_KEY = "suanli"
+
+
+def provide_suanli(state: State) -> Suanli:
+    """Litestar dependency provider: the app's :class:`Suanli` container."""
+    suanli: Suanli = state[STATE_KEY]
+    return suanli

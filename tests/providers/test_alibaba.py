@@ -1,0 +1,192 @@
+"""The Alibaba Cloud plugin: contract, sourced spot checks, coverage and known corrections.
+
+Spot checks pin numbers read from Alibaba's own instance-family pages, so an edit of the
+catalog that changes a fact must change the test too (and say why).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from plugins.alibaba import suanli_register_providers
+from plugins.alibaba.provider import load_provider
+from service.providers import HOURS_PER_MONTH, InstanceType, Provider
+from service.testing import ProviderContract
+
+CANONICAL_ACCELERATORS = frozenset(
+    {
+        "P4",
+        "P40",
+        "P100",
+        "V100-16GB",
+        "V100-32GB",
+        "T4",
+        "A10",
+        "A30",
+        "A100-40GB",
+        "A100-80GB",
+        "A800-40GB",
+        "A800-80GB",
+        "H800",
+        "H20",
+        "L20",
+        "L40S",
+        "L4",
+        "H100-80GB",
+        "RTX-4090D",
+        "Ascend-910",
+        "Ascend-910B1",
+        "Ascend-910B2",
+        "Ascend-910B3",
+        "Ascend-910B4",
+        "Ascend-310",
+        "Ascend-310P",
+    }
+)
+"""The canonical names from the project brief (until the accelerator registry lands)."""
+
+
+class TestAlibabaContract(ProviderContract):
+    known_accelerators = CANONICAL_ACCELERATORS
+
+    @pytest.fixture
+    def provider(self) -> Provider:
+        return load_provider()
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, InstanceType]:
+    return {row.instance_type: row for row in load_provider().instance_types()}
+
+
+def test_hook_registers_one_alibaba_provider() -> None:
+    providers = suanli_register_providers()
+    assert [p.name for p in providers] == ["alibaba"]
+    assert providers[0].display_name == "Alibaba Cloud (阿里云)"
+
+
+@pytest.mark.parametrize(
+    ("name", "accelerator", "count", "gpu_mem", "vcpus", "mem", "rdma"),
+    [
+        ("ecs.gn7i-c8g1.2xlarge", "A10", 1, 24.0, 8, 30.0, None),
+        ("ecs.gn6i-c4g1.xlarge", "T4", 1, 16.0, 4, 15.0, None),
+        ("ecs.gn6v-c8g1.16xlarge", "V100-16GB", 8, 16.0, 64, 256.0, None),
+        ("ecs.gn6e-c12g1.3xlarge", "V100-32GB", 1, 32.0, 12, 92.0, None),
+        ("ecs.gn7-c12g1.3xlarge", "A100-40GB", 1, 40.0, 12, 94.0, None),
+        ("ecs.gn7s-c8g1.2xlarge", "A30", 1, 24.0, 8, 60.0, None),
+        ("ecs.gn8is-8x.32xlarge", "L20", 8, 48.0, 128, 1024.0, "erdma"),
+        ("ecs.ebmgn8is.32xlarge", "L20", 8, 48.0, 128, 1024.0, "erdma"),
+        ("ecs.gn8v-8x.48xlarge", "H20", 8, 96.0, 192, 1024.0, "erdma"),
+        ("ecs.gn5i-c4g1.xlarge", "P4", 1, 8.0, 4, 16.0, None),
+    ],
+)
+def test_gpu_spot_checks(
+    rows: dict[str, InstanceType],
+    name: str,
+    accelerator: str,
+    count: int,
+    gpu_mem: float,
+    vcpus: int,
+    mem: float,
+    rdma: str | None,
+) -> None:
+    row = rows[name]
+    assert row.accelerator == accelerator
+    assert row.accelerator_count == count
+    assert row.accelerator_memory_gib == gpu_mem
+    assert row.vcpus == vcpus
+    assert row.memory_gib == mem
+    assert row.rdma == rdma
+
+
+def test_network_figures_are_baseline_bandwidth(rows: dict[str, InstanceType]) -> None:
+    assert rows["ecs.gn7i-c8g1.2xlarge"].network_gbps == 16.0
+    assert rows["ecs.gn6i-c4g1.xlarge"].network_gbps == 4.0
+    assert rows["ecs.ebmgn8is.32xlarge"].network_gbps == 160.0  # 80 x 2
+
+
+@pytest.mark.parametrize(
+    ("name", "vcpus", "mem"),
+    [
+        ("ecs.c7.2xlarge", 8, 16.0),
+        ("ecs.c7.16xlarge", 64, 128.0),
+        ("ecs.g7.4xlarge", 16, 64.0),
+        ("ecs.r7.8xlarge", 32, 256.0),
+        ("ecs.r7.32xlarge", 128, 1024.0),
+    ],
+)
+def test_cpu_spot_checks(rows: dict[str, InstanceType], name: str, vcpus: int, mem: float) -> None:
+    row = rows[name]
+    assert row.is_cpu_only
+    assert (row.vcpus, row.memory_gib) == (vcpus, mem)
+
+
+def test_unnamed_gpu_models_are_flagged_low_or_medium(rows: dict[str, InstanceType]) -> None:
+    """Alibaba names no model for gn8v (H20) or gn7e (A100-80GB): never 'high'."""
+    for row in rows.values():
+        if row.family in {"gn8v", "gn8v-tee", "ebmgn8v"}:
+            assert row.accelerator == "H20"
+            assert row.confidence == "low"
+            assert row.notes
+            assert "NOT named" in row.notes
+        if row.family in {"gn7e", "ebmgn7e"}:
+            assert row.accelerator == "A100-80GB"
+            assert row.confidence != "high"
+            assert row.notes
+            assert "not named" in row.notes
+
+
+def test_coverage_floor(rows: dict[str, InstanceType]) -> None:
+    gpu = [r for r in rows.values() if not r.is_cpu_only]
+    cpu = [r for r in rows.values() if r.is_cpu_only]
+    assert len(gpu) >= 40
+    assert len(cpu) >= 5
+    families = {r.family for r in gpu}
+    required = {"gn6i", "gn6v", "gn6e", "gn7i", "gn7", "gn7e", "gn7s", "gn8is", "gn8v"}
+    assert required <= families, required - families
+
+
+def test_gpu_rows_have_the_fields_the_planner_needs(rows: dict[str, InstanceType]) -> None:
+    for row in rows.values():
+        assert row.missing_fields == (), (row.instance_type, row.missing_fields)
+
+
+def test_family_matches_instance_type_name(rows: dict[str, InstanceType]) -> None:
+    for name, row in rows.items():
+        match = re.fullmatch(r"ecs\.([a-z0-9]+(?:-tee)?)(?:[.-].*)", name)
+        assert match, name
+        assert match.group(1) == row.family, name
+
+
+def test_no_instance_type_from_the_corrections_list(rows: dict[str, InstanceType]) -> None:
+    assert not [name for name in rows if "gn5e" in name]
+    assert "ecs.gn8i-vf8.2xlarge" not in rows
+    assert not [name for name in rows if ".gn8i-" in name or "-vf" in name]
+
+
+def test_unmatched_blackwell_rows_are_left_out(rows: dict[str, InstanceType]) -> None:
+    """gn9gc's 72 GB Blackwell GPU has no canonical name, so its rows are omitted."""
+    assert not [name for name in rows if "gn9" in name]
+
+
+def test_prices_are_tied_to_region_and_monthly_rows_convert_at_730_hours() -> None:
+    provider = load_provider()
+    prices = list(provider.prices())
+    assert {p.region for p in prices} == {"cn-shanghai"}
+    assert all(p.as_of == "2023-06" and not p.estimated for p in prices)
+    by_key = {(p.instance_type, p.billing): p for p in prices}
+    assert by_key[("ecs.gn7i-c8g1.2xlarge", "on_demand")].price_per_hour == 9.53
+    monthly = by_key[("ecs.gn7i-c8g1.2xlarge", "monthly")]
+    assert monthly.price_per_month == 4575.66
+    for price in prices:
+        if price.billing == "monthly":
+            assert price.price_per_month is not None
+            assert price.price_per_hour is not None
+            assert math.isclose(
+                price.price_per_hour, price.price_per_month / HOURS_PER_MONTH, abs_tol=1e-4
+            )
+    assert provider.prices("cn-beijing") == ()
+    assert len(provider.prices("cn-shanghai")) == len(prices)

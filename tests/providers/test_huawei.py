@@ -1,0 +1,268 @@
+"""The Huawei Cloud plugin: contract, sourced spot checks, Ascend identity, coverage, prices.
+
+Spot checks pin the numbers of the reference rows (OTC edition of Huawei's ECS tables,
+ModelArts API examples, measured nodes), so a catalog edit that changes a fact must change
+the test too, and say why. Ascend chip identity is the fragile part: ``snt9b1`` is a
+measured 910B4 (32 GB) while ``snt9b3`` is only *reported* as 910B3 (64 GB), so the tests
+also pin the confidence each mapping carries.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from plugins.huawei import (
+    ascend_accelerators,
+    suanli_register_accelerators,
+    suanli_register_providers,
+)
+from plugins.huawei.provider import load_provider
+from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.providers import ALL_REGIONS, InstanceType, Provider
+from service.testing import ProviderContract
+
+CANONICAL_ACCELERATORS = frozenset(
+    {
+        "P4",
+        "P40",
+        "P100",
+        "V100-16GB",
+        "V100-32GB",
+        "T4",
+        "A10",
+        "A30",
+        "A100-40GB",
+        "A100-80GB",
+        "A800-40GB",
+        "A800-80GB",
+        "H800",
+        "H20",
+        "L20",
+        "L40S",
+        "L4",
+        "H100-80GB",
+        "RTX-4090D",
+        "Ascend-910",
+        "Ascend-910B1",
+        "Ascend-910B2",
+        "Ascend-910B3",
+        "Ascend-910B4",
+        "Ascend-310",
+        "Ascend-310P",
+    }
+)
+"""The canonical names from the project brief (COMMON.md)."""
+
+
+class TestHuaweiContract(ProviderContract):
+    known_accelerators = CANONICAL_ACCELERATORS
+
+    @pytest.fixture
+    def provider(self) -> Provider:
+        return load_provider()
+
+
+@pytest.fixture(scope="module")
+def rows() -> dict[str, InstanceType]:
+    return {row.instance_type: row for row in load_provider().instance_types()}
+
+
+@pytest.fixture(scope="module")
+def registry() -> AcceleratorRegistry:
+    return AcceleratorRegistry([*ascend_accelerators(), *builtin_accelerators()])
+
+
+def test_hooks_register_the_provider_and_the_ascend_specs() -> None:
+    providers = suanli_register_providers()
+    assert [p.name for p in providers] == ["huawei"]
+    assert providers[0].display_name == "Huawei Cloud (华为云)"
+    specs = suanli_register_accelerators()
+    assert [s.name for s in specs] == [
+        "Ascend-910",
+        "Ascend-910B1",
+        "Ascend-910B2",
+        "Ascend-910B3",
+        "Ascend-910B4",
+        "Ascend-310P",
+    ]
+    assert all(s.vendor == "Huawei" and s.stack == "cann" for s in specs)
+
+
+def test_ascend_specs_are_canonical_and_alias_clean(registry: AcceleratorRegistry) -> None:
+    assert {s.name for s in ascend_accelerators()} <= CANONICAL_ACCELERATORS
+    assert registry.alias_conflicts == ()
+    for spec in ascend_accelerators():
+        for alias in spec.aliases:
+            resolved = registry.resolve(alias)
+            assert resolved is not None, alias
+            assert resolved.name == spec.name, alias
+    for family in ("910B", "snt9b", "Ascend"):
+        assert registry.resolve(family) is None, f"{family!r} is a family, not one chip"
+
+
+@pytest.mark.parametrize(
+    ("name", "accelerator", "count", "acc_mem", "vcpus", "mem", "net"),
+    [
+        ("pi2.2xlarge.4", "T4", 1, 16.0, 8, 32.0, 10.0),
+        ("pi2.8xlarge.4", "T4", 4, 16.0, 32, 128.0, 25.0),
+        ("g6.4xlarge.4", "T4", 1, 16.0, 16, 64.0, 25.0),
+        ("p2s.2xlarge.8", "V100-32GB", 1, 32.0, 8, 64.0, 10.0),
+        ("p2s.16xlarge.8", "V100-32GB", 8, 32.0, 64, 512.0, 30.0),
+        ("p2v.8xlarge.8", "V100-16GB", 4, 16.0, 32, 256.0, 25.0),
+        ("p1.4xlarge.8", "P100", 2, 16.0, 16, 128.0, 8.0),
+        ("modelarts.bm.snt9.xlarge.8", "Ascend-910", 8, 32.0, 192, 768.0, None),
+        ("modelarts.bm.snt9.xlarge.2", "Ascend-910", 2, 32.0, 48, 192.0, None),
+        ("modelarts.bm.arm.24u.npu.1snt9b", "Ascend-910B3", 1, 64.0, 24, 192.0, None),
+    ],
+)
+def test_accelerator_spot_checks(
+    rows: dict[str, InstanceType],
+    name: str,
+    accelerator: str,
+    count: int,
+    acc_mem: float,
+    vcpus: int,
+    mem: float,
+    net: float | None,
+) -> None:
+    row = rows[name]
+    assert (row.accelerator, row.accelerator_count, row.accelerator_memory_gib) == (
+        accelerator,
+        count,
+        acc_mem,
+    )
+    assert (row.vcpus, row.memory_gib, row.network_gbps) == (vcpus, mem, net)
+
+
+def test_p1_keeps_its_local_nvme_and_legacy_flag(rows: dict[str, InstanceType]) -> None:
+    row = rows["p1.8xlarge.8"]
+    assert row.local_nvme == "4x800 GiB NVMe"
+    assert row.confidence == "low"
+    assert row.as_of == "2022-03"
+
+
+@pytest.mark.parametrize(
+    ("name", "vcpus", "mem", "net"),
+    [
+        ("c3.2xlarge.2", 8, 16.0, 5.0),
+        ("c3.15xlarge.2", 60, 128.0, 17.0),
+        ("c3.8xlarge.4", 32, 128.0, 15.0),
+        ("c7.2xlarge.2", 8, 16.0, None),
+        ("c7.8xlarge.2", 32, 64.0, None),
+    ],
+)
+def test_cpu_spot_checks(
+    rows: dict[str, InstanceType], name: str, vcpus: int, mem: float, net: float | None
+) -> None:
+    row = rows[name]
+    assert row.is_cpu_only
+    assert row.accelerator_count == 0
+    assert (row.vcpus, row.memory_gib, row.network_gbps) == (vcpus, mem, net)
+    assert row.missing_fields == ()
+
+
+def test_ascend_rows_use_cann_specs(
+    rows: dict[str, InstanceType], registry: AcceleratorRegistry
+) -> None:
+    ascend = [r for r in rows.values() if r.accelerator and r.accelerator.startswith("Ascend")]
+    assert len(ascend) == 8
+    for row in ascend:
+        assert row.accelerator is not None
+        spec = registry.get(row.accelerator)
+        assert spec.stack == "cann", row.instance_type
+        assert spec.vendor == "Huawei"
+        assert row.instance_type.startswith("modelarts.bm."), row.instance_type
+        if row.accelerator_memory_gib is not None:
+            assert row.accelerator_memory_gib == spec.memory_gib, row.instance_type
+
+
+def test_snt9b_identity_follows_the_reference(rows: dict[str, InstanceType]) -> None:
+    """snt9b1 = 910B4 was measured; snt9b3/snt9b2 = 910B3 is reported only, so low."""
+    measured = rows["modelarts.bm.npu.arm.4snt9b1"]
+    assert (measured.accelerator, measured.accelerator_count) == ("Ascend-910B4", 4)
+    assert measured.accelerator_memory_gib == 32.0
+    assert measured.confidence == "medium"
+    for name, row in rows.items():
+        if "snt9b3" in name or "snt9b2" in name or "d910b" in name or name.endswith("1snt9b"):
+            assert row.accelerator == "Ascend-910B3", name
+            assert row.confidence == "low", name
+            assert row.notes, name
+
+
+def test_unconfirmed_npu_memory_keeps_rows_out_of_recommendations(
+    rows: dict[str, InstanceType],
+) -> None:
+    incomplete = {name for name, row in rows.items() if row.missing_fields}
+    assert incomplete == {
+        "modelarts.bm.npu.arm.4snt9b1",
+        "modelarts.bm.arm.24u.192g.npu.1d910b",
+        "modelarts.bm.arm.48u.384g.npu.2d910b",
+        "modelarts.bm.npu.arm.8snt9b2.d",
+        "modelarts.bm.npu.arm.8snt9b3.i6l.d.c004",
+    }
+    assert rows["modelarts.bm.arm.24u.192g.npu.1d910b"].missing_fields == (
+        "accelerator_memory_gib",
+    )
+
+
+def test_coverage_floor(rows: dict[str, InstanceType]) -> None:
+    accelerated = [r for r in rows.values() if not r.is_cpu_only]
+    cpu = [r for r in rows.values() if r.is_cpu_only]
+    assert len(accelerated) == 23
+    assert len(cpu) == 10
+    assert {r.accelerator for r in accelerated} == {
+        "T4",
+        "V100-16GB",
+        "V100-32GB",
+        "P100",
+        "Ascend-910",
+        "Ascend-910B3",
+        "Ascend-910B4",
+    }
+    gpu_families = {r.family for r in accelerated if not r.family.startswith("modelarts")}
+    assert gpu_families == {"pi2", "p2s", "p2v", "g6", "p1"}
+    assert {r.family for r in cpu} == {"c3", "c7"}
+
+
+def test_otc_only_and_unidentified_flavors_are_left_out(rows: dict[str, InstanceType]) -> None:
+    """OTC-only sizes, GPU models nobody confirmed, and NPU counts nobody published."""
+    for name in ("pi2.3xlarge.4", "pi2.16xlarge.4", "g6.10xlarge.7", "g6.20xlarge.7"):
+        assert name not in rows, "OTC-only size, absent from the Huawei flavor list"
+    for prefix in ("pi1.", "p2vs.", "ai1s.", "kai1s.", "p3.", "p5", "pi5e.", "g7."):
+        assert not [n for n in rows if n.startswith(prefix)], prefix
+    assert "g6.xlarge.4" not in rows, "GPU count unknown"
+
+
+def test_rows_are_sourced_and_flavor_names_look_like_huawei_ids(
+    rows: dict[str, InstanceType],
+) -> None:
+    for name, row in rows.items():
+        assert " " not in name
+        assert name == name.lower() or name.startswith("modelarts."), name
+        assert len(row.source) > 40, name
+    ecs = [r for r in rows.values() if not r.instance_type.startswith("modelarts.")]
+    assert all(r.instance_type.split(".")[0] == r.family for r in ecs)
+
+
+def test_regions() -> None:
+    provider = load_provider()
+    assert list(provider.regions()) == ["cn-north-4", "cn-southwest-2", "af-south-1"]
+    rows = {r.instance_type: r for r in provider.instance_types()}
+    assert rows["modelarts.bm.arm.48u.384g.npu.2d910b"].regions == ("af-south-1",)
+    assert rows["c7.2xlarge.2"].regions == ("cn-north-4",)
+    assert rows["p2s.2xlarge.8"].regions == (), "no source says where it is sold"
+
+
+def test_the_only_price_is_the_quoted_modelarts_snt9b3_price() -> None:
+    provider = load_provider()
+    prices = list(provider.prices())
+    assert len(prices) == 1
+    price = prices[0]
+    assert price.instance_type == "modelarts.bm.arm.24u.npu.1snt9b"
+    assert (price.region, price.billing, price.price_per_hour) == (ALL_REGIONS, "on_demand", 29.55)
+    assert price.price_per_month is None
+    assert not price.estimated
+    assert price.as_of == "2026-05-15"
+    assert price.notes
+    assert "region is not stated" in price.notes
+    assert provider.prices("cn-southwest-2") == (price,), "a '*' price applies in every region"

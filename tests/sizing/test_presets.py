@@ -1,0 +1,142 @@
+"""Presets: exact counts from their configs, ids, aliases and the plugin hook."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.sizing.presets import (
+    ModelPreset,
+    ModelRegistry,
+    builtin_presets,
+    decoder_params,
+    default_model_registry,
+    fold_model_name,
+)
+
+REGISTRY = ModelRegistry(builtin_presets())
+
+ISSUE_IDS = {
+    "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b", "llama-3-70b", "llama-3.1-8b",
+    "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b", "qwen2.5-0.5b",
+    "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b", "qwen2.5-72b",
+    "qwen-1.8b", "qwen-7b", "qwen-14b", "qwen-72b", "deepseek-v3", "resnet-50", "bert-base",
+    "bert-large", "yolov8-m", "vit-b-16", "sd-1.5",
+}  # fmt: skip
+
+HF_TOTALS = {
+    # anchors-estimation.md §1.1 and the Hugging Face model cards / safetensors totals
+    "llama-2-7b": 6_738_415_616,
+    "llama-3-8b": 8_030_261_248,
+    "qwen2.5-72b": 72_706_203_648,
+    "qwen2.5-0.5b": 494_032_768,
+    "qwen-7b": 7_721_324_544,
+    "llama-3.1-405b": 405_853_388_800,
+}
+
+
+def test_issue_presets_all_present() -> None:
+    assert {p.id for p in REGISTRY.all()} >= ISSUE_IDS
+
+
+@pytest.mark.parametrize("preset", builtin_presets(), ids=lambda p: p.id)
+def test_preset_id_and_source(preset: ModelPreset) -> None:
+    assert re.fullmatch(r"[a-z0-9]+(?:[.-][a-z0-9]+)*", preset.id)
+    assert len(preset.source) > 20
+    assert preset.params_b > 0
+    if preset.active_params_b is not None:
+        assert preset.active_params_b < preset.params_b
+
+
+DECODERS = [p for p in builtin_presets() if p.kind in ("decoder", "moe") and p.mla_kv_dim is None]
+
+
+@pytest.mark.parametrize("preset", DECODERS, ids=lambda p: p.id)
+def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
+    """Every Llama/Mistral/Qwen/Mixtral preset's count follows from its config fields."""
+    assert preset.layers and preset.hidden and preset.heads and preset.kv_heads
+    assert preset.intermediate and preset.vocab
+    arch = {
+        "layers": preset.layers,
+        "hidden": preset.hidden,
+        "heads": preset.heads,
+        "kv_heads": preset.kv_heads,
+        "intermediate": preset.intermediate,
+        "vocab": preset.vocab,
+        "tied_embeddings": preset.tied_embeddings,
+        "qkv_bias": preset.qkv_bias,
+        "head_dim": preset.head_dim,
+        "experts": preset.experts,
+    }
+    assert decoder_params(**arch) == round(preset.params_b * 1e9)
+    if preset.active_params_b is not None:
+        active = decoder_params(**arch, experts_per_token=preset.experts_per_token)
+        assert active == round(preset.active_params_b * 1e9)
+
+
+@pytest.mark.parametrize(("preset_id", "total"), HF_TOTALS.items())
+def test_known_totals(preset_id: str, total: int) -> None:
+    p = REGISTRY.resolve(preset_id)
+    assert p is not None
+    assert round(p.params_b * 1e9) == total
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("llama-2-7b", "llama-2-7b"),
+        ("Llama-2-7B", "llama-2-7b"),
+        ("meta-llama/Llama-2-7b-hf", "llama-2-7b"),
+        ("meta-llama/Llama-2-7b-chat-hf", "llama-2-7b"),
+        ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+        ("qwen2.5-7b", "qwen2.5-7b"),
+        ("Qwen/Qwen-7B-Chat", "qwen-7b"),
+        ("Qwen/Qwen-1_8B", "qwen-1.8b"),
+        ("meta-llama/Meta-Llama-3-8B-Instruct", "llama-3-8b"),
+        ("meta-llama/Llama-3.1-405B-Instruct", "llama-3.1-405b"),
+        ("mistralai/Mistral-7B-Instruct-v0.1", "mistral-7b"),
+        ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+        ("deepseek-ai/DeepSeek-V3", "deepseek-v3"),
+        ("resnet50", "resnet-50"),
+        ("google-bert/bert-base-uncased", "bert-base"),
+        ("runwayml/stable-diffusion-v1-5", "sd-1.5"),
+        ("yolov8m", "yolov8-m"),
+        ("vit_b_16", "vit-b-16"),
+    ],
+)
+def test_aliases_resolve(name: str, expected: str) -> None:
+    p = REGISTRY.resolve(name)
+    assert p is not None and p.id == expected
+
+
+def test_llama3_and_31_are_distinct_presets() -> None:
+    a, b = REGISTRY.resolve("llama-3-8b"), REGISTRY.resolve("llama-3.1-8b")
+    assert a is not None and b is not None and a.id != b.id
+
+
+def test_unknown_name_has_close_suggestions() -> None:
+    assert REGISTRY.resolve("lama-2-7b") is None
+    assert REGISTRY.suggest("lama-2-7b")[0] == "llama-2-7b"
+    assert "qwen2.5-7b" in REGISTRY.suggest("qwen2.5-8b")
+    assert REGISTRY.suggest("zzzzzzzz") == []
+
+
+def test_fold() -> None:
+    assert fold_model_name("meta-llama/Llama-2-7b-chat-hf") == "llama27b"
+    assert fold_model_name("bert-base") == "bertbase"  # "base" is part of the name
+
+
+def test_first_registration_of_an_id_wins() -> None:
+    custom = ModelPreset(
+        id="llama-2-7b", display_name="mine", kind="decoder", params_b=1.0, source="a test preset"
+    )
+    reg = ModelRegistry([custom, *builtin_presets()])
+    found = reg.resolve("llama-2-7b")
+    assert found is not None and found.params_b == 1.0
+    assert len(reg) == len(builtin_presets())
+
+
+def test_default_registry_collects_the_hook() -> None:
+    reg = default_model_registry()
+    assert {p.id for p in reg.all()} >= ISSUE_IDS

@@ -1,0 +1,87 @@
+"""The load script in its short CI form: a real server under 64 concurrent connections of
+mixed, partly hostile traffic must give no 5xx, no connection error, 4xx to every hostile
+request and 200 to every valid one (``SUANLI_LOAD_SECONDS``, default 10)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BUILTIN_PROVIDERS, REPO_ROOT
+
+LOAD_SCRIPT = REPO_ROOT / "bench" / "load.py"
+SECONDS = float(os.environ.get("SUANLI_LOAD_SECONDS", "10"))
+
+
+def _run(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SUANLI_PLUGINS": ",".join(BUILTIN_PROVIDERS)}
+    env.pop("SUANLI_REDIS_URL", None)
+    return subprocess.run(
+        [sys.executable, str(LOAD_SCRIPT), *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_short_load_run_has_no_errors(tmp_path: Path) -> None:
+    report_path = tmp_path / "load.json"
+    result = _run(
+        "--duration",
+        str(SECONDS),
+        "--concurrency",
+        "64",
+        "--hostile-fraction",
+        "0.1",
+        "--json-out",
+        str(report_path),
+        timeout=SECONDS + 120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["ok"] is True
+    assert report["server_errors"] == 0, report
+    assert report["connection_errors"] == 0, report
+    assert report["concurrency"] == 64
+    assert report["requests"] > 64, report
+    assert report["hostile_requests"] > 0, report
+    assert report["hostile_not_4xx"] == 0, report
+    assert report["valid_not_200"] == 0, report
+    assert report["status_classes"].get("4xx", 0) >= report["hostile_requests"]
+    assert report["duration_s"] >= SECONDS
+    assert report["latency_ms"]["p99"] > 0
+    assert "req/s" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com:80",
+        "http://10.0.0.1:8000",
+        "https://127.0.0.1:8000",
+        "http://127.0.0.2:8000",
+        "http://localhost.evil.com:8000",
+        "http://127.0.0.1",
+    ],
+)
+def test_only_loopback_urls_are_accepted(url: str) -> None:
+    result = _run("--url", url, "--duration", "1", timeout=30)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "only http://127.0.0.1" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["--duration", "0"], ["--duration", "100000"], ["--concurrency", "0"]]
+)
+def test_unbounded_runs_are_refused(args: list[str]) -> None:
+    result = _run(*args, timeout=30)
+    assert result.returncode == 2, result.stdout + result.stderr

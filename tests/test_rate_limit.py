@@ -1,0 +1,98 @@
+"""Rate limiting per client on /v1 routes: 429 with ``Retry-After``, health and metrics
+exempt, and one shared budget across replicas when Redis is configured."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+MakeClient = Callable[..., TestClient[Litestar]]
+LIMIT = 5
+ESTIMATE = {"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}}
+
+
+def _spend(client: TestClient[Litestar], n: int) -> list[int]:
+    return [client.get("/v1/providers").status_code for _ in range(n)]
+
+
+def _assert_429(client: TestClient[Litestar]) -> None:
+    response = client.get("/v1/providers")
+    assert response.status_code == 429, response.text
+    retry_after = response.headers.get("retry-after")
+    assert retry_after is not None, dict(response.headers)
+    assert retry_after.isdigit(), retry_after
+    assert 1 <= int(retry_after) <= 60, retry_after
+    body = response.json()
+    assert body["status_code"] == 429
+    assert "too many requests" in body["detail"].lower(), body
+    assert response.headers["ratelimit-limit"] == str(LIMIT)
+    assert response.headers["ratelimit-remaining"] == "0"
+
+
+def test_sixth_request_in_a_minute_is_429_with_retry_after(make_client: MakeClient) -> None:
+    client = make_client(rate_limit_per_minute=LIMIT)
+    assert _spend(client, LIMIT) == [200] * LIMIT
+    _assert_429(client)
+    _assert_429(client)  # refused requests do not extend the window or crash
+
+
+def test_limit_counts_every_v1_route_and_every_outcome(make_client: MakeClient) -> None:
+    client = make_client(rate_limit_per_minute=LIMIT)
+    statuses = [
+        client.get("/v1/providers").status_code,
+        client.post("/v1/estimate", json=ESTIMATE).status_code,
+        client.post("/v1/estimate", json={}).status_code,  # a 400 still costs a request
+        client.get("/v1/accelerators").status_code,
+        client.get("/v1/providers/nope/instance-types").status_code,
+    ]
+    assert statuses == [200, 200, 400, 200, 404]
+    assert client.post("/v1/estimate", json=ESTIMATE).status_code == 429
+
+
+def test_health_metrics_and_schema_are_exempt(make_client: MakeClient) -> None:
+    client = make_client(rate_limit_per_minute=LIMIT)
+    _spend(client, LIMIT)
+    for _ in range(3 * LIMIT):
+        assert client.get("/healthz").status_code == 200
+        assert client.get("/readyz").status_code == 200
+        assert client.get("/metrics").status_code == 200
+    assert client.get("/schema/openapi.json").status_code == 200
+    _assert_429(client)
+
+
+def test_forwarded_for_header_does_not_buy_a_fresh_budget(make_client: MakeClient) -> None:
+    """The client address comes from the connection, never from X-Forwarded-For, which
+    any client can set: rotating it must not escape the limit."""
+    client = make_client(rate_limit_per_minute=LIMIT)
+    for i in range(LIMIT):
+        headers = {"X-Forwarded-For": f"10.0.0.{i}", "X-Real-IP": f"10.0.1.{i}"}
+        assert client.get("/v1/providers", headers=headers).status_code == 200
+    response = client.get("/v1/providers", headers={"X-Forwarded-For": "10.9.9.9"})
+    assert response.status_code == 429
+
+
+def test_zero_disables_rate_limiting(make_client: MakeClient) -> None:
+    client = make_client(rate_limit_per_minute=0)
+    assert set(_spend(client, 3 * LIMIT)) == {200}
+    assert "ratelimit-limit" not in client.get("/v1/providers").headers
+
+
+@pytest.mark.redis
+def test_limit_is_shared_by_replicas_on_one_redis(redis_url: str, make_client: MakeClient) -> None:
+    first = make_client(rate_limit_per_minute=LIMIT, redis_url=redis_url)
+    second = make_client(rate_limit_per_minute=LIMIT, redis_url=redis_url)
+    assert _spend(first, 3) == [200] * 3
+    assert _spend(second, 2) == [200] * 2
+    _assert_429(first)
+    _assert_429(second)
+
+
+def test_limit_falls_back_to_memory_when_redis_is_down(make_client: MakeClient) -> None:
+    """Redis unreachable: the limit still holds per replica (in-memory fallback), and
+    requests never fail because the limiter's store is gone."""
+    client = make_client(rate_limit_per_minute=LIMIT, redis_url="redis://127.0.0.1:1/0")
+    assert _spend(client, LIMIT) == [200] * LIMIT
+    _assert_429(client)

@@ -1,0 +1,175 @@
+"""The OpenAPI contract, checked by schemathesis against the live ASGI app.
+
+Every operation gets the examples, coverage and fuzzing phases with *all* schemathesis
+checks (server errors, status codes, content types, response schemas and headers,
+negative-data rejection, positive-data acceptance, ...), then a stateful run follows the
+links where one response feeds the next request (``GET /v1/providers`` -> a provider's
+instance types). Generation is deterministic (fixed seed, derandomized Hypothesis), so a
+failure reproduces on every machine.
+
+``SUANLI_SCHEMATHESIS_EXAMPLES`` sets the fuzzing examples per operation (default 100,
+what CI runs).
+
+The admin route is exercised without credentials (the key is configured but never given to
+schemathesis): the contract must hold for the 401 answers an attacker gets, and nothing a
+generator sends may reload the catalog.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import hypothesis
+import pytest
+import schemathesis
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from service.app import create_app
+from tests.conftest import app_settings
+
+EXAMPLES = int(os.environ.get("SUANLI_SCHEMATHESIS_EXAMPLES", "100"))
+SEED = 20_261_130
+STATEFUL_RUNS = max(10, EXAMPLES // 4)
+
+APP = create_app(app_settings(api_key="schemathesis-never-sees-this-key"))
+
+
+@functools.cache
+def _app_schema() -> str:
+    return json.dumps(APP.openapi_schema.to_schema())
+
+
+def _raw_schema() -> dict[str, Any]:
+    """The app's own OpenAPI document, plus the links that connect its operations."""
+    raw: dict[str, Any] = json.loads(_app_schema())
+    providers_ok = raw["paths"]["/v1/providers"]["get"]["responses"]["200"]
+    providers_ok.setdefault("links", {})["InstanceTypes"] = {
+        "operationId": _operation_id(raw, "/v1/providers/{name}/instance-types", "get"),
+        "parameters": {"path.name": "$response.body#/0/name"},
+        "description": "The first listed provider's instance types.",
+    }
+    return raw
+
+
+def _operation_id(raw: dict[str, Any], path: str, method: str) -> str:
+    operation_id: str = raw["paths"][path][method]["operationId"]
+    return operation_id
+
+
+CONFIG = schemathesis.Config.from_dict(
+    {
+        "seed": SEED,
+        "generation": {
+            "mode": "all",  # valid and invalid inputs
+            "max-examples": EXAMPLES,
+            "deterministic": True,
+            "database": "none",
+        },
+        "checks": {"enabled": True},
+        "phases": {
+            "examples": {"enabled": True},
+            "coverage": {"enabled": True},
+            "fuzzing": {"enabled": True},
+            "stateful": {"enabled": True},
+        },
+    }
+)
+
+schema = schemathesis.openapi.from_dict(_raw_schema(), config=CONFIG)
+schema.app = APP
+schema.location = "/schema/openapi.json"
+
+
+@schema.parametrize()
+@hypothesis.settings(
+    deadline=None,
+    suppress_health_check=list(hypothesis.HealthCheck),
+    print_blob=True,
+)
+def test_api_contract(case: schemathesis.Case) -> None:
+    case.call_and_validate()
+
+
+def test_stateful_links() -> None:
+    """Follow the links: the provider names ``GET /v1/providers`` returns must each be a
+    valid ``{name}`` for the instance-types route (200, never 404)."""
+    workflow = schema.as_state_machine()
+    workflow.run(
+        settings=hypothesis.settings(
+            max_examples=STATEFUL_RUNS,
+            stateful_step_count=6,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(hypothesis.HealthCheck),
+        )
+    )
+
+
+def test_links_resolve_to_instance_types(
+    make_client: Callable[..., TestClient[Litestar]],
+) -> None:
+    """The link is real: every provider that loaded has a 200 instance-types page."""
+    client = make_client()
+    providers = client.get("/v1/providers").json()
+    loaded = [p["name"] for p in providers if p["status"] == "loaded"]
+    assert loaded
+    for name in loaded:
+        page = client.get(f"/v1/providers/{name}/instance-types", params={"limit": 1})
+        assert page.status_code == 200, (name, page.text)
+        assert page.json()["total"] > 0
+
+
+# --- what the contract must document ----------------------------------------------------
+
+ERROR_FIELDS = {"status_code", "detail"}
+
+
+def _resolve(raw: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        target: Any = raw
+        for part in node["$ref"].lstrip("#/").split("/"):
+            target = target[part]
+        node = target
+    return node
+
+
+def _v1_operations(raw: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (path, method, op)
+        for path, item in raw["paths"].items()
+        if path.startswith("/v1/")
+        for method, op in item.items()
+        if method in {"get", "post", "put", "patch", "delete"}
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "method"),
+    [(p, m) for p, m, _ in _v1_operations(_raw_schema())],
+)
+def test_every_status_the_app_can_return_is_documented(path: str, method: str) -> None:
+    """400 for bad input, 413 for oversized bodies and 415 for non-JSON bodies on POST
+    routes that take one, 429 from the rate limiter on every /v1 route, 500 as the last
+    resort — each documented with the one error shape."""
+    raw = _raw_schema()
+    op = raw["paths"][path][method]
+    expected = {"429", "500"}
+    if op.get("parameters") or op.get("requestBody"):
+        expected.add("400")
+    if op.get("requestBody"):
+        expected |= {"413", "415"}
+    documented = set(op["responses"])
+    missing = expected - documented
+    assert not missing, f"{method.upper()} {path} does not document {sorted(missing)}"
+    for status in sorted(expected):
+        response = _resolve(raw, op["responses"][status])
+        content = response.get("content", {})
+        assert "application/json" in content, (path, status, response)
+        body_schema = _resolve(raw, content["application/json"]["schema"])
+        assert set(body_schema.get("properties", {})) >= ERROR_FIELDS, (path, status)
