@@ -29,6 +29,12 @@ from service.api.providers import ProvidersController
 from service.cache import RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
+from service.live_prices import (
+    LivePriceMonitor,
+    PriceSnapshotStore,
+    discover_live_jobs,
+    run_refresh_schedule,
+)
 from service.metrics import CATALOG_RELOADS
 from service.observability import configure_logging, request_id_middleware
 from service.overrides import load_overrides
@@ -57,12 +63,21 @@ def create_app(
     shared = stores.namespace("health") if stores.shared else None
     recommend_store = stores.namespace("recommend")
     rate_store = stores.namespace("rate_limit", fallback=MemoryStore())
+    live_jobs = discover_live_jobs(pm)
+    monitor = LivePriceMonitor(
+        PriceSnapshotStore(stores.namespace("prices")),
+        {job.name: job.source for job in live_jobs},
+        settings.live_price_ttl_s,
+    )
     suanli = Suanli(
         settings=settings,
         accelerators=AcceleratorRegistry(collect(pm.hook.suanli_register_accelerators())),
         models=ModelRegistry(collect(pm.hook.suanli_register_models())),
         catalog=CatalogService(
-            pm.hook.suanli_register_providers, overrides, settings.provider_timeout_s
+            pm.hook.suanli_register_providers,
+            overrides,
+            settings.provider_timeout_s,
+            price_layer=monitor.price_layer,
         ),
         cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
         shared_store=shared,
@@ -70,23 +85,39 @@ def create_app(
         if stores.shared
         else None,
         plugin_report=list(pm.report),
+        live_prices=monitor,
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await monitor.load()
         await asyncio.to_thread(_initial_load, suanli)
-        watcher = None
+        tasks = []
         if suanli.sync is not None:
-            with contextlib.suppress(Exception):
-                await suanli.sync.remember_current()
-            watcher = asyncio.create_task(suanli.sync.watch(lambda: _reload(suanli)))
+            await suanli.sync.remember_current()
+            tasks.append(asyncio.create_task(suanli.sync.watch(lambda: _reload(suanli, monitor))))
+        stop = asyncio.Event()
+        if settings.live_prices:
+            tasks.append(
+                asyncio.create_task(
+                    run_refresh_schedule(
+                        live_jobs,
+                        PriceSnapshotStore(stores.primary("prices")),
+                        stop,
+                        interval_s=settings.live_price_ttl_s / 2,
+                        timeout_s=settings.provider_timeout_s * 6,
+                        on_published=lambda: _prices_published(suanli, monitor),
+                    )
+                )
+            )
         try:
             yield
         finally:
-            if watcher is not None:
-                watcher.cancel()
+            stop.set()
+            for task in tasks:
+                task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
+                    await task
             suanli.catalog.close()
             with contextlib.suppress(Exception):
                 await stores.close()
@@ -160,12 +191,19 @@ def _optional_routes() -> list[ControllerRouterHandler]:
     return found
 
 
-async def _reload(suanli: Suanli) -> None:
+async def _reload(suanli: Suanli, monitor: LivePriceMonitor) -> None:
     """Reload after another replica (or the price job) published a change."""
+    await monitor.load()
     overrides = None
     if suanli.settings.price_overrides:
         overrides = load_overrides(suanli.settings.price_overrides)
     await asyncio.to_thread(suanli.catalog.load, overrides)
+
+
+async def _prices_published(suanli: Suanli, monitor: LivePriceMonitor) -> None:
+    """This process refreshed live prices: use them here, and tell the other replicas."""
+    await _reload(suanli, monitor)
+    await suanli.publish_catalog_change()
 
 
 def _initial_load(suanli: Suanli) -> None:
@@ -198,11 +236,28 @@ def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Re
 
 def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     headers = dict(exc.headers or {})
+    detail, extra = _clarify(exc.detail, exc.extra)
     return Response(
-        _error_body(exc.status_code, exc.detail, exc.extra or None),
+        _error_body(exc.status_code, detail, extra or None),
         status_code=exc.status_code,
         headers=headers,
     )
+
+
+def _clarify(detail: str, extra: Any) -> tuple[str, Any]:
+    """Make two terse decoder messages say what is wrong with the request."""
+    if detail == "Input data was truncated":
+        detail = "JSON is malformed: input data was truncated"
+    if isinstance(extra, list):
+        extra = [
+            {**item, "message": "request body is missing: a JSON object is required"}
+            if isinstance(item, dict)
+            and item.get("key") == "data"
+            and item.get("message") == "'data'"
+            else item
+            for item in extra
+        ]
+    return detail, extra
 
 
 def _unexpected_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

@@ -99,6 +99,7 @@ class StoreFactory:
     def __init__(self, redis_url: str | None, timeout_s: float) -> None:
         self.root: NamespacedStore | None = None
         self.breaker = Breaker("redis")
+        self._primaries: dict[str, Store] = {}
         if redis_url:
             self.root = RedisStore(build_redis(redis_url, timeout_s), namespace="suanli")
 
@@ -106,9 +107,17 @@ class StoreFactory:
     def shared(self) -> bool:
         return self.root is not None
 
+    def primary(self, name: str) -> Store:
+        """The raw store of a namespace (raises on failure; for jobs that must know)."""
+        if name not in self._primaries:
+            self._primaries[name] = (
+                MemoryStore() if self.root is None else self.root.with_namespace(name)
+            )
+        return self._primaries[name]
+
     def namespace(self, name: str, fallback: Store | None = None) -> ResilientStore:
-        primary: Store = MemoryStore() if self.root is None else self.root.with_namespace(name)
-        return ResilientStore(primary, self.breaker, fallback)
+        """The failure-proof view of a namespace (what the request path uses)."""
+        return ResilientStore(self.primary(name), self.breaker, fallback)
 
     async def close(self) -> None:
         if self.root is not None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 
 class InputError(ValueError):
     """A request field holds a value the service cannot serve."""
@@ -28,3 +30,21 @@ class InputError(ValueError):
         self.suggestions = tuple(suggestions)
         self.status_code = status_code
         self.source = source
+
+
+class ErrorItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One problem in a request: which field (``key``), why, and what would be valid."""
+
+    key: str
+    message: str
+    source: str
+    """``body``, ``query``, ``path`` or ``header``."""
+    suggestions: list[str] | None = None
+
+
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
+    """The one error shape of every 4xx/5xx (litestar's, documented in the schema)."""
+
+    status_code: int
+    detail: str
+    extra: list[ErrorItem] | dict[str, str | list[str] | None] | None = None

@@ -1,8 +1,16 @@
 """Public entry points for live prices (the implementation lives in :mod:`service.live`).
 
-Request path (pure, in memory, never waits on a cloud API)::
+Request path (in memory, never waits on a cloud API or Redis)::
 
-    prices, stale = merge_prices(snapshot_prices, live_snapshot, now, settings.live_price_ttl_s)
+    monitor = LivePriceMonitor(PriceSnapshotStore(stores.namespace("prices")),
+                               {job.name: job.source for job in discover_live_jobs(pm)},
+                               settings.live_price_ttl_s)
+    await monitor.load()                      # start-up, and on every catalog reload
+    CatalogService(..., price_layer=monitor.price_layer)
+    monitor.info(name)                        # GET /v1/providers; monitor.stale(name)
+
+or the pure function underneath:
+``prices, stale = merge_prices(snapshot_prices, live_snapshot, now, ttl_s)``.
 
 Refresh side: :func:`refresh_provider` (one provider), :func:`refresh_jobs` /
 :func:`run_refresh_schedule` (all of them) and :func:`refresh_cli`
@@ -14,6 +22,7 @@ from service.live.cli import refresh_cli
 from service.live.discovery import LiveJob, discover_live_jobs, find_live_source
 from service.live.errors import LivePriceError, TransientLivePriceError
 from service.live.merge import PRICE_SOURCE_RANK, merge_prices, select_price, snapshot_age_s
+from service.live.monitor import LivePriceMonitor
 from service.live.refresh import (
     RefreshResult,
     RegionOutcome,
@@ -43,6 +52,7 @@ __all__ = [
     "PRICE_SOURCE_RANK",
     "LiveJob",
     "LivePriceError",
+    "LivePriceMonitor",
     "LivePriceState",
     "LiveSnapshot",
     "PriceSnapshotStore",

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from litestar.serialization import encode_json
+
 from service.settings import Settings
 
 CONTRACT_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
@@ -18,5 +20,5 @@ def render_openapi() -> str:
     from service.app import create_app
 
     app = create_app(Settings())
-    schema = app.openapi_schema.to_schema()
+    schema = json.loads(encode_json(app.openapi_schema.to_schema()))
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

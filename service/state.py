@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from litestar.datastructures import State
+from litestar.di import NamedDependency
 
 if TYPE_CHECKING:
     from service.accelerators import AcceleratorRegistry
@@ -63,12 +64,24 @@ class Suanli:
         if self.sync is not None:
             await self.sync.publish()
 
+    def stale_live_providers(self) -> frozenset[str]:
+        """Providers whose live prices are served past their TTL right now."""
+        stale = set()
+        for catalog in self.catalog.snapshot.providers:
+            info = self.live_price_info(catalog.name)
+            if info is not None and info.stale:
+                stale.add(catalog.name)
+        return frozenset(stale)
+
     def live_price_info(self, provider: str) -> LivePriceInfo | None:
         """Live-price status of one provider for ``GET /v1/providers``."""
         return None if self.live_prices is None else self.live_prices.info(provider)
 
 
 STATE_KEY = "suanli"
+
+SuanliDep = NamedDependency[Suanli]
+"""Handler parameter type: ``suanli: SuanliDep`` injects the app's :class:`Suanli`."""
 
 
 def provide_suanli(state: State) -> Suanli:

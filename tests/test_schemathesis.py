@@ -36,12 +36,14 @@ EXAMPLES = int(os.environ.get("SUANLI_SCHEMATHESIS_EXAMPLES", "100"))
 SEED = 20_261_130
 STATEFUL_RUNS = max(10, EXAMPLES // 4)
 
-APP = create_app(app_settings(api_key="schemathesis-never-sees-this-key"))
+def _app() -> Litestar:
+    """A fresh app per test: schemathesis ends an app's lifespan after each test item."""
+    return create_app(app_settings(api_key="schemathesis-never-sees-this-key"))
 
 
 @functools.cache
 def _app_schema() -> str:
-    return json.dumps(APP.openapi_schema.to_schema())
+    return json.dumps(_app().openapi_schema.to_schema())
 
 
 def _raw_schema() -> dict[str, Any]:
@@ -61,28 +63,41 @@ def _operation_id(raw: dict[str, Any], path: str, method: str) -> str:
     return operation_id
 
 
-CONFIG = schemathesis.Config.from_dict(
-    {
-        "seed": SEED,
-        "generation": {
-            "mode": "all",  # valid and invalid inputs
-            "max-examples": EXAMPLES,
-            "deterministic": True,
-            "database": "none",
-        },
-        "checks": {"enabled": True},
-        "phases": {
-            "examples": {"enabled": True},
-            "coverage": {"enabled": True},
-            "fuzzing": {"enabled": True},
-            "stateful": {"enabled": True},
-        },
-    }
-)
+def _config() -> schemathesis.Config:
+    return schemathesis.Config.from_dict(
+        {
+            "seed": SEED,
+            "generation": {
+                "mode": "all",  # valid and invalid inputs
+                "max-examples": EXAMPLES,
+                "deterministic": True,
+                "database": "none",
+            },
+            "checks": {"enabled": True},
+            "phases": {
+                "examples": {"enabled": True},
+                "coverage": {"enabled": True},
+                "fuzzing": {"enabled": True},
+                "stateful": {"enabled": True},
+            },
+        }
+    )
 
-schema = schemathesis.openapi.from_dict(_raw_schema(), config=CONFIG)
-schema.app = APP
-schema.location = "/schema/openapi.json"
+
+def _schema(app: Litestar | None = None) -> Any:
+    loaded = schemathesis.openapi.from_dict(_raw_schema(), config=_config())
+    loaded.app = app
+    loaded.location = "/schema/openapi.json"
+    return loaded
+
+
+schema = _schema()
+
+
+@pytest.fixture
+def contract_app() -> Litestar:
+    """One app per operation: schemathesis ends the app's lifespan after each test item."""
+    return _app()
 
 
 @schema.parametrize()
@@ -91,14 +106,14 @@ schema.location = "/schema/openapi.json"
     suppress_health_check=list(hypothesis.HealthCheck),
     print_blob=True,
 )
-def test_api_contract(case: schemathesis.Case) -> None:
-    case.call_and_validate()
+def test_api_contract(case: schemathesis.Case, contract_app: Litestar) -> None:
+    case.call_and_validate(app=contract_app)
 
 
 def test_stateful_links() -> None:
     """Follow the links: the provider names ``GET /v1/providers`` returns must each be a
     valid ``{name}`` for the instance-types route (200, never 404)."""
-    workflow = schema.as_state_machine()
+    workflow = _schema(_app()).as_state_machine()
     workflow.run(
         settings=hypothesis.settings(
             max_examples=STATEFUL_RUNS,

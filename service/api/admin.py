@@ -19,7 +19,7 @@ from litestar.handlers.base import BaseRouteHandler
 from service.catalog import CatalogSnapshot
 from service.metrics import CATALOG_RELOADS
 from service.overrides import OverrideError, load_overrides
-from service.state import STATE_KEY, Suanli
+from service.state import STATE_KEY, Suanli, SuanliDep
 
 
 def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -59,7 +59,7 @@ class AdminController(Controller):
         summary="Reload catalogs and price overrides",
         raises=[NotAuthorizedException, NotFoundException],
     )
-    async def reload(self, suanli: Suanli) -> ReloadResult:
+    async def reload(self, suanli: SuanliDep) -> ReloadResult:
         """Re-read every provider's catalog and the override file. A reload that fails
         (bad override file, every provider failing) keeps the previous catalog."""
         previous = suanli.catalog.snapshot

@@ -11,9 +11,10 @@ from __future__ import annotations
 import msgspec
 from litestar import Controller, post
 from litestar.exceptions import ValidationException
+from litestar.params import JSONBody
 
 from service.sizing import EstimateResponse, Placement, Workload, estimate
-from service.state import Suanli
+from service.state import SuanliDep
 
 
 class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,7 +34,7 @@ class EstimateController(Controller):
         raises=[ValidationException],
         sync_to_thread=False,
     )
-    def estimate(self, data: EstimateRequest, suanli: Suanli) -> EstimateResponse:
+    def estimate(self, data: JSONBody[EstimateRequest], suanli: SuanliDep) -> EstimateResponse:
         """Size a pre-training, fine-tuning, inference or preprocessing job.
 
         Memory is per device in GiB (2^30 bytes) and its parts add up to

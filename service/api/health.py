@@ -7,7 +7,7 @@ from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_200_OK, HTTP_503_SERVICE_UNAVAILABLE
 
-from service.state import Suanli
+from service.state import SuanliDep
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -41,7 +41,7 @@ class HealthController(Controller):
             503: ResponseSpec(data_container=Readiness, description="Not ready, with reasons")
         },
     )
-    async def readyz(self, suanli: Suanli) -> Response[Readiness]:
+    async def readyz(self, suanli: SuanliDep) -> Response[Readiness]:
         """200 when the catalog is loaded and, if configured, Redis answers; else 503
         with the reasons. Load balancers stop routing to a replica that is not ready."""
         reasons = []

@@ -6,7 +6,7 @@ import msgspec
 from litestar import Controller, get
 
 from service.sizing.presets import ModelKind, ModelPreset
-from service.state import Suanli
+from service.state import SuanliDep
 
 
 class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -64,7 +64,7 @@ class ModelsController(Controller):
     tags = ["models"]
 
     @get(summary="List model presets", sync_to_thread=False)
-    def list_models(self, suanli: Suanli) -> list[ModelInfo]:
+    def list_models(self, suanli: SuanliDep) -> list[ModelInfo]:
         """Every model preset `workload.model` can name (ids and aliases), with the exact
         architecture and the public source each figure comes from."""
         return [ModelInfo.of(p) for p in suanli.models.all()]

@@ -7,20 +7,17 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get
 from litestar.exceptions import NotFoundException, ValidationException
-from litestar.params import Parameter
+from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
 from service.errors import InputError
 from service.providers import AcceleratorSpec, Billing, InstanceType, Price, PriceSource, Rdma
-from service.state import Suanli
+from service.live_prices import LivePriceState
+from service.state import SuanliDep
 
 
-class LivePriceInfo(msgspec.Struct, frozen=True, kw_only=True):
-    enabled: bool
-    reason: str | None = None
-    age_s: float | None = None
-    stale: bool = False
-    last_error: str | None = None
+LivePriceInfo = LivePriceState
+"""Per provider: live prices on, why not, their age, stale flag and last refresh error."""
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -186,7 +183,7 @@ class ProvidersController(Controller):
     tags = ["catalog"]
 
     @get("/providers", sync_to_thread=False, summary="Loaded providers")
-    def providers(self, suanli: Suanli) -> list[ProviderInfo]:
+    def providers(self, suanli: SuanliDep) -> list[ProviderInfo]:
         """Every provider plugin: what loaded, its regions, catalog size and date, live
         price status; failed and excluded plugins are listed with the reason."""
         snapshot = suanli.catalog.snapshot
@@ -221,21 +218,21 @@ class ProvidersController(Controller):
     )
     def instance_types(
         self,
-        suanli: Suanli,
-        name: Annotated[str, Parameter(max_length=64)],
+        suanli: SuanliDep,
+        name: Annotated[str, PathParameter(max_length=64)],
         accelerator: Annotated[
-            str | None, Parameter(max_length=64, description="Name or family, e.g. A100, 910B")
+            str | None, QueryParameter(max_length=64, description="Name or family, e.g. A100, 910B")
         ] = None,
-        min_accelerator_memory_gib: Annotated[float | None, Parameter(ge=0, le=4096)] = None,
-        min_accelerators: Annotated[int | None, Parameter(ge=0, le=1024)] = None,
-        region: Annotated[str | None, Parameter(max_length=64)] = None,
+        min_accelerator_memory_gib: Annotated[float | None, QueryParameter(ge=0, le=4096)] = None,
+        min_accelerators: Annotated[int | None, QueryParameter(ge=0, le=1024)] = None,
+        region: Annotated[str | None, QueryParameter(max_length=64)] = None,
         max_price: Annotated[
-            float | None, Parameter(gt=0, le=1_000_000, description="CNY per hour")
+            float | None, QueryParameter(gt=0, le=1_000_000, description="CNY per hour")
         ] = None,
-        billing: Billing | None = None,
-        cpu_only: bool | None = None,
-        limit: Annotated[int, Parameter(ge=1, le=500)] = 50,
-        offset: Annotated[int, Parameter(ge=0, le=1_000_000)] = 0,
+        billing: Annotated[Billing | None, QueryParameter()] = None,
+        cpu_only: Annotated[bool | None, QueryParameter()] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
+        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
@@ -272,7 +269,7 @@ class ProvidersController(Controller):
         )
 
     @get("/accelerators", sync_to_thread=False, summary="Accelerator registry")
-    def accelerators(self, suanli: Suanli) -> list[AcceleratorSpec]:
+    def accelerators(self, suanli: SuanliDep) -> list[AcceleratorSpec]:
         """Every GPU/NPU the catalogs use, with dense throughput figures and sources."""
         return sorted(suanli.accelerators.all(), key=lambda s: (s.vendor, s.name))
 

@@ -8,12 +8,13 @@ import msgspec
 from litestar import Controller, Request, Response, post
 from litestar.exceptions import ValidationException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import HeaderParameter, JSONBody
 
 from service.cache import request_key
+from service.errors import ErrorBody
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
-from service.state import Suanli
+from service.state import SuanliDep
 
 CACHE_HEADER = "X-Suanli-Cache"
 _encoder = msgspec.json.Encoder()
@@ -48,7 +49,8 @@ class RecommendController(Controller):
         response_headers=[],
         responses={
             422: ResponseSpec(
-                data_container=dict[str, object],
+                data_container=ErrorBody,
+                generate_examples=False,
                 description="The request contradicts itself (e.g. spot-only but not "
                 "interruptible); the body names the field.",
             )
@@ -57,10 +59,10 @@ class RecommendController(Controller):
     async def recommend(
         self,
         request: Request[Any, Any, Any],
-        data: RecommendRequest,
-        suanli: Suanli,
+        data: JSONBody[RecommendRequest],
+        suanli: SuanliDep,
         accept_language: Annotated[
-            str | None, Parameter(header="Accept-Language", max_length=256)
+            str | None, HeaderParameter(name="Accept-Language", max_length=256)
         ] = None,
     ) -> Response[RecommendResponse]:
         """Rank real offers of every loaded provider for the workload.
@@ -74,13 +76,18 @@ class RecommendController(Controller):
         lang = negotiate_lang(data.lang, accept_language)
         canonical = msgspec.structs.replace(data, lang=lang)
         snapshot = suanli.catalog.snapshot
-        ctx = PlanContext(snapshot=snapshot, accelerators=suanli.accelerators, models=suanli.models)
+        ctx = PlanContext(
+            snapshot=snapshot,
+            accelerators=suanli.accelerators,
+            models=suanli.models,
+            stale_live=suanli.stale_live_providers(),
+        )
 
         def compute() -> bytes:
             return _encoder.encode(recommend(canonical, ctx, lang))
 
         body, hit = await suanli.cache.get_or_compute(
-            request_key(canonical, snapshot.fingerprint), compute
+            request_key(canonical, ctx.fingerprint), compute
         )
         request.scope.setdefault("state", {})["cache"] = "hit" if hit else "miss"
         return encoded_json_response(body, {CACHE_HEADER: "hit" if hit else "miss"})

@@ -10,6 +10,7 @@ Modules, one job each:
 * :mod:`~service.live.schedule`: several providers, once or on a schedule;
 * :mod:`~service.live.merge`: serving precedence and staleness (pure);
 * :mod:`~service.live.status`: what ``GET /v1/providers`` shows;
+* :mod:`~service.live.monitor`: in-memory view for the request path (sync reads);
 * :mod:`~service.live.discovery`: finding each provider's live source via the plugins;
 * :mod:`~service.live.cli`: ``suanli prices refresh``.
 

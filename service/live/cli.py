@@ -3,7 +3,8 @@
 Loads the provider plugins exactly as the service does (``SUANLI_PLUGINS`` allow-list
 included), finds each provider's live price source (:mod:`service.live.discovery`),
 refreshes them concurrently and publishes one snapshot per provider into Redis
-(``SUANLI_REDIS_URL``), where every replica reads it; ``--output`` also writes the
+(``SUANLI_REDIS_URL``), where every replica reads it, then bumps the shared catalog
+generation (:mod:`service.shared`) so replicas reload; ``--output`` also writes the
 results and snapshots to a JSON file. Meant for a Kubernetes CronJob (one fetch serves
 all replicas) or an operator's shell.
 
@@ -35,6 +36,7 @@ from service.live.schedule import refresh_jobs
 from service.live.store import PriceSnapshotStore
 from service.plugins import get_plugin_manager
 from service.settings import load_settings
+from service.shared import CatalogSync
 
 DEFAULT_FETCH_TIMEOUT_S = 120.0
 """Per attempt of one region's fetch. Alibaba's DescribePrice takes one instance type per
@@ -81,13 +83,29 @@ def _summary(result: RefreshResult) -> str:
     return f"{head} | {regions or 'no region'}{extra}"
 
 
-async def _run(args: argparse.Namespace, jobs: list[LiveJob], root: Store) -> list[RefreshResult]:
+async def _run(
+    args: argparse.Namespace, jobs: list[LiveJob], root: Store, interval_s: float
+) -> list[RefreshResult]:
     try:
         store = PriceSnapshotStore.from_root(root)
-        return await refresh_jobs(jobs, store, args.timeout, args.region)
+        results = await refresh_jobs(jobs, store, args.timeout, args.region)
+        if isinstance(root, RedisStore) and any(r.published for r in results):
+            await _announce(root, interval_s)
+        return results
     finally:
         if isinstance(root, RedisStore):
             await root._redis.aclose()  # the CLI owns this client; litestar only borrows it
+
+
+async def _announce(root: RedisStore, interval_s: float) -> None:
+    """Bump the shared catalog generation so every replica reloads and picks the new
+    prices up (see :mod:`service.shared`); a failure here is reported, not fatal."""
+    try:
+        generation = await CatalogSync(root.with_namespace("catalog"), interval_s).publish()
+    except Exception as exc:
+        print(f"warning: prices published but replicas not notified: {exc}", file=sys.stderr)
+    else:
+        print(f"catalog generation {generation}: replicas will reload")
 
 
 def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | None = None) -> int:
@@ -120,7 +138,7 @@ def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | N
     # The same root the app uses (``suanli`` on Redis), but not its failure-swallowing
     # ResilientStore: a refresh job must know when publishing failed.
     root: Store = StoreFactory(settings.redis_url, settings.redis_timeout_s).root or MemoryStore()
-    results = asyncio.run(_run(args, jobs, root))
+    results = asyncio.run(_run(args, jobs, root, settings.refresh_interval_s))
     for result in results:
         print(_summary(result))
     if args.output:

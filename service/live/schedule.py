@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from service.live.discovery import LiveJob
 from service.live.refresh import RefreshResult, refresh_delay_s, refresh_provider
@@ -60,8 +60,12 @@ async def run_refresh_schedule(
     interval_s: float,
     timeout_s: float,
     first_retry_s: float = 60.0,
+    on_published: Callable[[], Awaitable[object]] | None = None,
 ) -> None:
     """Refresh all jobs every ``interval_s`` until ``stop`` is set.
+
+    ``on_published`` runs after a round that published at least one snapshot (the app
+    passes ``Suanli.publish_catalog_change`` so every replica reloads its prices).
 
     After a round in which some provider published nothing, the next round comes
     sooner (``first_retry_s``, doubling per failed round, at most ``interval_s``): the
@@ -79,6 +83,11 @@ async def run_refresh_schedule(
         else:
             bad = [r for r in results if r.outcome in ("failed", "kept_previous")]
             failures = failures + 1 if bad else 0
+            if on_published is not None and any(r.published for r in results):
+                try:
+                    await on_published()
+                except Exception:
+                    log.exception("announcing new live prices failed")
         delay = refresh_delay_s(failures, interval_s, first_retry_s)
         try:
             await asyncio.wait_for(stop.wait(), timeout=delay)

@@ -65,6 +65,15 @@ class PlanContext:
     snapshot: CatalogSnapshot
     accelerators: AcceleratorRegistry
     models: ModelRegistry
+    stale_live: frozenset[str] = frozenset()
+    """Providers whose live prices are past their TTL (served, marked stale)."""
+
+    @property
+    def fingerprint(self) -> str:
+        """What the answer depends on besides the request (the cache key's other half)."""
+        if not self.stale_live:
+            return self.snapshot.fingerprint
+        return f"{self.snapshot.fingerprint}:stale={','.join(sorted(self.stale_live))}"
 
 
 @dataclass(slots=True)
@@ -519,6 +528,8 @@ def _reasons(
             warnings.append(texts.t("stale", lang, as_of=price.as_of))
         if price.estimated:
             warnings.append(texts.t("estimated", lang, basis=price.basis or ""))
+        if price.price_source == "live" and c.offer.provider in ctx.stale_live:
+            warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     else:
         warnings.append(texts.t("unpriced", lang))
     if c.hours is None and not serving:

@@ -90,6 +90,11 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "价格日期为 {as_of}，可能已过时。",
         "en": "The price dates from {as_of} and may be stale.",
     },
+    "live_stale": {
+        "zh": "实时价格获取于 {as_of}，已超过刷新周期（刷新失败时继续使用上次成功的价格）。",
+        "en": "Live price fetched at {as_of} is past its refresh interval (the last good "
+        "price is served while refreshes fail).",
+    },
     "estimated": {
         "zh": "价格为估计值：{basis}",
         "en": "Estimated price: {basis}",

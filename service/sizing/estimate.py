@@ -12,6 +12,7 @@ from service.errors import InputError
 from service.providers import AcceleratorSpec
 from service.sizing.compute import (
     BANDWIDTH_EFFICIENCY,
+    PREPROCESS_MB_PER_VCPU_S,
     compute_for,
     inference_throughput,
     peak_tflops,
@@ -20,7 +21,6 @@ from service.sizing.compute import (
 )
 from service.sizing.host import (
     DEVICES_PER_NODE,
-    PREPROCESS_MB_PER_VCPU_S,
     VCPUS_PER_DEVICE_MIN,
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,

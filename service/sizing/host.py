@@ -13,7 +13,7 @@ import math
 from service.sizing.compute import PREPROCESS_MB_PER_VCPU_S
 from service.sizing.formulas import GIB
 from service.sizing.resolve import ResolvedWorkload
-from service.sizing.results import HostRequirements
+from service.sizing.results import HostRequirements, Network
 from service.sizing.workload import Finetune
 
 VCPUS_PER_DEVICE_MIN = 4
@@ -53,7 +53,9 @@ def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
         disk += 2 * ckpt  # keep the last two
         if rw.tokens is not None and not rw.image_model:
             disk += rw.tokens * DATASET_BYTES_PER_TOKEN * 2 / GIB
-    network = "rdma" if devices > DEVICES_PER_NODE and rw.training is not None else "standard"
+    network: Network = (
+        "rdma" if devices > DEVICES_PER_NODE and rw.training is not None else "standard"
+    )
     return HostRequirements(
         vcpus=VCPUS_PER_DEVICE_MIN * devices,
         vcpus_recommended=VCPUS_PER_DEVICE_RECOMMENDED * devices,

@@ -139,51 +139,98 @@ _QWEN1 = (
 
 
 def _llama(
-    id_: str, name: str, params: int, source: str, aliases: Sequence[str], **arch: int
+    id_: str,
+    name: str,
+    params: int,
+    source: str,
+    aliases: Sequence[str],
+    *,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
+    max_positions: int,
 ) -> ModelPreset:
     return ModelPreset(
         id=id_,
         display_name=name,
         kind="decoder",
         params_b=params / 1e9,
-        head_dim=arch["hidden"] // arch["heads"],
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=hidden // heads,
+        intermediate=intermediate,
+        vocab=vocab,
+        max_positions=max_positions,
         aliases=tuple(aliases),
         source=source,
-        **arch,
     )
 
 
 def _qwen25(
-    size: str, params: int, tied: bool, aliases: Sequence[str] = (), **arch: int
+    size: str,
+    params: int,
+    tied: bool,
+    *,
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    intermediate: int,
+    vocab: int,
 ) -> ModelPreset:
     return ModelPreset(
         id=f"qwen2.5-{size.lower()}",
         display_name=f"Qwen2.5-{size}",
         kind="decoder",
         params_b=params / 1e9,
-        head_dim=arch["hidden"] // arch["heads"],
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=hidden // heads,
+        intermediate=intermediate,
+        vocab=vocab,
         tied_embeddings=tied,
         qkv_bias=True,
         max_positions=32_768,
-        aliases=(f"Qwen/Qwen2.5-{size}", f"Qwen2.5-{size}", *aliases),
+        aliases=(f"Qwen/Qwen2.5-{size}", f"Qwen2.5-{size}"),
         source=_QWEN25.format(s=size),
-        **arch,
     )
 
 
-def _qwen1(size: str, params: int, aliases: Sequence[str] = (), **arch: int) -> ModelPreset:
+def _qwen1(
+    size: str,
+    params: int,
+    *,
+    layers: int,
+    hidden: int,
+    heads: int,
+    intermediate: int,
+    vocab: int,
+    max_positions: int,
+) -> ModelPreset:
     return ModelPreset(
         id=f"qwen-{size.lower()}",
         display_name=f"Qwen-{size} (Qwen-1)",
         kind="decoder",
         params_b=params / 1e9,
-        head_dim=arch["hidden"] // arch["heads"],
-        kv_heads=arch["heads"],
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=heads,
+        head_dim=hidden // heads,
+        intermediate=intermediate,
+        vocab=vocab,
         qkv_bias=True,
         fused_qkv=True,
-        aliases=(f"Qwen/Qwen-{size.replace('.', '_')}", f"qwen1-{size.lower()}", *aliases),
+        max_positions=max_positions,
+        aliases=(f"Qwen/Qwen-{size.replace('.', '_')}", f"qwen1-{size.lower()}"),
         source=_QWEN1.format(s=size.replace(".", "_")),
-        **arch,
     )
 
 

@@ -169,7 +169,10 @@ def arch_from_preset(p: ModelPreset) -> Arch:
             frozen_params=(p.frozen_params_b or 0.0) * 1e9,
             largest_layer_params=params,
         )
-    assert p.heads is not None and p.layers is not None
+    if p.heads is None or p.layers is None:
+        raise InputError(
+            "workload.model", f"preset {p.id} lacks the layers/heads a {p.kind} model needs"
+        )
     head_dim = p.head_dim or p.hidden // p.heads
     per_token_i = None
     if p.intermediate is not None:
@@ -247,9 +250,8 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     layers = spec.layers or base.layers
     if spec.hidden is not None and spec.layers is None:
         # keep the parameter count: P ≈ 12·L·h² for a dense block
-        layers = max(
-            1, round(base.layers * (spec.params_b / base.params_b) * (base.hidden / hidden) ** 2)
-        )
+        scaled = base.layers * (spec.params_b / base.params_b) * (base.hidden / hidden) ** 2
+        layers = min(max(1, round(scaled)), 1024)
     missing = sorted({"layers", "hidden", "heads", "kv_heads", "intermediate", "vocab"} - given)
     if missing:
         notes.append(
@@ -311,10 +313,7 @@ def lora_params(arch: Arch, rank: int, targets: str) -> float:
     h = arch.hidden
     q = (arch.heads or 1) * (arch.head_dim or h)
     kv = (arch.kv_heads or 1) * (arch.head_dim or h)
-    if arch.fused_qkv:
-        attn = (h + q + 2 * kv) + (q + h)
-    else:
-        attn = (h + q) + 2 * (h + kv) + (q + h)
+    attn = h + q + 2 * kv + (q + h) if arch.fused_qkv else h + q + 2 * (h + kv) + (q + h)
     per_layer = float(attn)
     if targets == "all_linear" and arch.expert_intermediate is not None:
         i = arch.expert_intermediate
@@ -471,7 +470,9 @@ def training_activations(
     B = 4.0 if w.precision == "fp32" else _BYTES_16
     if not arch.transformer:
         return 0.0, 0.0  # image models: filled by resolve_workload (needs the preset)
-    assert arch.layers is not None and arch.hidden is not None and arch.heads is not None
+    assert arch.layers is not None
+    assert arch.hidden is not None
+    assert arch.heads is not None
     s = w.seq_len
     if arch.kind == "vit":
         s = 197  # replaced in resolve_workload with the image size
@@ -626,13 +627,17 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
-    if arch.kind == "encoder" and preset is not None and preset.max_positions:
-        if workload.seq_len > preset.max_positions:
-            raise InputError(
-                "workload.seq_len",
-                f"{preset.id} has {preset.max_positions} positions; seq_len {workload.seq_len} "
-                "exceeds it",
-            )
+    if (
+        preset is not None
+        and arch.kind == "encoder"
+        and preset.max_positions
+        and workload.seq_len > preset.max_positions
+    ):
+        raise InputError(
+            "workload.seq_len",
+            f"{preset.id} has {preset.max_positions} positions; seq_len {workload.seq_len} "
+            "exceeds it",
+        )
     budget = training_budget(workload, arch, notes)
     if not arch.transformer:
         per_sample, _ = image_activation_bytes(

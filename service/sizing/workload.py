@@ -243,28 +243,38 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True):
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
     """Cross-field checks the decoder cannot express; raise :class:`InputError` naming
     the request path (``workload.quant_bits``, ``workload.model.kv_heads``, ...)."""
-    if isinstance(workload, Finetune) and workload.quant_bits is not None:
-        if workload.method != "qlora":
-            raise InputError(
-                "workload.quant_bits",
-                f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
-            )
+    if (
+        isinstance(workload, Finetune)
+        and workload.quant_bits is not None
+        and workload.method != "qlora"
+    ):
+        raise InputError(
+            "workload.quant_bits",
+            f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
+        )
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
         validate_model_spec(model)
-    if isinstance(workload, Pretrain | Finetune) and workload.offload == "all":
-        if placement is not None and placement.zero_stage not in (None, 3):
-            raise InputError(
-                "workload.offload",
-                "offload 'all' (parameters too) needs ZeRO stage 3 "
-                f"(placement.zero_stage is {placement.zero_stage})",
-            )
-    if placement is not None and placement.zero_stage is not None:
-        if isinstance(workload, Inference | Preprocess):
-            raise InputError(
-                "placement.zero_stage",
-                f"ZeRO stages apply to training workloads, not {workload.kind!r}",
-            )
+    if (
+        isinstance(workload, Pretrain | Finetune)
+        and workload.offload == "all"
+        and placement is not None
+        and placement.zero_stage not in (None, 3)
+    ):
+        raise InputError(
+            "workload.offload",
+            "offload 'all' (parameters too) needs ZeRO stage 3 "
+            f"(placement.zero_stage is {placement.zero_stage})",
+        )
+    if (
+        placement is not None
+        and placement.zero_stage is not None
+        and isinstance(workload, Inference | Preprocess)
+    ):
+        raise InputError(
+            "placement.zero_stage",
+            f"ZeRO stages apply to training workloads, not {workload.kind!r}",
+        )
 
 
 def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
@@ -274,15 +284,22 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
             f"{path}.active_params_b",
             f"active_params_b ({spec.active_params_b}) exceeds params_b ({spec.params_b})",
         )
-    if spec.heads is not None and spec.hidden is not None and spec.head_dim is None:
-        if spec.hidden % spec.heads:
-            raise InputError(
-                f"{path}.heads",
-                f"heads ({spec.heads}) must divide hidden ({spec.hidden}) unless head_dim is given",
-            )
-    if spec.kv_heads is not None and spec.heads is not None:
-        if spec.kv_heads > spec.heads or spec.heads % spec.kv_heads:
-            raise InputError(
-                f"{path}.kv_heads",
-                f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
-            )
+    if (
+        spec.heads is not None
+        and spec.hidden is not None
+        and spec.head_dim is None
+        and spec.hidden % spec.heads
+    ):
+        raise InputError(
+            f"{path}.heads",
+            f"heads ({spec.heads}) must divide hidden ({spec.hidden}) unless head_dim is given",
+        )
+    if (
+        spec.kv_heads is not None
+        and spec.heads is not None
+        and (spec.kv_heads > spec.heads or spec.heads % spec.kv_heads)
+    ):
+        raise InputError(
+            f"{path}.kv_heads",
+            f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
+        )

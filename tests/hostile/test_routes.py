@@ -12,7 +12,7 @@ from tests.hostile.conftest import RECOMMEND_OK, assert_error, assert_no_interna
 TYPES = "/v1/providers/{}/instance-types"
 
 
-@pytest.mark.parametrize("name", ["aws", "Alibaba", "alibaba ", "..", "%00", "a" * 64])
+@pytest.mark.parametrize("name", ["aws", "Alibaba", "alibaba ", "%00", "%2e%2e", "a" * 64])
 def test_unknown_provider_in_path_is_404_naming_the_known_ones(
     hostile: TestClient[Litestar], name: str
 ) -> None:
@@ -156,7 +156,7 @@ def test_oversized_accept_language_is_400(hostile: TestClient[Litestar]) -> None
     response = hostile.post(
         "/v1/recommend", json=RECOMMEND_OK, headers={"Accept-Language": "en," * 200}
     )
-    assert_error(response, 400, key="accept-language", source="header")
+    assert_error(response, 400, key="accept_language", source="header", mentions=("<= 256",))
 
 
 def test_garbage_accept_language_falls_back(hostile: TestClient[Litestar]) -> None:

@@ -27,6 +27,7 @@ from service.live.discovery import discover_live_jobs, find_live_source
 from service.live.store import PriceSnapshotStore
 from service.plugins import PluginManager, get_plugin_manager
 from service.providers import InstanceType, LivePriceSource, Price
+from service.shared import CatalogSync
 
 from .clouds import CloudCase, tencent
 from .conftest import Clock, require_redis
@@ -193,6 +194,8 @@ async def test_refresh_publishes_to_redis_and_file(
     root = StoreFactory(url, 1.0).root
     assert isinstance(root, RedisStore)
     reader = PriceSnapshotStore.from_root(root)
+    sync = CatalogSync(root.with_namespace("catalog"), 30.0)
+    generation_before = await sync.current()
     try:
         code = await _run_cli(
             ["--provider", name, "--region", case.region, "--output", str(out)], pm
@@ -211,8 +214,12 @@ async def test_refresh_publishes_to_redis_and_file(
         assert result.snapshot == snapshot
         # --region narrowed the refresh: ap-guangzhou was not asked
         assert {r.headers.get("x-tc-region") for r in standin.requests} == {case.region}
+        # replicas are told to reload through the shared catalog generation
+        assert await sync.current() == (generation_before or 0) + 1
     finally:
         await reader.delete(name)
+        if generation_before is None:
+            await sync.store.delete("generation")
         await root._redis.aclose()
 
 

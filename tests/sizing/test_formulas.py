@@ -28,7 +28,10 @@ MIB = 2.0**20
 )
 def test_kv_bytes_per_token(preset_id: str, kib_per_token: int) -> None:
     p = REGISTRY.resolve(preset_id)
-    assert p is not None and p.layers and p.kv_heads and p.head_dim
+    assert p is not None
+    assert p.layers
+    assert p.kv_heads
+    assert p.head_dim
     assert f.kv_cache_bytes_per_token(p.layers, p.kv_heads, p.head_dim, 2) == kib_per_token * 1024
 
 
@@ -78,9 +81,19 @@ def test_generalized_activations_reduce_to_korthikanti(t: int) -> None:
 
 
 def test_flash_attention_drops_the_score_term() -> None:
-    kw = dict(s=4096, b=1, h=4096, heads=32, head_dim=128, kv_heads=32, intermediate=11008)
-    u1, s1 = f.layer_activation_bytes(**kw, flash_attention=False)  # type: ignore[arg-type]
-    u2, s2 = f.layer_activation_bytes(**kw, flash_attention=True)  # type: ignore[arg-type]
+    def layer(flash: bool) -> tuple[float, float]:
+        return f.layer_activation_bytes(
+            s=4096,
+            b=1,
+            h=4096,
+            heads=32,
+            head_dim=128,
+            kv_heads=32,
+            intermediate=11008,
+            flash_attention=flash,
+        )
+
+    (u1, s1), (u2, s2) = layer(False), layer(True)
     assert u1 == u2
     # no-dropout score tensor: softmax output 2·a·s²·b; FA keeps an fp32 LSE per head/position
     assert s1 - s2 == 2 * 32 * 4096 * 4096 - 32 * 4096 * 4
@@ -123,7 +136,10 @@ def test_nf4_constants() -> None:
 def test_flops() -> None:
     assert f.training_flops(175e9, 300e9) == pytest.approx(3.15e23)
     p = REGISTRY.resolve("llama-2-7b")
-    assert p is not None and p.layers and p.heads and p.head_dim
+    assert p is not None
+    assert p.layers
+    assert p.heads
+    assert p.head_dim
     got = f.training_flops_with_attention(
         p.params_b * 1e9, [512, 1024, 2048], p.layers, p.heads, p.head_dim
     )

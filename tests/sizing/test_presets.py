@@ -55,23 +55,37 @@ DECODERS = [p for p in builtin_presets() if p.kind in ("decoder", "moe") and p.m
 @pytest.mark.parametrize("preset", DECODERS, ids=lambda p: p.id)
 def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
     """Every Llama/Mistral/Qwen/Mixtral preset's count follows from its config fields."""
-    assert preset.layers and preset.hidden and preset.heads and preset.kv_heads
-    assert preset.intermediate and preset.vocab
-    arch = {
-        "layers": preset.layers,
-        "hidden": preset.hidden,
-        "heads": preset.heads,
-        "kv_heads": preset.kv_heads,
-        "intermediate": preset.intermediate,
-        "vocab": preset.vocab,
-        "tied_embeddings": preset.tied_embeddings,
-        "qkv_bias": preset.qkv_bias,
-        "head_dim": preset.head_dim,
-        "experts": preset.experts,
-    }
-    assert decoder_params(**arch) == round(preset.params_b * 1e9)
+    assert preset.layers
+    assert preset.hidden
+    assert preset.heads
+    assert preset.kv_heads
+    assert preset.intermediate
+    assert preset.vocab
+    exact = decoder_params(
+        layers=preset.layers,
+        hidden=preset.hidden,
+        heads=preset.heads,
+        kv_heads=preset.kv_heads,
+        intermediate=preset.intermediate,
+        vocab=preset.vocab,
+        tied_embeddings=preset.tied_embeddings,
+        qkv_bias=preset.qkv_bias,
+        head_dim=preset.head_dim,
+        experts=preset.experts,
+    )
+    assert exact == round(preset.params_b * 1e9)
     if preset.active_params_b is not None:
-        active = decoder_params(**arch, experts_per_token=preset.experts_per_token)
+        active = decoder_params(
+            layers=preset.layers,
+            hidden=preset.hidden,
+            heads=preset.heads,
+            kv_heads=preset.kv_heads,
+            intermediate=preset.intermediate,
+            vocab=preset.vocab,
+            head_dim=preset.head_dim,
+            experts=preset.experts,
+            experts_per_token=preset.experts_per_token,
+        )
         assert active == round(preset.active_params_b * 1e9)
 
 
@@ -107,12 +121,15 @@ def test_known_totals(preset_id: str, total: int) -> None:
 )
 def test_aliases_resolve(name: str, expected: str) -> None:
     p = REGISTRY.resolve(name)
-    assert p is not None and p.id == expected
+    assert p is not None
+    assert p.id == expected
 
 
 def test_llama3_and_31_are_distinct_presets() -> None:
     a, b = REGISTRY.resolve("llama-3-8b"), REGISTRY.resolve("llama-3.1-8b")
-    assert a is not None and b is not None and a.id != b.id
+    assert a is not None
+    assert b is not None
+    assert a.id != b.id
 
 
 def test_unknown_name_has_close_suggestions() -> None:
@@ -133,7 +150,8 @@ def test_first_registration_of_an_id_wins() -> None:
     )
     reg = ModelRegistry([custom, *builtin_presets()])
     found = reg.resolve("llama-2-7b")
-    assert found is not None and found.params_b == 1.0
+    assert found is not None
+    assert found.params_b == 1.0
     assert len(reg) == len(builtin_presets())
 
 

@@ -96,7 +96,10 @@ def _placement(acc: str, count: int, zero: int | None = None) -> dict[str, Any]:
 def _verl(seqlens: list[int]) -> Callable[[], float]:
     def run() -> float:
         p = MODELS.resolve(LLAMA2_7B_ARCH)
-        assert p is not None and p.layers and p.heads and p.head_dim
+        assert p is not None
+        assert p.layers
+        assert p.heads
+        assert p.head_dim
         return f.training_flops_with_attention(
             p.params_b * 1e9, seqlens, p.layers, p.heads, p.head_dim
         )
@@ -342,7 +345,7 @@ REFERENCE_CASES = _cases()
 
 def run_estimate(case: Case) -> EstimateResponse:
     assert case.workload is not None
-    workload = msgspec.convert(case.workload, Workload)  # type: ignore[arg-type]
+    workload: Workload = msgspec.convert(case.workload, Workload)
     placement = None if case.placement is None else msgspec.convert(case.placement, Placement)
     return estimate(workload, placement, MODELS, ACCELERATORS)
 
@@ -381,7 +384,8 @@ def case_value(case_id: str) -> float:
         assert r.time is not None
         return r.time.device_hours
     if case.output == "mfu_pct":
-        assert r.time is not None and r.time.mfu is not None
+        assert r.time is not None
+        assert r.time.mfu is not None
         return r.time.mfu * 100
     if case.output == "fits":
         assert r.placement is not None
@@ -412,9 +416,11 @@ def case_passes(case_id: str) -> bool:
 )
 def test_reference_case(case_id: str) -> None:
     ref = REFERENCE_CASES[case_id]
+    case = CASES[case_id]
+    got = case_value(case_id) if case.workload or case.formula else "n/a"
     assert case_passes(case_id), (
-        f"{case_id}: API {case_value(case_id) if CASES[case_id].workload or CASES[case_id].formula else 'n/a'}"
-        f" vs expected {ref['expected']} {ref['unit']} ±{ref['tolerance_pct']} %"
+        f"{case_id}: API {got} vs expected {ref['expected']} {ref['unit']}"
+        f" ±{ref['tolerance_pct']} %"
     )
 
 

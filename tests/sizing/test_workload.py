@@ -8,25 +8,35 @@ import msgspec
 import pytest
 
 from service.errors import InputError
-from service.sizing import Finetune, Inference, ModelSpec, Placement, Pretrain, Preprocess, Workload
+from service.sizing import Finetune, Inference, ModelSpec, Placement, Preprocess, Pretrain, Workload
 from service.sizing.workload import validate_workload
 
 
 def decode(obj: dict[str, Any]) -> Workload:
-    return msgspec.convert(obj, Workload)  # type: ignore[arg-type]
+    w: Workload = msgspec.convert(obj, Workload)
+    return w
 
 
 def test_tagged_union_and_defaults() -> None:
     w = decode({"kind": "finetune", "model": "llama-2-7b"})
-    assert isinstance(w, Finetune) and w.kind == "finetune"
+    assert isinstance(w, Finetune)
+    assert w.kind == "finetune"
     assert (w.method, w.quant_bits, w.lora_rank, w.lora_targets) == ("lora", None, 16, "all_linear")
     assert (w.seq_len, w.micro_batch_size, w.precision, w.optimizer) == (2048, 1, "bf16", "adamw")
-    assert w.mixed_precision and w.gradient_checkpointing and w.flash_attention
+    assert w.mixed_precision
+    assert w.gradient_checkpointing
+    assert w.flash_attention
     assert w.tokens is None
     q = decode({"kind": "finetune", "model": "llama-2-7b", "method": "qlora"})
-    assert isinstance(q, Finetune) and q.effective_quant_bits == 4
+    assert isinstance(q, Finetune)
+    assert q.effective_quant_bits == 4
     i = decode({"kind": "inference", "model": {"params_b": 7}})
-    assert isinstance(i, Inference) and (i.context_len, i.concurrency, i.precision) == (4096, 1, "bf16")
+    assert isinstance(i, Inference)
+    assert (i.context_len, i.concurrency, i.precision) == (
+        4096,
+        1,
+        "bf16",
+    )
     assert isinstance(i.model, ModelSpec)
     assert isinstance(decode({"kind": "preprocess", "data_gb": 10}), Preprocess)
 
@@ -70,8 +80,12 @@ def test_bounds_name_the_field(obj: dict[str, Any], path: str) -> None:
 
 def test_placement_bounds() -> None:
     assert msgspec.convert({"accelerator": "A100-80GB"}, Placement).count == 1
-    for bad in ({"accelerator": "A100", "count": 0}, {"accelerator": "A100", "count": 5000},
-                {"accelerator": "A100", "zero_stage": 4}, {"accelerator": ""}):
+    for bad in (
+        {"accelerator": "A100", "count": 0},
+        {"accelerator": "A100", "count": 5000},
+        {"accelerator": "A100", "zero_stage": 4},
+        {"accelerator": ""},
+    ):
         with pytest.raises(msgspec.ValidationError):
             msgspec.convert(bad, Placement)
 
@@ -79,14 +93,46 @@ def test_placement_bounds() -> None:
 @pytest.mark.parametrize(
     ("obj", "placement", "field"),
     [
-        ({"kind": "finetune", "model": "x", "method": "lora", "quant_bits": 4}, None, "workload.quant_bits"),
-        ({"kind": "finetune", "model": "x", "method": "full", "quant_bits": 8}, None, "workload.quant_bits"),
-        ({"kind": "inference", "model": {"params_b": 7, "hidden": 4096, "heads": 30}}, None, "workload.model.heads"),
-        ({"kind": "inference", "model": {"params_b": 7, "heads": 32, "kv_heads": 5}}, None, "workload.model.kv_heads"),
-        ({"kind": "inference", "model": {"params_b": 7, "heads": 8, "kv_heads": 16}}, None, "workload.model.kv_heads"),
-        ({"kind": "inference", "model": {"params_b": 7, "active_params_b": 8}}, None, "workload.model.active_params_b"),
-        ({"kind": "finetune", "model": "x", "offload": "all"}, {"accelerator": "A100", "zero_stage": 2}, "workload.offload"),
-        ({"kind": "inference", "model": "x"}, {"accelerator": "A100", "zero_stage": 1}, "placement.zero_stage"),
+        (
+            {"kind": "finetune", "model": "x", "method": "lora", "quant_bits": 4},
+            None,
+            "workload.quant_bits",
+        ),
+        (
+            {"kind": "finetune", "model": "x", "method": "full", "quant_bits": 8},
+            None,
+            "workload.quant_bits",
+        ),
+        (
+            {"kind": "inference", "model": {"params_b": 7, "hidden": 4096, "heads": 30}},
+            None,
+            "workload.model.heads",
+        ),
+        (
+            {"kind": "inference", "model": {"params_b": 7, "heads": 32, "kv_heads": 5}},
+            None,
+            "workload.model.kv_heads",
+        ),
+        (
+            {"kind": "inference", "model": {"params_b": 7, "heads": 8, "kv_heads": 16}},
+            None,
+            "workload.model.kv_heads",
+        ),
+        (
+            {"kind": "inference", "model": {"params_b": 7, "active_params_b": 8}},
+            None,
+            "workload.model.active_params_b",
+        ),
+        (
+            {"kind": "finetune", "model": "x", "offload": "all"},
+            {"accelerator": "A100", "zero_stage": 2},
+            "workload.offload",
+        ),
+        (
+            {"kind": "inference", "model": "x"},
+            {"accelerator": "A100", "zero_stage": 1},
+            "placement.zero_stage",
+        ),
     ],
 )
 def test_cross_field_checks_name_the_field(
@@ -99,4 +145,11 @@ def test_cross_field_checks_name_the_field(
 
 
 def test_head_dim_allows_heads_not_dividing_hidden() -> None:
-    validate_workload(decode({"kind": "inference", "model": {"params_b": 7, "hidden": 3072, "heads": 16, "head_dim": 256}}))
+    validate_workload(
+        decode(
+            {
+                "kind": "inference",
+                "model": {"params_b": 7, "hidden": 3072, "heads": 16, "head_dim": 256},
+            }
+        )
+    )

@@ -1,0 +1,294 @@
+"""The façade the planner uses: memory, fit, time, throughput, host and estimate."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.errors import InputError
+from service.providers import AcceleratorSpec
+from service.sizing import (
+    MemoryBreakdown,
+    Placement,
+    ResolvedWorkload,
+    Workload,
+    estimate,
+    fit_placement,
+    host_for,
+    inference_throughput,
+    memory_for,
+    preprocess_hours,
+    resolve_workload,
+    time_for,
+)
+from service.sizing.presets import ModelRegistry, builtin_presets
+
+MODELS = ModelRegistry(builtin_presets())
+ACC = AcceleratorRegistry(builtin_accelerators())
+GIB = 2.0**30
+
+
+def workload(obj: dict[str, Any]) -> Workload:
+    w: Workload = msgspec.convert(obj, Workload)
+    return w
+
+
+def rw_of(**obj: Any) -> ResolvedWorkload:
+    return resolve_workload(workload(obj), MODELS)
+
+
+def spec(name: str) -> AcceleratorSpec:
+    s = ACC.resolve(name)
+    assert s is not None
+    return s
+
+
+def parts(m: MemoryBreakdown) -> float:
+    return (
+        m.weights_gib
+        + m.gradients_gib
+        + m.optimizer_gib
+        + m.activations_gib
+        + m.kv_cache_gib
+        + m.overhead_gib
+    )
+
+
+def test_kv_cache_scales_with_context_and_concurrency() -> None:
+    rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096, concurrency=8)
+    m = memory_for(rw, 1)
+    assert m.kv_cache_gib == 524_288 * 4096 * 8 / GIB == 16.0
+    assert m.weights_gib == pytest.approx(6_738_415_616 * 2 / GIB)
+    assert m.per_device_gib == parts(m)
+
+
+def test_tensor_parallel_splits_weights_and_kv() -> None:
+    rw = rw_of(kind="inference", model="llama-2-70b", context_len=4096, concurrency=4)
+    one, four = memory_for(rw, 4, tensor_parallel=1), memory_for(rw, 4, tensor_parallel=4)
+    assert four.weights_gib == pytest.approx(one.weights_gib / 4)
+    # 4 replicas of 1 sequence each vs one TP-4 replica of 4 sequences over 8 KV heads
+    assert one.kv_cache_gib == pytest.approx(327_680 * 4096 / GIB)
+    assert four.kv_cache_gib == pytest.approx(327_680 * 4096 * 4 / 4 / GIB)
+
+
+def test_inference_fit_takes_the_smallest_tp() -> None:
+    rw = rw_of(kind="inference", model="llama-2-70b")
+    a100 = spec("A100-80GB")
+    fit = fit_placement(rw, a100, 8, 0.1)
+    assert fit is not None
+    assert fit.zero_stage is None
+    assert fit.tensor_parallel == 2
+    assert memory_for(rw, 8, tensor_parallel=1).per_device_gib > 80 * 0.9
+    assert fit.headroom_gib == pytest.approx(80 - fit.memory.per_device_gib)
+
+
+def test_training_fit_takes_the_smallest_zero_stage() -> None:
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e12)
+    a100 = spec("A100-80GB")
+    fit = fit_placement(rw, a100, 8, 0.1)
+    assert fit is not None
+    assert fit.zero_stage == 1
+    assert fit.tensor_parallel == 1
+    assert memory_for(rw, 8, 0).per_device_gib > 72
+    # ZeRO-1 shards only the optimizer: 4Ψ + 12Ψ/8
+    m = fit.memory
+    p = 6_738_415_616
+    assert m.weights_gib + m.gradients_gib == pytest.approx(4 * p / GIB)
+    assert m.optimizer_gib == pytest.approx(12 * p / 8 / GIB)
+
+
+def test_nothing_fits_returns_none() -> None:
+    rw = rw_of(kind="pretrain", model="llama-3.1-405b", tokens=1e12)
+    assert fit_placement(rw, spec("T4"), 1, 0.0) is None
+    assert fit_placement(rw_of(kind="preprocess", data_gb=10), spec("T4"), 1, 0.0) is None
+
+
+def test_given_zero_stage_is_respected() -> None:
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e12)
+    fit = fit_placement(rw, spec("A100-80GB"), 8, 0.1, zero_stage=3)
+    assert fit is not None
+    assert fit.zero_stage == 3
+
+
+def test_deepspeed_zero3_charges_the_largest_layer() -> None:
+    generic = rw_of(kind="finetune", model="llama-2-7b", method="full")
+    ds = rw_of(kind="finetune", model="llama-2-7b", method="full", framework="deepspeed")
+    g, d = memory_for(generic, 8, 3), memory_for(ds, 8, 3)
+    p, ll = 6_738_415_616, 32000 * 4096
+    assert g.weights_gib + g.gradients_gib + g.optimizer_gib == pytest.approx(16 * p / 8 / GIB)
+    assert d.weights_gib + d.gradients_gib + d.optimizer_gib == pytest.approx(
+        (18 * p / 8 + 4 * ll) / GIB
+    )
+
+
+def test_offload_moves_states_to_host_ram() -> None:
+    rw = rw_of(kind="finetune", model="llama-2-7b", method="full", offload="optimizer")
+    m = memory_for(rw, 8, 2)
+    assert m.gradients_gib == m.optimizer_gib == 0.0
+    assert m.weights_gib == pytest.approx(6_738_415_616 * 2 / GIB)
+    host = host_for(rw, 8)
+    assert host.offload_ram_gib == pytest.approx(6_738_415_616 * 32 * 1.5 / GIB)
+    assert host.ram_gib > host.offload_ram_gib
+
+
+def test_training_time_is_6nd_over_peak_and_mfu() -> None:
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=2e12)
+    t = time_for(rw, spec("A100-80GB"), 512)
+    assert t is not None
+    assert t.mfu == 0.40
+    hours = 6 * 6_738_415_616 * 2e12 / (512 * 312e12 * 0.40) / 3600
+    assert t.hours == pytest.approx(hours)
+    assert t.device_hours == pytest.approx(hours * 512)
+
+
+def test_time_unknown_without_tokens_or_peak() -> None:
+    assert time_for(rw_of(kind="finetune", model="llama-2-7b"), spec("A100-80GB"), 1) is None
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e9, precision="fp32")
+    assert time_for(rw, spec("H800"), 1) is None  # no published FP32 figure in the registry
+
+
+def test_moe_compute_counts_active_parameters() -> None:
+    rw = rw_of(kind="pretrain", model="mixtral-8x7b", tokens=1e9)
+    r = estimate(rw.workload, Placement(accelerator="H800", count=64), MODELS, ACC)
+    assert r.compute.flops == pytest.approx(6 * 12_879_925_248 * 1e9)
+    assert r.memory.weights_gib * 64 > 2 * 46.7e9 / GIB  # memory by total params (ZeRO-3)
+    assert any("MoE" in a for a in r.assumptions)
+
+
+def test_decode_throughput_is_bandwidth_bound() -> None:
+    rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096)
+    a100 = spec("A100-80GB")
+    step = (6_738_415_616 * 2 + 524_288 * 4096) / (2039e9 * 0.7)
+    assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
+    assert inference_throughput(rw, a100, 2) == pytest.approx(2 / step)
+
+
+def test_host_for_accelerators() -> None:
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e12)
+    h8, h16 = host_for(rw, 8), host_for(rw, 16)
+    assert (h8.vcpus, h8.vcpus_recommended, h8.network) == (32, 64, "standard")
+    assert (h16.vcpus, h16.network) == (64, "rdma")
+    assert h8.ram_gib >= 32
+    assert h8.disk_gib > 2 * 16 * 6.7e9 / GIB
+
+
+def test_preprocess_sizing() -> None:
+    rw = rw_of(kind="preprocess", data_gb=1000, target_hours=10)
+    h = host_for(rw, 0)
+    assert h.vcpus == math.ceil(1000 * 1000 / 36000 / 5.0) == 6
+    assert h.ram_gib == 32
+    assert h.network == "standard"
+    assert h.disk_gib == pytest.approx(100 + 2.2 * 1000e9 / GIB)
+    hours = preprocess_hours(rw, h.vcpus)
+    assert hours is not None
+    assert hours <= 10
+    assert preprocess_hours(rw_of(kind="preprocess", data_gb=10), 16) == pytest.approx(
+        10e3 / 80 / 3600
+    )
+    r = estimate(rw.workload, Placement(accelerator="A100-80GB"), MODELS, ACC)
+    assert r.memory.per_device_gib == 0
+    assert r.time is not None
+    assert r.time.device_hours == 0
+    assert any("ignored" in a for a in r.assumptions)
+
+
+def test_estimate_unknown_accelerator_suggests() -> None:
+    w = workload({"kind": "inference", "model": "llama-2-7b"})
+    with pytest.raises(InputError) as err:
+        estimate(w, Placement(accelerator="A100-80G-typo"), MODELS, ACC)
+    assert err.value.field == "placement.accelerator"
+    assert "A100-80GB" in err.value.suggestions
+
+
+def test_estimate_unknown_model_suggests() -> None:
+    with pytest.raises(InputError) as err:
+        rw_of(kind="inference", model="qwen2.5-7")
+    assert err.value.field == "workload.model"
+    assert "qwen2.5-7b" in err.value.suggestions
+
+
+def test_estimate_without_placement_has_no_time() -> None:
+    w = workload({"kind": "pretrain", "model": "llama-2-7b", "tokens": 1e12})
+    r = estimate(w, None, MODELS, ACC)
+    assert r.time is None
+    assert r.placement is None
+    assert r.compute.flops == pytest.approx(6 * 6_738_415_616e12)
+
+
+def test_estimate_reports_a_misfit() -> None:
+    w = workload({"kind": "finetune", "model": "llama-2-70b", "method": "full"})
+    r = estimate(w, Placement(accelerator="T4", count=2), MODELS, ACC)
+    assert r.placement is not None
+    assert not r.placement.fits
+    assert r.placement.zero_stage == 3
+    assert any(a.startswith("Does not fit") for a in r.assumptions)
+
+
+def test_bare_params_infer_a_shape_and_say_so() -> None:
+    rw = rw_of(kind="inference", model={"params_b": 13})
+    assert rw.arch is not None
+    assert rw.arch.layers == 40
+    assert rw.arch.hidden == 5120
+    assert any("nearest preset" in a and "llama-2-13b" in a for a in rw.assumptions)
+
+
+def test_image_models() -> None:
+    rn = rw_of(kind="finetune", model="resnet-50", method="full", micro_batch_size=32)
+    assert memory_for(rn, 1).activations_gib == pytest.approx(32 * 286.56 / 4 / 1024)
+    big = rw_of(
+        kind="finetune", model="resnet-50", method="full", micro_batch_size=32, image_size=448
+    )
+    assert memory_for(big, 1).activations_gib == pytest.approx(
+        4 * memory_for(rn, 1).activations_gib
+    )
+    t = time_for(
+        rw_of(kind="pretrain", model="resnet-50", tokens=1.28e6 * 90), spec("A100-80GB"), 8
+    )
+    assert t is not None
+    assert t.mfu == 0.25
+    assert t.hours == pytest.approx(3 * 8.18e9 * 1.28e6 * 90 / (8 * 312e12 * 0.25) / 3600)
+    yolo = rw_of(kind="finetune", model="yolov8-m", method="full", micro_batch_size=16)
+    assert any("ResNet-50's activation density" in a for a in yolo.assumptions)
+    sd = rw_of(kind="finetune", model="sd-1.5", method="full")
+    assert memory_for(sd, 1).activations_gib == pytest.approx(0.48e9 / GIB)
+    with pytest.raises(InputError) as err:
+        rw_of(kind="finetune", model="sd-1.5", method="lora")
+    assert err.value.field == "workload.method"
+
+
+def test_encoders_and_vit() -> None:
+    with pytest.raises(InputError) as err:
+        rw_of(kind="finetune", model="bert-base", method="full", seq_len=1024)
+    assert err.value.field == "workload.seq_len"
+    bert = rw_of(
+        kind="finetune",
+        model="bert-base",
+        method="full",
+        seq_len=512,
+        gradient_checkpointing=False,
+        flash_attention=False,
+        micro_batch_size=8,
+    )
+    acts = memory_for(bert, 1).activations_gib * GIB
+    korthikanti = 12 * 512 * 8 * 768 * (34 + 5 * 12 * 512 / 768)
+    logits = 512 * 8 * 30522 * 10
+    assert acts == pytest.approx(korthikanti + logits)
+    vit = rw_of(kind="finetune", model="vit-b-16", method="full")
+    assert any("197 tokens" in a for a in vit.assumptions)
+
+
+def test_deepseek_mla_kv_cache() -> None:
+    r = estimate(workload({"kind": "inference", "model": "deepseek-v3"}), None, MODELS, ACC)
+    assert r.kv_cache_bytes_per_token == 576 * 61 * 2
+
+
+def test_qlora_weights_match_the_nf4_rule() -> None:
+    rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora")
+    linear = 6_738_415_616 - 2 * 32000 * 4096 - (2 * 32 + 1) * 4096
+    expected = linear * (0.5 + (8 / 64 + 32 / (64 * 256)) / 8) + (6_738_415_616 - linear) * 2
+    lora = 16 * 32 * (4 * 8192 + 2 * (4096 + 11008) + (11008 + 4096))
+    assert memory_for(rw, 1).weights_gib == pytest.approx((expected + lora * 4) / GIB)
