@@ -11,10 +11,9 @@ from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
 from service.errors import InputError
-from service.providers import AcceleratorSpec, Billing, InstanceType, Price, PriceSource, Rdma
 from service.live_prices import LivePriceState
+from service.providers import AcceleratorSpec, Billing, InstanceType, Price, PriceSource, Rdma
 from service.state import SuanliDep
-
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
