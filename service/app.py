@@ -118,7 +118,6 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            suanli.catalog.close()
             with contextlib.suppress(Exception):
                 await stores.close()
 
@@ -236,6 +235,9 @@ def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Re
 
 def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     headers = dict(exc.headers or {})
+    if exc.status_code == 429 and "Retry-After" not in headers:
+        # litestar's limiter sends RateLimit-Reset (seconds) but not the standard header.
+        headers["Retry-After"] = str(headers.get("RateLimit-Reset", 60))
     detail, extra = _clarify(exc.detail, exc.extra)
     return Response(
         _error_body(exc.status_code, detail, extra or None),

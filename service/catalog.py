@@ -15,8 +15,7 @@ import hashlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 
 import msgspec
@@ -85,7 +84,6 @@ class CatalogService:
         self._price_layer = price_layer
         self._snapshot: CatalogSnapshot | None = None
         self._lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="provider")
 
     @property
     def loaded(self) -> bool:
@@ -108,20 +106,24 @@ class CatalogService:
             self._snapshot = fresh
             return fresh
 
-    def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
-
     def _build(self) -> CatalogSnapshot:
         try:
             providers = collect(self._provider_factory())
         except Exception as exc:  # plugin registry itself broken: keep serving the old one
             log.exception("provider registration failed")
             return _failed_snapshot(f"provider registration failed: {type(exc).__name__}")
-        futures = {p: self._pool.submit(_read_provider, p) for p in providers}
+        # A pool per load (loads are rare): a provider that hangs past its timeout keeps
+        # only its own thread busy and can never block the next load.
+        pool = ThreadPoolExecutor(max_workers=max(1, len(providers)), thread_name_prefix="provider")
+        try:
+            futures = {p: pool.submit(_read_provider, p) for p in providers}
+            wait(futures.values(), timeout=self._timeout_s)  # one deadline for all of them
+            results = {p: self._outcome(future) for p, future in futures.items()}
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
         catalogs, statuses, warnings = [], [], []
-        for provider, future in futures.items():
+        for provider, (catalog, error) in results.items():
             name = getattr(provider, "name", repr(provider))
-            catalog, error = self._await(name, future)
             if catalog is None:
                 PROVIDER_FAILURES.labels(provider=name).inc()
                 statuses.append(ProviderStatus(name=name, status="failed", error=error))
@@ -141,15 +143,16 @@ class CatalogService:
             warnings=tuple(warnings),
         )
 
-    def _await(
-        self, name: str, future: Future[ProviderCatalog]
+    def _outcome(
+        self, future: Future[ProviderCatalog]
     ) -> tuple[ProviderCatalog | None, str | None]:
-        try:
-            return future.result(timeout=self._timeout_s), None
-        except FutureTimeout:
+        if not future.done():
+            future.cancel()
             return None, f"timed out after {self._timeout_s:g}s"
-        except Exception as exc:
+        exc = future.exception()
+        if exc is not None:
             return None, f"{type(exc).__name__}: {exc}"[:300]
+        return future.result(), None
 
     def _priced(self, catalog: ProviderCatalog) -> ProviderCatalog:
         prices: Sequence[Price] = catalog.prices

@@ -246,6 +246,7 @@ def test_any_request_is_answered_or_refused_with_a_field(
     except msgspec.ValidationError:
         return  # e.g. finetune-only fields on pretrain are ignored, bounds are the decoder's
     p = None if placement is None else msgspec.convert(placement, Placement)
+    field: str | None
     try:
         r = estimate(w, p, MODELS, ACCELERATORS)
     except InputError as err:
