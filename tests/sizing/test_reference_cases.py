@@ -1,4 +1,4 @@
-"""Every public reference case of ``shared/reference/estimation-cases.json``, through the API.
+"""Every public reference case (``tests/sizing/data/estimation-cases.json``), through the API.
 
 Each case is translated by hand below (``CASES``: case id -> workload, placement and the
 output that is compared). Translation rules:
@@ -34,9 +34,9 @@ from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.sizing import formulas as f
 from service.sizing.presets import ModelRegistry, builtin_presets
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "estimation-cases.json"
-if not REFERENCE.exists():  # CI clones main next to a copy of shared/
-    REFERENCE = Path("/work/shared/reference/estimation-cases.json")
+REFERENCE = Path(__file__).resolve().parent / "data" / "estimation-cases.json"
+"""A vendored copy of the public reference cases (each case names its source), so the
+suite runs from any clone."""
 
 UNIT_BYTES = {"GB": 1e9, "GiB": 2.0**30, "MiB": 2.0**20, "MB": 1e6, "bytes": 1.0}
 
