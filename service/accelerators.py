@@ -141,6 +141,8 @@ class AcceleratorRegistry:
             return []
         found = [spec.name for spec in self._families.get(key, ())]
         candidates = difflib.get_close_matches(key, list(self._keys), n=n * 4, cutoff=0.6)
+        if not found and not candidates:  # a typo in a short name ("a1oo"): look wider
+            candidates = difflib.get_close_matches(key, list(self._keys), n=n * 4, cutoff=0.4)
         for candidate in candidates:
             canonical = self._keys[candidate].name
             if canonical not in found:
