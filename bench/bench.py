@@ -13,8 +13,9 @@ p50/p99 latency and its ratio to ``/healthz`` in the same run:
 * ``/v1/recommend`` uncached  — every request distinct (different ``tokens``)
 
 Part 2 times :func:`service.planning.recommend.recommend` on synthetic catalogs of 1k,
-10k and 100k offers built by repeating the real catalog rows across made-up regions
-(benchmark data only, never served).
+10k and 100k offers built by repeating the real catalog rows across made-up regions at
+slightly different prices, so that no offers fold into one group (benchmark data only,
+never served). Grouping the catalog is part of loading it, not of a request.
 
 Targets (2 cores): cached ≥ 0.8× healthz, uncached ≥ 0.3×, planner on 10k offers ≤ 10 ms p50.
 """
@@ -182,7 +183,7 @@ def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, float]]:
     import msgspec
 
     from service.accelerators import default_registry
-    from service.catalog import CatalogService
+    from service.catalog import CatalogService, bucket_offers
     from service.planning.recommend import PlanContext, recommend
     from service.planning.schema import RecommendRequest
     from service.plugins import get_plugin_manager
@@ -200,12 +201,22 @@ def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, float]]:
         i = 0
         while len(offers) < size:
             for offer in base:
-                region = f"bench-region-{i}"
-                offers.append(msgspec.structs.replace(offer, region=region))
+                # Each copy gets its own region and, where priced, its own price (+0.1 %
+                # per copy), so no two offers fold into one group: the worst case.
+                price = offer.price
+                if price is not None and price.price_per_hour is not None:
+                    price = msgspec.structs.replace(
+                        price, price_per_hour=price.price_per_hour * (1 + 0.001 * i)
+                    )
+                offers.append(
+                    msgspec.structs.replace(offer, region=f"bench-region-{i}", price=price)
+                )
                 if len(offers) == size:
                     break
             i += 1
-        snapshot = msgspec.structs.replace(real, offers=tuple(offers), fingerprint=f"bench{size}")
+        snapshot = msgspec.structs.replace(
+            real, offers=tuple(offers), buckets=bucket_offers(offers), fingerprint=f"bench{size}"
+        )
         ctx = PlanContext(snapshot=snapshot, accelerators=accelerators, models=models)
         timings = []
         for _ in range(repeats if size <= 10_000 else max(3, repeats // 5)):

@@ -17,6 +17,8 @@ Why it is built this way:
   ``--concurrency`` connections, and a client cheap enough on a 2-core machine that the
   server, not the client, is what gets measured (httpx costs several times more CPU per
   request).
+* **A miss fraction** of recommend requests carries a unique price cap, so the planner
+  (not only the response cache) works under load.
 * **A hostile fraction** of invalid bodies (malformed JSON, wrong types, absurd numbers,
   deep nesting, invalid UTF-8) rides along with realistic ones; each must get a 4xx.
 
@@ -65,7 +67,7 @@ def _valid_bodies() -> list[tuple[str, bytes]]:
         {"kind": "inference", "model": "qwen2.5-14b", "concurrency": 16},
         {"kind": "inference", "model": "llama-3-70b", "precision": "int4", "context_len": 8192},
         {"kind": "preprocess", "data_gb": 500, "target_hours": 4},
-        {"kind": "finetune", "model": "bert-base", "method": "full", "tokens": 1e7},
+        {"kind": "finetune", "model": "bert-base", "method": "full", "seq_len": 512, "tokens": 1e7},
     ]
     bodies: list[tuple[str, bytes]] = []
     for workload in workloads:
@@ -101,7 +103,7 @@ def _valid_bodies() -> list[tuple[str, bytes]]:
 def _hostile_bodies() -> list[tuple[str, bytes]]:
     """Invalid requests, each of which must be answered with a 4xx."""
     depth = 5_000
-    raw: list[bytes] = [
+    both: list[bytes] = [
         b"",
         b"{",
         b"[]",
@@ -116,11 +118,15 @@ def _hostile_bodies() -> list[tuple[str, bytes]]:
         _json({"workload": {"kind": "finetune", "model": {"params_b": -7}}}),
         _json({"workload": {"kind": "finetune", "model": {"params_b": 1e308}}}),
         _json({"workload": {"kind": "finetune", "model": "llama-2-7b", "seq_len": 0}}),
-        _json({"workload": {"kind": "finetune", "model": "llama-2-7b"}, "top_k": 10**6}),
         _json({"workload": [1, 2, 3]}),
         _json({"workload": {"kind": "preprocess", "data_gb": "lots"}}),
     ]
-    return [(path, body) for body in raw for path in ("/v1/estimate", "/v1/recommend")]
+    recommend_only: list[bytes] = [
+        _json({"workload": {"kind": "finetune", "model": "llama-2-7b"}, "top_k": 10**6}),
+        _json({"workload": {"kind": "finetune", "model": "llama-2-7b"}, "objective": "vibes"}),
+    ]
+    bodies = [(path, body) for body in both for path in ("/v1/estimate", "/v1/recommend")]
+    return bodies + [("/v1/recommend", body) for body in recommend_only]
 
 
 def _json(value: object) -> bytes:
@@ -193,7 +199,7 @@ class Connection:
 
     async def _read_chunked(self) -> bytes:
         assert self.reader is not None
-        parts = []
+        parts: list[bytes] = []
         while True:
             size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
             if size == 0:
@@ -227,6 +233,7 @@ class Report:
     duration_s: float
     concurrency: int
     hostile_fraction: float
+    miss_fraction: float
     requests: int
     requests_per_s: float
     latency_ms: dict[str, float]
@@ -260,6 +267,7 @@ async def _worker(
     valid: list[tuple[str, bytes]],
     hostile: list[tuple[str, bytes]],
     hostile_fraction: float,
+    miss_fraction: float,
     tally: Tally,
 ) -> None:
     conn = Connection(host, port)
@@ -267,6 +275,8 @@ async def _worker(
         while time.monotonic() < deadline:
             is_hostile = rng.random() < hostile_fraction
             path, body = rng.choice(hostile if is_hostile else valid)
+            if not is_hostile and path == "/v1/recommend" and rng.random() < miss_fraction:
+                body = _uncached(body, rng)
             started = time.perf_counter()
             try:
                 status, headers, payload = await asyncio.wait_for(
@@ -298,6 +308,14 @@ async def _worker(
         await conn.close()
 
 
+def _uncached(body: bytes, rng: random.Random) -> bytes:
+    """The same request with a price cap nobody asked before: a guaranteed cache miss."""
+    request = json.loads(body)
+    cap = round(rng.uniform(20.0, 2_000.0), 4)
+    request["constraints"] = {**request.get("constraints", {}), "max_price_per_hour": cap}
+    return _json(request)
+
+
 def _sample(tally: Tally, text: str) -> None:
     if len(tally.unexpected_samples) < 10:
         tally.unexpected_samples.append(text)
@@ -311,7 +329,12 @@ def _percentile(sorted_values: list[float], q: float) -> float:
 
 
 async def run_load(
-    url: str, duration_s: float, concurrency: int, hostile_fraction: float, seed: int
+    url: str,
+    duration_s: float,
+    concurrency: int,
+    hostile_fraction: float,
+    seed: int,
+    miss_fraction: float = 0.05,
 ) -> Report:
     parts = urllib.parse.urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
@@ -329,6 +352,7 @@ async def run_load(
                 valid,
                 hostile,
                 hostile_fraction,
+                miss_fraction,
                 tally,
             )
             for i in range(concurrency)
@@ -342,6 +366,7 @@ async def run_load(
         duration_s=round(elapsed, 2),
         concurrency=concurrency,
         hostile_fraction=hostile_fraction,
+        miss_fraction=miss_fraction,
         requests=len(latencies),
         requests_per_s=round(len(latencies) / elapsed, 1) if elapsed else 0.0,
         latency_ms={
@@ -416,7 +441,8 @@ class Server:
         raise RuntimeError(f"server not ready after {timeout_s:g}s: {self.tail()}")
 
     def tail(self, lines: int = 20) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         text = Path(self.log.name).read_text(encoding="utf-8", errors="replace")
         return "\n".join(text.splitlines()[-lines:])
 
@@ -465,6 +491,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=_bounded(1, 600), default=60.0, help="seconds")
     parser.add_argument("--concurrency", type=_bounded(1, 512, int), default=64)
     parser.add_argument("--hostile-fraction", type=_bounded(0, 1), default=0.1)
+    parser.add_argument(
+        "--miss-fraction",
+        type=_bounded(0, 1),
+        default=0.05,
+        help="share of recommend requests made unique (cache misses)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--server-workers", type=_bounded(1, 16, int), default=1)
     parser.add_argument("--server-log-level", default="INFO", choices=["INFO", "WARNING"])
@@ -478,7 +510,8 @@ def format_report(report: Report) -> str:
     lines = [
         f"target            {report.url}",
         f"duration          {report.duration_s} s at {report.concurrency} connections "
-        f"(hostile fraction {report.hostile_fraction:g})",
+        f"(hostile fraction {report.hostile_fraction:g}, miss fraction "
+        f"{report.miss_fraction:g})",
         f"requests          {report.requests}  ({report.requests_per_s} req/s)",
         f"latency ms        p50 {lat['p50']}  p90 {lat['p90']}  p99 {lat['p99']}  max {lat['max']}",
         f"status classes    {report.status_classes}",
@@ -486,7 +519,7 @@ def format_report(report: Report) -> str:
         f"connection errors {report.connection_errors}",
         f"hostile           {report.hostile_requests} sent, {report.hostile_not_4xx} not 4xx",
         f"valid             {report.valid_requests} sent, {report.valid_not_200} not 200 "
-        f"(cache hit ratio {report.recommend_cache_hit_ratio})",
+        f"(recommend cache hit ratio {report.recommend_cache_hit_ratio})",
         f"verdict           {'PASS' if report.ok else 'FAIL'}",
     ]
     lines.extend(f"  sample: {sample}" for sample in report.samples)
@@ -509,7 +542,14 @@ def main(argv: list[str] | None = None) -> int:
         url = server.url
     try:
         report = asyncio.run(
-            run_load(url, args.duration, args.concurrency, args.hostile_fraction, args.seed)
+            run_load(
+                url,
+                args.duration,
+                args.concurrency,
+                args.hostile_fraction,
+                args.seed,
+                args.miss_fraction,
+            )
         )
     finally:
         if server is not None:

@@ -19,14 +19,13 @@ from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
-from litestar.stores.memory import MemoryStore
 from litestar.stores.registry import StoreRegistry
 from litestar.types import ControllerRouterHandler
 
 from service.accelerators import AcceleratorRegistry
 from service.api.health import HealthController
 from service.api.providers import ProvidersController
-from service.cache import RequestCache, StoreFactory
+from service.cache import LocalStore, RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
 from service.live_prices import (
@@ -62,7 +61,7 @@ def create_app(
     stores = StoreFactory(settings.redis_url, settings.redis_timeout_s)
     shared = stores.namespace("health") if stores.shared else None
     recommend_store = stores.namespace("recommend")
-    rate_store = stores.namespace("rate_limit", fallback=MemoryStore())
+    rate_store = stores.namespace("rate_limit", fallback=LocalStore())
     live_jobs = discover_live_jobs(pm)
     monitor = LivePriceMonitor(
         PriceSnapshotStore(stores.namespace("prices")),

@@ -1,6 +1,6 @@
 """Request-keyed response cache over a litestar ``Store`` that survives its store failing.
 
-* :func:`build_root_store` picks the backend: ``MemoryStore`` (embedded default, no Redis
+* :class:`StoreFactory` picks the backend: :class:`LocalStore` (embedded default, no Redis
   needed) or ``RedisStore`` when ``SUANLI_REDIS_URL`` is set.
 * :class:`ResilientStore` wraps a store with a circuit breaker: when Redis is down or
   slow, calls fail fast for a short, growing pause instead of timing out on every
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
@@ -22,7 +23,6 @@ from typing import TypeVar
 
 import msgspec
 from litestar.stores.base import NamespacedStore, Store
-from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
 
@@ -45,6 +45,65 @@ def build_redis(url: str, timeout_s: float) -> Redis:
         retry_on_timeout=False,
     )
     return client
+
+
+class LocalStore(Store):
+    """In-process store for one replica: a bounded dict with per-key expiry.
+
+    Replaces litestar's ``MemoryStore`` on the request path: no lock (one event loop
+    owns it; every operation is synchronous between awaits) and a size bound, so a
+    stream of distinct requests can never grow the process without limit. The oldest
+    entry is evicted first.
+    """
+
+    def __init__(self, max_entries: int = 10_000) -> None:
+        self.max_entries = max_entries
+        self._data: dict[str, tuple[bytes, float]] = {}
+
+    @staticmethod
+    def _deadline(expires_in: int | timedelta | None) -> float:
+        if expires_in is None:
+            return math.inf
+        seconds = expires_in.total_seconds() if isinstance(expires_in, timedelta) else expires_in
+        return time.monotonic() + seconds
+
+    async def set(
+        self, key: str, value: str | bytes, expires_in: int | timedelta | None = None
+    ) -> None:
+        data = self._data
+        data.pop(key, None)
+        if len(data) >= self.max_entries:
+            del data[next(iter(data))]
+        data[key] = (
+            value.encode() if isinstance(value, str) else value,
+            self._deadline(expires_in),
+        )
+
+    async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
+        item = self._data.get(key)
+        if item is None:
+            return None
+        if item[1] <= time.monotonic():
+            del self._data[key]
+            return None
+        if renew_for is not None:
+            self._data[key] = (item[0], self._deadline(renew_for))
+        return item[0]
+
+    async def delete(self, key: str) -> None:
+        self._data.pop(key, None)
+
+    async def delete_all(self) -> None:
+        self._data.clear()
+
+    async def exists(self, key: str) -> bool:
+        return await self.get(key) is not None
+
+    async def expires_in(self, key: str) -> int | None:
+        item = self._data.get(key)
+        if item is None or item[1] == math.inf:
+            return None
+        return max(0, int(item[1] - time.monotonic()))
 
 
 class Breaker:
@@ -111,7 +170,7 @@ class StoreFactory:
         """The raw store of a namespace (raises on failure; for jobs that must know)."""
         if name not in self._primaries:
             self._primaries[name] = (
-                MemoryStore() if self.root is None else self.root.with_namespace(name)
+                LocalStore() if self.root is None else self.root.with_namespace(name)
             )
         return self._primaries[name]
 
@@ -227,12 +286,14 @@ class RequestCache:
         self.namespace = namespace
         self.ttl_s = max(1, int(ttl_s))
         self._inflight: dict[str, asyncio.Future[bytes]] = {}
+        self._hits = CACHE_EVENTS.labels(namespace=namespace, result="hit")
+        self._misses = CACHE_EVENTS.labels(namespace=namespace, result="miss")
 
     async def get_or_compute(self, key: str, compute: Callable[[], bytes]) -> tuple[bytes, bool]:
         """Return ``(body, hit)``. ``compute`` runs at most once per key at a time."""
         waiting = self._inflight.get(key)
         if waiting is not None:  # an identical request is in flight right now: share it
-            CACHE_EVENTS.labels(namespace=self.namespace, result="hit").inc()
+            self._hits.inc()
             return await asyncio.shield(waiting), True
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
@@ -252,9 +313,9 @@ class RequestCache:
     ) -> tuple[bytes, bool]:
         cached = await self.store.get(key)
         if cached is not None:
-            CACHE_EVENTS.labels(namespace=self.namespace, result="hit").inc()
+            self._hits.inc()
             return cached, True
         body = compute()
-        CACHE_EVENTS.labels(namespace=self.namespace, result="miss").inc()
+        self._misses.inc()
         await self.store.set(key, body, expires_in=self.ttl_s)
         return body, False

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
 
@@ -23,7 +23,7 @@ import msgspec
 from service.metrics import PROVIDER_FAILURES
 from service.overrides import PriceOverride, apply_overrides
 from service.plugins import collect
-from service.providers import InstanceType, Offer, Price, Provider
+from service.providers import ALL_REGIONS, InstanceType, Offer, Price, Provider
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,37 @@ class ProviderStatus(msgspec.Struct, frozen=True, kw_only=True):
     error: str | None = None
 
 
+class OfferGroup(msgspec.Struct, frozen=True, kw_only=True):
+    """Offers of one instance type with the same billing and price, in several regions.
+
+    They give identical placements, so the planner works on groups (a few hundred)
+    rather than on offers (thousands); built once per catalog load.
+    """
+
+    offer: Offer
+    """The first offer of the group (its region is one of ``regions`` or ``"*"``)."""
+    regions: tuple[str, ...]
+    """Every region of the group; for a ``"*"`` price, the regions the type is sold in."""
+    offers: int
+    """How many offers were folded into this group."""
+
+
+class OfferBucket(msgspec.Struct, frozen=True, kw_only=True):
+    """All offer groups of one instance type and billing mode, cheapest first.
+
+    Every group in a bucket gives the same placements (same row), differing only in
+    price and regions, so whatever the objective the planner needs at most ``top_k``
+    groups per bucket, and the first one that passes the filters is the bucket's
+    cheapest. Built once per catalog load.
+    """
+
+    offer: Offer
+    """An offer of the bucket (for row-level checks)."""
+    groups: tuple[OfferGroup, ...]
+    """Sorted by price per hour; unpriced last."""
+    offers: int
+
+
 class CatalogSnapshot(msgspec.Struct, frozen=True, kw_only=True):
     providers: tuple[ProviderCatalog, ...]
     statuses: tuple[ProviderStatus, ...]
@@ -55,6 +86,8 @@ class CatalogSnapshot(msgspec.Struct, frozen=True, kw_only=True):
     fingerprint: str
     loaded_at: str
     warnings: tuple[str, ...] = ()
+    buckets: tuple[OfferBucket, ...] = ()
+    """``offers`` folded and indexed for the planner: see :func:`bucket_offers`."""
 
     def provider(self, name: str) -> ProviderCatalog | None:
         return next((p for p in self.providers if p.name == name), None)
@@ -138,6 +171,7 @@ class CatalogService:
             providers=tuple(catalogs),
             statuses=tuple(sorted(statuses, key=lambda s: s.name)),
             offers=offers,
+            buckets=bucket_offers(offers),
             fingerprint=fingerprint(catalogs),
             loaded_at=datetime.now(UTC).isoformat(timespec="seconds"),
             warnings=tuple(warnings),
@@ -222,16 +256,47 @@ def build_offers(catalog: ProviderCatalog) -> list[Offer]:
     return offers
 
 
+def group_offers(offers: Sequence[Offer]) -> tuple[OfferGroup, ...]:
+    """Fold offers that differ only in region (same provider, type, billing and price)."""
+    groups: dict[tuple[str, str, str, float | None], tuple[Offer, dict[str, None], list[int]]]
+    groups = {}
+    for offer in offers:
+        row = offer.instance
+        key = (offer.provider, row.instance_type, offer.billing, offer.price_per_hour)
+        group = groups.get(key)
+        if group is None:
+            regions = (offer.region,) if offer.region != ALL_REGIONS else row.regions
+            groups[key] = (offer, dict.fromkeys(regions), [1])  # dict = ordered set
+        else:
+            if offer.region != ALL_REGIONS:
+                group[1][offer.region] = None
+            group[2][0] += 1
+    return tuple(
+        OfferGroup(offer=offer, regions=tuple(regions), offers=count[0])
+        for offer, regions, count in groups.values()
+    )
+
+
+def bucket_offers(offers: Sequence[Offer]) -> tuple[OfferBucket, ...]:
+    """Index offers for the planner: groups per (provider, type, billing), cheapest first."""
+    by_bucket: dict[tuple[str, str, str], list[OfferGroup]] = {}
+    for group in group_offers(offers):
+        offer = group.offer
+        key = (offer.provider, offer.instance.instance_type, offer.billing)
+        by_bucket.setdefault(key, []).append(group)
+    buckets = []
+    for groups in by_bucket.values():
+        groups.sort(key=lambda g: (g.offer.price_per_hour is None, g.offer.price_per_hour or 0.0))
+        buckets.append(
+            OfferBucket(
+                offer=groups[0].offer, groups=tuple(groups), offers=sum(g.offers for g in groups)
+            )
+        )
+    return tuple(buckets)
+
+
 def fingerprint(catalogs: Sequence[ProviderCatalog]) -> str:
     digest = hashlib.sha256()
     for catalog in catalogs:
         digest.update(msgspec.json.encode((catalog.name, catalog.instance_types, catalog.prices)))
     return digest.hexdigest()[:16]
-
-
-def summarize(snapshot: CatalogSnapshot) -> Mapping[str, object]:
-    return {
-        "fingerprint": snapshot.fingerprint,
-        "providers": [p.name for p in snapshot.providers],
-        "offers": len(snapshot.offers),
-    }

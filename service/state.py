@@ -7,6 +7,8 @@ global, so tests can build as many independent apps as they like.
 
 from __future__ import annotations
 
+import math
+import time
 from typing import TYPE_CHECKING, Protocol
 
 from litestar.datastructures import State
@@ -58,6 +60,8 @@ class Suanli:
         """Shared catalog generation (Redis); ``None`` in one process without Redis."""
         self.plugin_report = plugin_report or []
         self.live_prices = live_prices
+        self._stale: frozenset[str] = frozenset()
+        self._stale_checked_at = -math.inf
 
     async def publish_catalog_change(self) -> None:
         """Tell the other replicas that the catalog changed (no-op without Redis)."""
@@ -65,13 +69,18 @@ class Suanli:
             await self.sync.publish()
 
     def stale_live_providers(self) -> frozenset[str]:
-        """Providers whose live prices are served past their TTL right now."""
-        stale = set()
-        for catalog in self.catalog.snapshot.providers:
-            info = self.live_price_info(catalog.name)
-            if info is not None and info.stale:
-                stale.add(catalog.name)
-        return frozenset(stale)
+        """Providers whose live prices are served past their TTL right now (re-checked at
+        most once a second: staleness moves on a scale of minutes, requests per ms)."""
+        now = time.monotonic()
+        if now - self._stale_checked_at >= 1.0:
+            stale = set()
+            for catalog in self.catalog.snapshot.providers:
+                info = self.live_price_info(catalog.name)
+                if info is not None and info.stale:
+                    stale.add(catalog.name)
+            self._stale = frozenset(stale)
+            self._stale_checked_at = now
+        return self._stale
 
     def live_price_info(self, provider: str) -> LivePriceInfo | None:
         """Live-price status of one provider for ``GET /v1/providers``."""

@@ -89,7 +89,7 @@ class WrongTypesProvider(FakeProvider):
 
     def instance_types(self) -> Sequence[Any]:
         self.calls += 1
-        broken = msgspec.structs.replace(self.row, vcpus="eight")  # type: ignore[arg-type]
+        broken = msgspec.structs.replace(self.row, vcpus="eight")
         return (broken,)
 
 

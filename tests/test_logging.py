@@ -64,10 +64,17 @@ def test_errors_are_logged_with_their_status(
     client = make_client()
     caplog.set_level(logging.INFO, logger="suanli.access")
     caplog.clear()
-    client.post("/v1/estimate", json={})
-    client.get("/v1/nope")
-    client.delete("/healthz")
-    assert [r.status for r in _access(caplog)] == [400, 404, 405]  # type: ignore[attr-defined]
+    responses = [
+        client.post("/v1/estimate", json={}, headers={"X-Request-ID": "e-400"}),
+        client.get("/v1/nope", headers={"X-Request-ID": "e-404"}),
+        client.delete("/healthz", headers={"X-Request-ID": "e-405"}),
+    ]
+    assert [r.status_code for r in responses] == [400, 404, 405]
+    # Requests that match no route are logged and echoed too (scanners, wrong clients).
+    assert [r.headers.get("x-request-id") for r in responses] == ["e-400", "e-404", "e-405"]
+    records = _access(caplog)
+    assert [r.status for r in records] == [400, 404, 405]  # type: ignore[attr-defined]
+    assert [r.request_id for r in records] == ["e-400", "e-404", "e-405"]  # type: ignore[attr-defined]
 
 
 def test_generated_request_id_is_logged_and_echoed(

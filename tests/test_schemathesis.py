@@ -17,25 +17,28 @@ generator sends may reload the catalog.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import hypothesis
 import pytest
 import schemathesis
+from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from tests.conftest import app_settings
+from tests.conftest import BUILTIN_PROVIDERS, app_settings
 
 EXAMPLES = int(os.environ.get("SUANLI_SCHEMATHESIS_EXAMPLES", "100"))
 SEED = 20_261_130
 STATEFUL_RUNS = max(10, EXAMPLES // 4)
+
 
 def _app() -> Litestar:
     """A fresh app per test: schemathesis ends an app's lifespan after each test item."""
@@ -107,7 +110,7 @@ _DECODER_MESSAGE = re.compile(
 
 @schemathesis.check
 def decoder_agrees_with_schema(
-    ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case
+    ctx: schemathesis.CheckContext, response: schemathesis.Response, case: schemathesis.Case[Any]
 ) -> bool | None:
     """A request the OpenAPI document calls valid is never refused by the decoder.
 
@@ -128,10 +131,105 @@ def decoder_agrees_with_schema(
     return True
 
 
+class KnownNames(NamedTuple):
+    models: list[str]
+    accelerators: list[str]
+
+
+@functools.cache
+def _known_names() -> KnownNames:
+    with TestClient(app=_app()) as client:
+        models = [m["id"] for m in client.get("/v1/models").json()]
+        accelerators = [a["name"] for a in client.get("/v1/accelerators").json()]
+    return KnownNames(models=models, accelerators=accelerators)
+
+
+def flatmap_body(context: schemathesis.HookContext, body: Any) -> st.SearchStrategy[Any]:
+    """Often swap generated names for real ones (a preset, an accelerator, providers).
+
+    Random strings almost never name a preset, so without this nearly every generated
+    workload stops at "unknown preset" and the sizing and planning code behind it would
+    go unfuzzed. Only names that are already valid strings are swapped, so a case stays
+    as valid (or as invalid) as it was generated.
+    """
+    if not isinstance(body, dict):
+        return st.just(body)
+    names = _known_names()
+    providers = [list(BUILTIN_PROVIDERS[:i]) for i in range(1, len(BUILTIN_PROVIDERS) + 1)]
+    return st.fixed_dictionaries(
+        {
+            "model": st.sampled_from([None, *names.models]),
+            "accelerator": st.sampled_from([None, *names.accelerators]),
+            "providers": st.sampled_from([None, *providers]),
+        }
+    ).map(lambda pick: _with_known_names(body, pick))
+
+
+def flatmap_path_parameters(
+    context: schemathesis.HookContext, path_parameters: dict[str, Any]
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Often name a provider that exists, so instance-type pages are fuzzed, not just 404s."""
+    if not isinstance(path_parameters, dict) or not _valid_name(path_parameters.get("name"), 64):
+        return st.just(path_parameters)
+    return st.sampled_from([None, *BUILTIN_PROVIDERS]).map(
+        lambda name: path_parameters if name is None else {**path_parameters, "name": name}
+    )
+
+
+def flatmap_query(
+    context: schemathesis.HookContext, query: dict[str, Any]
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Often filter by an accelerator that exists (random strings are unknown names)."""
+    if not isinstance(query, dict) or not _valid_name(query.get("accelerator"), 64):
+        return st.just(query)
+    return st.sampled_from([None, *_known_names().accelerators]).map(
+        lambda name: query if name is None else {**query, "accelerator": name}
+    )
+
+
+def _valid_name(value: object, max_length: int) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= max_length
+
+
+def _with_known_names(body: dict[str, Any], pick: dict[str, Any]) -> dict[str, Any]:
+    body = copy.deepcopy(body)
+    workload, placement = body.get("workload"), body.get("placement")
+    constraints = body.get("constraints")
+    accelerator = pick["accelerator"]
+    if pick["model"] and isinstance(workload, dict) and _valid_name(workload.get("model"), 128):
+        workload["model"] = pick["model"]
+    if (
+        accelerator
+        and isinstance(placement, dict)
+        and _valid_name(placement.get("accelerator"), 128)
+    ):
+        placement["accelerator"] = accelerator
+    if not isinstance(constraints, dict):
+        return body
+    providers, wanted = constraints.get("providers"), constraints.get("accelerators")
+    if (
+        pick["providers"]
+        and isinstance(providers, list)
+        and all(_valid_name(p, 64) for p in providers)
+    ):
+        constraints["providers"] = pick["providers"][: len(providers)]
+    if (
+        accelerator
+        and isinstance(wanted, list)
+        and wanted
+        and all(_valid_name(a, 64) for a in wanted)
+    ):
+        constraints["accelerators"] = [accelerator]
+    return body
+
+
 def _schema(app: Litestar | None = None) -> Any:
     loaded = schemathesis.openapi.from_dict(_raw_schema(), config=_config())
     loaded.app = app
     loaded.location = "/schema/openapi.json"
+    loaded.hook(flatmap_body)
+    loaded.hook(flatmap_path_parameters)
+    loaded.hook(flatmap_query)
     return loaded
 
 
@@ -144,13 +242,13 @@ def contract_app() -> Litestar:
     return _app()
 
 
-@schema.parametrize()
+@schema.parametrize()  # type: ignore[untyped-decorator]
 @hypothesis.settings(
     deadline=None,
     suppress_health_check=list(hypothesis.HealthCheck),
     print_blob=True,
 )
-def test_api_contract(case: schemathesis.Case, contract_app: Litestar) -> None:
+def test_api_contract(case: schemathesis.Case[Any], contract_app: Litestar) -> None:
     case.call_and_validate(app=contract_app)
 
 

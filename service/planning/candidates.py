@@ -14,11 +14,6 @@ import msgspec
 
 from service.planning.cost import (
     SpotOverhead,
-    break_even_hours,
-    monthly_cost,
-    on_demand_cost,
-    per_million_tokens,
-    spot_overhead,
 )
 from service.providers import AcceleratorSpec, Offer
 from service.sizing import (
@@ -127,44 +122,3 @@ def node_ladder(limit: int) -> list[int]:
         ladder.append(n)
         n *= 2
     return ladder
-
-
-def priced_candidate(
-    offer: Offer,
-    nodes: int,
-    devices: int,
-    fit: Fit | None,
-    base_hours: float | None,
-    on_demand_per_hour: float | None,
-) -> Candidate:
-    """Apply the offer's billing mode to a placement: hours, hourly price and total."""
-    price = offer.price
-    if price is None or price.price_per_hour is None:
-        return Candidate(offer, nodes, devices, fit, base_hours, None, None)
-    per_hour = price.price_per_hour * nodes
-    hours = base_hours
-    total: float | None = None
-    spot = None
-    even = None
-    if offer.billing == "spot" and base_hours is not None:
-        spot = spot_overhead(base_hours, nodes)
-        hours = spot.effective_hours
-    if hours is not None:
-        if offer.billing == "monthly" and price.price_per_month is not None:
-            total = monthly_cost(price.price_per_month, nodes, hours)
-        else:
-            total = on_demand_cost(price.price_per_hour, nodes, hours)
-    if offer.billing == "monthly" and price.price_per_month and on_demand_per_hour:
-        even = break_even_hours(price.price_per_month, on_demand_per_hour)
-    return Candidate(
-        offer, nodes, devices, fit, hours, per_hour, total, spot=spot, break_even_hours=even
-    )
-
-
-def add_serving_economics(candidate: Candidate, tokens_per_s: float) -> Candidate:
-    candidate.throughput_tokens_per_s = tokens_per_s
-    if candidate.price_per_hour is not None:
-        candidate.price_per_million_tokens = per_million_tokens(
-            candidate.price_per_hour, tokens_per_s
-        )
-    return candidate

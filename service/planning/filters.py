@@ -2,16 +2,17 @@
 
 The counts drive the explanation when nothing fits ("regions removed 40 offers; without
 that constraint the nearest option would be …"), so every offer that is dropped is
-charged to exactly one constraint: the first one, in the order the checks run.
+charged to exactly one constraint: the first one, in the order the checks run (those
+that depend only on the instance type first, then region, billing and price).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from service.providers import ALL_REGIONS, Billing, Offer
+from service.catalog import OfferGroup
+from service.providers import Billing, Offer
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,45 +28,31 @@ class OfferFilter:
     billing: frozenset[Billing]
     max_price_per_hour: float | None
 
-    def reject_reason(self, offer: Offer) -> str | None:
-        """The constraint that removes ``offer``, or ``None`` when it passes."""
+    def row_reason(self, offer: Offer) -> str:
+        """The constraint that removes every offer of this offer's instance type, or ``""``
+        (depends only on the row and its provider, so callers memoize it per row)."""
         row = offer.instance
         if row.is_cpu_only != self.cpu_only:
             return "workload"
         if self.providers is not None and offer.provider not in self.providers:
             return "providers"
-        if self.regions is not None and not self._in_regions(offer):
-            return "regions"
         if row.accelerator in self.excluded_accelerators:
             return "cuda_required"
         if self.accelerators is not None and row.accelerator not in self.accelerators:
             return "accelerators"
-        if offer.billing not in self.billing:
-            return "billing"
+        return ""
+
+    def group_reason(self, group: OfferGroup) -> str:
+        """The constraint on region or price that removes these offers, or ``""`` (billing
+        is checked per bucket)."""
+        offer = group.offer
+        if self.regions is not None and self.regions.isdisjoint(group.regions):
+            return "regions"
         if self.max_price_per_hour is not None:
             price = offer.price_per_hour
             if price is None or price > self.max_price_per_hour:
                 return "max_price_per_hour"
-        return None
-
-    def _in_regions(self, offer: Offer) -> bool:
-        assert self.regions is not None
-        if offer.region != ALL_REGIONS:
-            return offer.region in self.regions
-        return any(region in self.regions for region in offer.instance.regions)
-
-
-def apply_filter(offers: Iterable[Offer], flt: OfferFilter) -> tuple[list[Offer], Counter[str]]:
-    """Offers that pass, and how many each constraint removed."""
-    kept: list[Offer] = []
-    removed: Counter[str] = Counter()
-    for offer in offers:
-        reason = flt.reject_reason(offer)
-        if reason is not None:
-            removed[reason] += 1
-        else:
-            kept.append(offer)
-    return kept, removed
+        return ""
 
 
 def relaxed(flt: OfferFilter, constraint: str) -> OfferFilter:

@@ -13,28 +13,21 @@ each constraint that removed something is lifted in turn to find the nearest opt
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from service.accelerators import AcceleratorRegistry
-from service.catalog import CatalogSnapshot
+from service.catalog import CatalogSnapshot, OfferBucket
 from service.errors import InputError
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED, AdviceContext, build_advice
-from service.planning.candidates import (
-    Candidate,
-    FitCache,
-    add_serving_economics,
-    node_counts,
-    priced_candidate,
-    smallest_fitting_nodes,
-)
+from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
-from service.planning.filters import USER_CONSTRAINTS, OfferFilter, apply_filter, relaxed
-from service.planning.rank import dedupe, mark_pareto, rank
+from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
+from service.planning.plan import Plan, VariantBuilder, make_plan, select
+from service.planning.plan import Workload as PlanWorkload
 from service.planning.schema import (
     AcceleratorRef,
     CatalogRef,
@@ -44,13 +37,12 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
-from service.providers import Billing, Offer
+from service.providers import Billing
 from service.sizing import (
     EstimateResponse,
     ResolvedWorkload,
     estimate,
     host_for,
-    preprocess_hours,
     resolve_workload,
 )
 from service.sizing.presets import ModelRegistry
@@ -76,26 +68,21 @@ class PlanContext:
         return f"{self.snapshot.fingerprint}:stale={','.join(sorted(self.stale_live))}"
 
 
-@dataclass(slots=True)
-class Plan:
-    candidates: list[Candidate]
-    removed: Counter[str]
-
-
 def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
     rw = resolve_workload(req.workload, ctx.models)
     interruptible = _interruptible(req)
     flt = build_filter(req, ctx, interruptible)
-    plan = make_plan(ctx.snapshot.offers, flt, rw, req, ctx)
+    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators)
+    plan = _plan(ctx.snapshot.buckets, flt, builder, req)
     serving = isinstance(req.workload, Inference)
-    ranked = dedupe(rank(plan.candidates, req.objective, serving))
-    mark_pareto(ranked, serving)
-    top = ranked[: req.top_k]
+    top = select(plan, req.top_k)
+    if not top:  # explain: count what each constraint removed, offer by offer
+        plan = _plan(ctx.snapshot.buckets, flt, builder, req, count_removed=True)
     warnings = list(ctx.snapshot.warnings)
     hints: list[RelaxHint] = []
     no_fit = None
     if not top:
-        hints = relax_hints(flt, plan.removed, rw, req, ctx, lang)
+        hints = relax_hints(flt, plan.removed, builder, req, ctx, lang)
         no_fit = _explain(plan.removed, lang)
         warnings.append(no_fit)
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
@@ -199,153 +186,56 @@ def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
     return frozenset(asked)
 
 
-def make_plan(
-    offers: Sequence[Offer],
-    flt: OfferFilter,
-    rw: ResolvedWorkload,
-    req: RecommendRequest,
-    ctx: PlanContext,
-    budget_on: bool = True,
-    deadline_on: bool = True,
-) -> Plan:
-    kept, removed = apply_filter(offers, flt)
-    headroom = req.constraints.min_headroom_pct / 100
-    if isinstance(req.workload, Preprocess):
-        candidates = _cpu_candidates(kept, rw, req, removed)
-    else:
-        candidates = _accelerator_candidates(kept, rw, req, ctx, FitCache(rw, headroom), removed)
+def _plan_workload(rw: ResolvedWorkload, req: RecommendRequest) -> PlanWorkload:
     c = req.constraints
-    result = []
-    for cand in candidates:
-        if (
-            deadline_on
-            and c.deadline_hours is not None
-            and (cand.hours is None or cand.hours > c.deadline_hours)
-        ):
-            removed["deadline_hours"] += 1
-        elif (
-            budget_on
-            and c.budget is not None
-            and (cand.total_cost is None or cand.total_cost > c.budget)
-        ):
-            removed["budget"] += 1
-        else:
-            result.append(cand)
-    return Plan(result, removed)
+    return PlanWorkload(
+        rw=rw,
+        serving=isinstance(req.workload, Inference),
+        cpu_only=isinstance(req.workload, Preprocess),
+        max_nodes=c.max_nodes,
+        scale_out=req.objective != "cost" or c.deadline_hours is not None,
+        target_tokens_per_s=getattr(req.workload, "target_tokens_per_s", None),
+        headroom_frac=c.min_headroom_pct / 100,
+    )
 
 
-def _on_demand_index(offers: Sequence[Offer]) -> dict[tuple[str, str, str], float]:
-    return {
-        (o.provider, o.instance.instance_type, o.region): o.price.price_per_hour
-        for o in offers
-        if o.billing == "on_demand" and o.price is not None and o.price.price_per_hour
-    }
-
-
-def _accelerator_candidates(
-    offers: Sequence[Offer],
-    rw: ResolvedWorkload,
+def _plan(
+    buckets: Sequence[OfferBucket],
+    flt: OfferFilter,
+    builder: VariantBuilder,
     req: RecommendRequest,
-    ctx: PlanContext,
-    cache: FitCache,
-    removed: Counter[str],
-) -> list[Candidate]:
-    on_demand = _on_demand_index(offers)
-    serving = isinstance(req.workload, Inference)
-    max_nodes = req.constraints.max_nodes
-    scale_out = req.objective != "cost" or req.constraints.deadline_hours is not None
-    candidates: list[Candidate] = []
-    for offer in offers:
-        row = offer.instance
-        registered = ctx.accelerators.resolve(row.accelerator or "")
-        if registered is None or row.accelerator_memory_gib is None:
-            removed["unknown_accelerator"] += 1
-            continue
-        spec = cache.spec_for(registered, row.accelerator_memory_gib)
-        od = on_demand.get((offer.provider, row.instance_type, offer.region))
-        per_node = row.accelerator_count
-        if serving:
-            fit = cache.fit(spec, per_node)
-            if fit is None:
-                removed["memory"] += 1
-                continue
-            tps = cache.throughput(spec, per_node)
-            replicas = _replicas(req.workload, tps)
-            if replicas > max_nodes:
-                removed["max_nodes"] += 1
-                continue
-            cand = priced_candidate(offer, replicas, per_node * replicas, fit, None, od)
-            candidates.append(add_serving_economics(cand, tps * replicas))
-            continue
-        multi = row.rdma in ("rdma", "erdma")
-        found = smallest_fitting_nodes(cache, spec, per_node, max_nodes, multi)
-        if found is None:
-            removed["memory"] += 1
-            continue
-        n_min, fit_min = found
-        for nodes in node_counts(n_min, max_nodes, multi, scale_out):
-            devices = per_node * nodes
-            fit = fit_min if nodes == n_min else cache.fit(spec, devices)
-            hours = cache.hours(spec, devices)
-            candidates.append(priced_candidate(offer, nodes, devices, fit, hours, od))
-    return candidates
-
-
-def _replicas(workload: object, tokens_per_s: float) -> int:
-    target: float | None = getattr(workload, "target_tokens_per_s", None)
-    if not target or tokens_per_s <= 0:
-        return 1
-    return max(1, math.ceil(target / tokens_per_s))
-
-
-def _cpu_candidates(
-    offers: Sequence[Offer], rw: ResolvedWorkload, req: RecommendRequest, removed: Counter[str]
-) -> list[Candidate]:
-    need = host_for(rw, 0)
-    on_demand = _on_demand_index(offers)
-    candidates = []
-    for offer in offers:
-        row = offer.instance
-        if not row.vcpus or not row.memory_gib:
-            removed["unknown_specs"] += 1
-            continue
-        nodes = max(math.ceil(need.vcpus / row.vcpus), math.ceil(need.ram_gib / row.memory_gib))
-        if nodes > req.constraints.max_nodes:
-            removed["max_nodes"] += 1
-            continue
-        hours = preprocess_hours(rw, row.vcpus * nodes)
-        od = on_demand.get((offer.provider, row.instance_type, offer.region))
-        candidates.append(priced_candidate(offer, nodes, 0, None, hours, od))
-    return candidates
+    relax: str | None = None,
+    count_removed: bool = False,
+) -> Plan:
+    c = req.constraints
+    return make_plan(
+        buckets,
+        flt,
+        builder,
+        req.objective,
+        None if relax == "budget" else c.budget,
+        None if relax == "deadline_hours" else c.deadline_hours,
+        req.top_k,
+        count_removed,
+    )
 
 
 def relax_hints(
     flt: OfferFilter,
     removed: Counter[str],
-    rw: ResolvedWorkload,
+    builder: VariantBuilder,
     req: RecommendRequest,
     ctx: PlanContext,
     lang: Lang,
 ) -> list[RelaxHint]:
     """For each constraint that removed candidates: the best option without it."""
-    serving = isinstance(req.workload, Inference)
     hints = []
     for constraint in (*USER_CONSTRAINTS, "budget", "deadline_hours"):
         if not removed.get(constraint):
             continue
-        if constraint in USER_CONSTRAINTS:
-            plan = make_plan(ctx.snapshot.offers, relaxed(flt, constraint), rw, req, ctx)
-        else:
-            plan = make_plan(
-                ctx.snapshot.offers,
-                flt,
-                rw,
-                req,
-                ctx,
-                budget_on=constraint != "budget",
-                deadline_on=constraint != "deadline_hours",
-            )
-        best = rank(plan.candidates, req.objective, serving)
+        relaxed_filter = relaxed(flt, constraint) if constraint in USER_CONSTRAINTS else flt
+        plan = _plan(ctx.snapshot.buckets, relaxed_filter, builder, req, relax=constraint)
+        best = select(plan, 1)
         nearest = _describe(best[0], lang) if best else None
         hints.append(RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest))
     return hints

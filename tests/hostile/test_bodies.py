@@ -4,6 +4,7 @@ encodings, hostile JSON syntax, wrong shapes, oversized payloads."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from litestar import Litestar
@@ -211,7 +212,7 @@ def test_oversized_body_is_413(hostile: TestClient[Litestar], path: str) -> None
 def test_oversized_body_without_content_length_is_413(hostile: TestClient[Litestar]) -> None:
     """A chunked upload that never says its size is cut off at the limit as well."""
 
-    def chunks():  # type: ignore[no-untyped-def]
+    def chunks() -> Iterator[bytes]:
         yield b'{"workload": {"kind": "finetune", "model": "llama-2-7b"}, "pad": "'
         for _ in range(100):
             yield b"x" * 1024
