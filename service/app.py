@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -20,7 +21,16 @@ from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from litestar.stores.registry import StoreRegistry
-from litestar.types import ControllerRouterHandler
+from litestar.types import (
+    ASGIApp,
+    ControllerRouterHandler,
+    LifeSpanReceive,
+    LifeSpanScope,
+    LifeSpanSend,
+    Receive,
+    Scope,
+    Send,
+)
 
 from service.accelerators import AcceleratorRegistry
 from service.api.health import HealthController
@@ -120,7 +130,7 @@ def create_app(
             with contextlib.suppress(Exception):
                 await stores.close()
 
-    middleware: list[Any] = [request_id_middleware]
+    middleware: list[Any] = []
     if settings.rate_limit_per_minute:
         middleware.append(
             RateLimitConfig(
@@ -132,7 +142,7 @@ def create_app(
     prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
     middleware.append(prometheus.middleware)
 
-    app = Litestar(
+    app = SuanliApp(
         route_handlers=_routes(),
         dependencies={"suanli": Provide(provide_suanli, sync_to_thread=False)},
         middleware=middleware,
@@ -163,6 +173,24 @@ def create_app(
     )
     app.state[STATE_KEY] = suanli
     return app
+
+
+class SuanliApp(Litestar):
+    """Litestar with the request-id / access-log layer *outside* routing, so 404s, 405s
+    and errors raised before a handler runs get a request id and a log line too (app
+    middleware only wraps matched routes)."""
+
+    async def __call__(
+        self,
+        scope: Scope | LifeSpanScope,
+        receive: Receive | LifeSpanReceive,
+        send: Send | LifeSpanSend,
+    ) -> None:
+        await self._outer(scope, receive, send)  # type: ignore[arg-type]
+
+    @functools.cached_property
+    def _outer(self) -> ASGIApp:
+        return request_id_middleware(super().__call__)
 
 
 def _routes() -> list[ControllerRouterHandler]:
