@@ -33,6 +33,7 @@ from litestar.types import (
 )
 
 from service.accelerators import AcceleratorRegistry
+from service.api.body import strict_json_body
 from service.api.health import HealthController
 from service.api.providers import ProvidersController
 from service.cache import LocalStore, RequestCache, StoreFactory
@@ -46,6 +47,7 @@ from service.live_prices import (
 )
 from service.metrics import CATALOG_RELOADS
 from service.observability import configure_logging, request_id_middleware
+from service.openapi import align_request_schemas, document_common_errors
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.settings import Settings, load_settings
@@ -146,6 +148,7 @@ def create_app(
         route_handlers=_routes(),
         dependencies={"suanli": Provide(provide_suanli, sync_to_thread=False)},
         middleware=middleware,
+        guards=[strict_json_body],
         lifespan=[lifespan],
         stores=StoreRegistry(
             stores={"recommend": recommend_store, "rate_limit": rate_store},
@@ -172,6 +175,8 @@ def create_app(
         logging_config=None,
     )
     app.state[STATE_KEY] = suanli
+    align_request_schemas(app)
+    document_common_errors(app)
     return app
 
 
@@ -193,11 +198,18 @@ class SuanliApp(Litestar):
         return request_id_middleware(super().__call__)
 
 
+class MetricsController(PrometheusController):
+    """``/metrics`` in Prometheus text format: an operations endpoint, not part of the
+    JSON API contract (it would be documented as ``application/json`` otherwise)."""
+
+    include_in_schema = False
+
+
 def _routes() -> list[ControllerRouterHandler]:
     routes: list[ControllerRouterHandler] = [
         HealthController,
         ProvidersController,
-        PrometheusController,
+        MetricsController,
     ]
     routes.extend(_optional_routes())
     return routes

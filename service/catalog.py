@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -117,6 +118,8 @@ class CatalogService:
         self._price_layer = price_layer
         self._snapshot: CatalogSnapshot | None = None
         self._lock = threading.Lock()
+        self.last_rejected: tuple[str, ...] = ()
+        """Why the last load was refused (its warnings) when it kept the previous catalog."""
 
     @property
     def loaded(self) -> bool:
@@ -135,13 +138,31 @@ class CatalogService:
             previous = self._snapshot
             if previous is not None and previous.providers and not fresh.providers:
                 log.error("catalog reload produced no provider; keeping the previous catalog")
+                self.last_rejected = fresh.warnings
                 return previous
+            self.last_rejected = ()
             self._snapshot = fresh
             return fresh
 
+    def _collect(self) -> tuple[list[Provider], list[ProviderStatus]]:
+        """Every plugin's providers, calling each plugin's registration hook on its own:
+        a plugin whose hook raises is reported as failed and the others still load."""
+        get_impls = getattr(self._provider_factory, "get_hookimpls", None)
+        if get_impls is None:  # a plain callable
+            return collect(self._provider_factory()), []
+        providers: list[Provider] = []
+        failed: list[ProviderStatus] = []
+        for impl in reversed(get_impls()):  # pluggy's own call order (last registered first)
+            try:
+                providers.extend(impl.function() or ())
+            except Exception as exc:
+                error = f"suanli_register_providers raised {type(exc).__name__}: {exc}"[:300]
+                failed.append(ProviderStatus(name=impl.plugin_name, status="failed", error=error))
+        return providers, failed
+
     def _build(self) -> CatalogSnapshot:
         try:
-            providers = collect(self._provider_factory())
+            providers, failed_plugins = self._collect()
         except Exception as exc:  # plugin registry itself broken: keep serving the old one
             log.exception("provider registration failed")
             return _failed_snapshot(f"provider registration failed: {type(exc).__name__}")
@@ -154,7 +175,11 @@ class CatalogService:
             results = {p: self._outcome(future) for p, future in futures.items()}
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
-        catalogs, statuses, warnings = [], [], []
+        catalogs, statuses, warnings = [], list(failed_plugins), []
+        for status in failed_plugins:
+            PROVIDER_FAILURES.labels(provider=status.name).inc()
+            warnings.append(f"plugin {status.name} unavailable: {status.error}")
+            log.warning("plugin %s registered no provider: %s", status.name, status.error)
         for provider, (catalog, error) in results.items():
             name = getattr(provider, "name", repr(provider))
             if catalog is None:
@@ -216,6 +241,10 @@ def _read_provider(provider: Provider) -> ProviderCatalog:
     msgspec.json.decode(msgspec.json.encode(prices), type=tuple[Price, ...])
     if not rows:
         raise ValueError("empty catalog")
+    problems = [p for row in rows for p in row_problems(row)]
+    problems += [p for price in prices for p in price_problems(price)]
+    if problems:
+        raise ValueError(f"malformed rows ({len(problems)}): " + "; ".join(problems[:3]))
     as_of = max(row.as_of for row in rows)
     return ProviderCatalog(
         name=provider.name,
@@ -227,6 +256,39 @@ def _read_provider(provider: Provider) -> ProviderCatalog:
         as_of=str(getattr(provider, "catalog_as_of", as_of)),
         prices_as_of=getattr(provider, "prices_as_of", None),
     )
+
+
+_POSITIVE_SPECS = ("vcpus", "memory_gib", "network_gbps", "accelerator_memory_gib")
+
+
+def _not_positive(value: float | None) -> bool:
+    return value is not None and not (math.isfinite(value) and value > 0)
+
+
+def row_problems(row: InstanceType) -> list[str]:
+    """What makes a row unusable: specs that are not positive finite numbers (NaN hides
+    in a JSON round trip as ``null``), accelerator fields that contradict each other."""
+    problems = [
+        f"{row.instance_type}: {field}={getattr(row, field)!r} is not a positive number"
+        for field in _POSITIVE_SPECS
+        if _not_positive(getattr(row, field))
+    ]
+    if row.accelerator_count < 0 or (row.accelerator is not None) != (row.accelerator_count > 0):
+        problems.append(
+            f"{row.instance_type}: accelerator={row.accelerator!r} with "
+            f"accelerator_count={row.accelerator_count}"
+        )
+    return problems
+
+
+def price_problems(price: Price) -> list[str]:
+    """A price is positive or unknown (``None``): zero or negative would rank first."""
+    return [
+        f"{price.instance_type} {price.region} {price.billing}: {field}="
+        f"{getattr(price, field)!r} is not a positive number"
+        for field in ("price_per_hour", "price_per_month")
+        if _not_positive(getattr(price, field))
+    ]
 
 
 def build_offers(catalog: ProviderCatalog) -> list[Offer]:

@@ -2,23 +2,109 @@
 
 Rendering is deterministic (sorted keys, fixed indentation) so the committed file only
 changes when the API does; ``make openapi`` rewrites it and a test fails on drift.
+
+Request bodies are documented by msgspec itself (:func:`align_request_schemas`): litestar's
+generator drops ``msgspec.Meta`` bounds that are falsy (``gt=0``, ``ge=0``) and every bound
+inside a union or a list item (``str | ModelSpec``, ``list[Name]``), so the contract
+promised more than the decoder accepts. msgspec's own JSON Schema comes from the same
+types the decoder validates with, so the two cannot disagree.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
+import msgspec
+from litestar import Litestar
+from litestar._openapi.plugin import OpenAPIPlugin
 from litestar.serialization import encode_json
 
 from service.settings import Settings
 
 CONTRACT_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.json"
+_REF_TEMPLATE = "#/components/schemas/{name}"
+
+
+def openapi_document(app: Litestar) -> dict[str, Any]:
+    """The document the app serves at ``/schema/openapi.json`` (aligned, see module doc)."""
+    document: dict[str, Any] = app.plugins.get(OpenAPIPlugin).provide_openapi_schema()
+    return document
+
+
+def align_request_schemas(app: Litestar) -> None:
+    """Replace the component schemas of every JSON request body (and the structs they
+    contain) by msgspec's, in the document the app serves."""
+    body_types = sorted(
+        {
+            data.annotation
+            for route in app.routes
+            for handler in getattr(route, "route_handlers", ())
+            if (data := handler.parsed_fn_signature.parameters.get("data")) is not None
+            and isinstance(data.annotation, type)
+            and issubclass(data.annotation, msgspec.Struct)
+        },
+        key=lambda t: t.__name__,
+    )
+    if not body_types:
+        return
+    _, components = msgspec.json.schema_components(body_types, ref_template=_REF_TEMPLATE)
+    document = openapi_document(app)
+    document.setdefault("components", {}).setdefault("schemas", {}).update(components)
+
+
+_METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
+_COMMON_ERRORS = {
+    "400": "The request is invalid; `extra` names each field (`key`), why, and for unknown "
+    "names the closest valid ones (`suggestions`).",
+    "413": "The body is larger than SUANLI_MAX_BODY_BYTES.",
+    "415": "The body is not `application/json`.",
+    "429": "Too many requests from this client; retry after `Retry-After` seconds.",
+    "500": "Unexpected server error; `extra.request_id` identifies it in the logs.",
+}
+
+
+def document_common_errors(app: Litestar) -> None:
+    """Document, on every operation, the statuses the app itself can add to what the
+    handler declares: 500 everywhere, 429 from the rate limiter on /v1 routes, 400 where
+    there are parameters or a body, 413 and 415 where there is a body."""
+    from service.errors import ErrorBody
+
+    document = openapi_document(app)
+    _, components = msgspec.json.schema_components([ErrorBody], ref_template=_REF_TEMPLATE)
+    document.setdefault("components", {}).setdefault("schemas", {}).update(components)
+    content = {"application/json": {"schema": {"$ref": _REF_TEMPLATE.format(name="ErrorBody")}}}
+    for path, item in document.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in _METHODS:
+                continue
+            statuses = ["500"]
+            if path.startswith("/v1/"):
+                statuses.append("429")
+            if operation.get("parameters") or operation.get("requestBody"):
+                statuses.append("400")
+            if operation.get("requestBody"):
+                statuses += ["413", "415"]
+            responses = operation.setdefault("responses", {})
+            for status in statuses:
+                response: dict[str, Any] = {
+                    "description": _COMMON_ERRORS[status],
+                    "content": content,
+                }
+                if status == "429":
+                    response["headers"] = {
+                        "Retry-After": {
+                            "description": "Seconds until the client's window resets.",
+                            "schema": {"type": "integer", "minimum": 0},
+                        }
+                    }
+                responses.setdefault(status, response)
 
 
 def render_openapi() -> str:
     from service.app import create_app
 
     app = create_app(Settings())
-    schema = json.loads(encode_json(app.openapi_schema.to_schema()))
+    schema = json.loads(encode_json(openapi_document(app)))
     return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -46,6 +48,7 @@ class Replica:
             cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            start_new_session=True,  # granian forks workers: stop the whole group
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -80,7 +83,11 @@ class Replica:
         return fp
 
     def stop(self) -> None:
-        self.process.kill()
+        """Kill the server and its granian workers (a killed parent leaves them serving)."""
+        if self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
 

@@ -75,8 +75,8 @@ class AdminController(Controller):
             CATALOG_RELOADS.labels(trigger="admin", outcome="rejected").inc()
             return _result("kept_previous", previous, previous.fingerprint, errors)
         snapshot = await asyncio.to_thread(suanli.catalog.load, overrides)
-        errors.extend(snapshot.warnings)
         status = "reloaded" if snapshot is not previous else "kept_previous"
+        errors.extend(snapshot.warnings if status == "reloaded" else suanli.catalog.last_rejected)
         CATALOG_RELOADS.labels(trigger="admin", outcome=status).inc()
         await suanli.publish_catalog_change()
         return _result(status, snapshot, previous.fingerprint, errors)

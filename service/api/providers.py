@@ -222,11 +222,20 @@ class ProvidersController(Controller):
         accelerator: Annotated[
             str | None, QueryParameter(max_length=64, description="Name or family, e.g. A100, 910B")
         ] = None,
-        min_accelerator_memory_gib: Annotated[float | None, QueryParameter(ge=0, le=4096)] = None,
-        min_accelerators: Annotated[int | None, QueryParameter(ge=0, le=1024)] = None,
+        # schema_extra repeats the zero bounds: litestar drops falsy bounds (ge=0, gt=0)
+        # of optional parameters from the OpenAPI document.
+        min_accelerator_memory_gib: Annotated[
+            float | None, QueryParameter(ge=0, le=4096, schema_extra={"minimum": 0})
+        ] = None,
+        min_accelerators: Annotated[
+            int | None, QueryParameter(ge=0, le=1024, schema_extra={"minimum": 0})
+        ] = None,
         region: Annotated[str | None, QueryParameter(max_length=64)] = None,
         max_price: Annotated[
-            float | None, QueryParameter(gt=0, le=1_000_000, description="CNY per hour")
+            float | None,
+            QueryParameter(
+                gt=0, le=1_000_000, description="CNY per hour", schema_extra={"exclusiveMinimum": 0}
+            ),
         ] = None,
         billing: Annotated[Billing | None, QueryParameter()] = None,
         cpu_only: Annotated[bool | None, QueryParameter()] = None,

@@ -88,8 +88,9 @@ def _preprocess_host(rw: ResolvedWorkload) -> HostRequirements:
         vcpus = min(max(math.ceil(need / PREPROCESS_MB_PER_VCPU_S), 4), PREPROCESS_MAX_VCPUS)
     else:
         vcpus = PREPROCESS_DEFAULT_VCPUS
-    hours = data_mb / (vcpus * PREPROCESS_MB_PER_VCPU_S) / 3600.0
-    rate = data_mb / (hours * 3600.0)
+    # The sustained rate the vCPUs process at (= data / time, computed without dividing by
+    # a time that underflows to 0 for a tiny data_gb).
+    rate = vcpus * PREPROCESS_MB_PER_VCPU_S
     data_gib = rw.data_gb * 1e9 / GIB
     return HostRequirements(
         vcpus=vcpus,

@@ -32,7 +32,12 @@ ModelName = Annotated[
 ]
 ParamsB = Annotated[
     float,
-    msgspec.Meta(gt=0, le=3000, description="Parameters in billions (total, incl. all experts)."),
+    msgspec.Meta(
+        ge=1e-6,
+        le=3000,
+        description="Parameters in billions (total, incl. all experts); at least 1e-6 "
+        "(1,000 parameters).",
+    ),
 ]
 Layers = Annotated[int, msgspec.Meta(ge=1, le=1024, description="Transformer layers.")]
 Hidden = Annotated[int, msgspec.Meta(ge=1, le=131_072, description="Hidden size (d_model).")]
@@ -96,7 +101,7 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True):
     active_params_b: (
         Annotated[
             float,
-            msgspec.Meta(gt=0, le=3000, description="Parameters active per token (MoE)."),
+            msgspec.Meta(ge=1e-6, le=3000, description="Parameters active per token (MoE)."),
         ]
         | None
     ) = None
@@ -208,10 +213,18 @@ class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", ta
     """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
 
     data_gb: Annotated[
-        float, msgspec.Meta(gt=0, le=1e7, description="Input data volume in GB (10^9 bytes).")
+        float,
+        msgspec.Meta(
+            ge=0.001, le=1e7, description="Input data volume in GB (10^9 bytes); at least 1 MB."
+        ),
     ]
     target_hours: (
-        Annotated[float, msgspec.Meta(gt=0, le=100_000, description="Desired wall-clock hours.")]
+        Annotated[
+            float,
+            msgspec.Meta(
+                ge=0.01, le=100_000, description="Desired wall-clock hours (at least 0.01)."
+            ),
+        ]
         | None
     ) = None
 

@@ -37,6 +37,12 @@ def _finetune(**fields: Any) -> dict[str, Any]:
          "workload.target_tokens_per_s"),
         ({"kind": "preprocess", "data_gb": 0}, "workload.data_gb"),
         ({"kind": "preprocess", "data_gb": -5}, "workload.data_gb"),
+        # Denormal sizes: positive, but they underflow to 0 in the arithmetic (log, /).
+        ({"kind": "finetune", "model": {"params_b": 5e-324}}, "workload.model.params_b"),
+        ({"kind": "inference", "model": {"params_b": 5e-324}}, "workload.model.params_b"),
+        ({"kind": "preprocess", "data_gb": 5e-324}, "workload.data_gb"),
+        ({"kind": "preprocess", "data_gb": 1e7, "target_hours": 5e-324},
+         "workload.target_hours"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("path", ["/v1/estimate", "/v1/recommend"])

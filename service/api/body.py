@@ -1,0 +1,104 @@
+"""Strict JSON request bodies: one guard for every route that takes a JSON ``data`` body.
+
+Why: litestar decodes a ``data`` body untyped and then converts it with ``strict=False``.
+That accepts more than the OpenAPI document allows (``"7"`` for a number, ``0`` for
+``false``), ignores the Content-Type (a form post or a text body is parsed as JSON), and a
+deeply nested document crashes the untyped decoder with ``RecursionError`` (a 500).
+
+Guards run before litestar parses the body, so this one decodes the raw body strictly into
+the handler's own type first and answers in the one error shape:
+
+* a Content-Type other than ``application/json`` (or ``application/*+json``) -> 415;
+* nesting too deep for the decoder -> 400;
+* a wrong type or a broken bound -> 400 naming the field, like litestar's own validation.
+  Strict means no strings for numbers and no ``0``/``1`` for booleans; an integral float
+  (``49.0``) still counts as an integer, as it does in JSON Schema (and in the contract).
+
+A body that passes is then parsed by litestar as usual (the raw body is cached on the
+request, so it is read once). Malformed JSON is left to litestar's parser, whose 400 says
+``JSON is malformed: ...``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.connection import ASGIConnection
+from litestar.exceptions import ClientException, ValidationException
+from litestar.handlers.base import BaseRouteHandler
+from litestar.status_codes import HTTP_415_UNSUPPORTED_MEDIA_TYPE
+
+JSON_MEDIA_TYPE = "application/json"
+_AT_PATH = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.S)
+
+
+class UnsupportedMediaTypeException(ClientException):
+    """415: the request body is not JSON."""
+
+    status_code = HTTP_415_UNSUPPORTED_MEDIA_TYPE
+
+
+def _is_json(content_type: str | None) -> bool:
+    media = (content_type or JSON_MEDIA_TYPE).partition(";")[0].strip().lower()
+    return media == JSON_MEDIA_TYPE or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+
+
+def validation_item(error: msgspec.ValidationError) -> dict[str, str]:
+    """msgspec's message split into litestar's ``{key, message, source}`` item."""
+    text = str(error)
+    match = _AT_PATH.match(text)
+    if match is None:
+        return {"key": "data", "message": text, "source": "body"}
+    path = match["path"].removeprefix(".")
+    return {"key": path or "data", "message": match["message"], "source": "body"}
+
+
+async def strict_json_body(
+    connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler
+) -> None:
+    """Guard: refuse non-JSON, too deeply nested and loosely typed bodies (see module)."""
+    data = handler.parsed_fn_signature.parameters.get("data")
+    if data is None or not isinstance(connection, Request):
+        return
+    content_type = connection.headers.get("content-type")
+    if not _is_json(content_type):
+        media = (content_type or "").partition(";")[0].strip()
+        raise UnsupportedMediaTypeException(
+            detail=f"Content-Type must be {JSON_MEDIA_TYPE}, got {media!r}"
+        )
+    body = await connection.body()
+    try:
+        document = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return  # malformed JSON: litestar's own parser answers with the position
+    except RecursionError:
+        raise ClientException(detail="JSON is malformed: nesting too deep") from None
+    try:
+        msgspec.convert(integral_floats_as_ints(document), data.annotation, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ValidationException(
+            detail=f"Validation failed for {connection.method} {connection.url.path}",
+            extra=[validation_item(exc)],
+        ) from None
+
+
+def integral_floats_as_ints(document: object) -> object:
+    """``49.0`` -> ``49`` everywhere in a decoded JSON document (iteratively: the
+    document may be nested as deep as the decoder allows)."""
+    root = [document]
+    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if isinstance(item, float) and item.is_integer():
+            container[key] = int(item)
+        elif isinstance(item, list):
+            stack.extend((item, i) for i in range(len(item)))
+        elif isinstance(item, dict):
+            stack.extend((item, k) for k in item)
+    return root[0]
