@@ -17,9 +17,13 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	@touch $@
 
-# Dev install: test tools, every cloud SDK extra, and the example third-party plugin.
+# Dev install: test tools and every cloud SDK extra. The example third-party plugin is
+# installed into .test-plugins/ (which only the test suite puts on sys.path), so that
+# `make run` never serves the example provider.
 $(VENV)/.installed-dev: pyproject.toml examples/provider-example/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,all-clouds]' -e examples/provider-example
+	$(BIN)/python -m pip install --quiet -e '.[dev,all-clouds]'
+	rm -rf .test-plugins
+	$(BIN)/python -m pip install --quiet --no-deps --target .test-plugins examples/provider-example
 	@touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed
@@ -43,4 +47,4 @@ load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load.py $(LOAD_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .test-plugins .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,6 +11,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +24,12 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from service.settings import Settings
+
+# The example third-party plugin (examples/provider-example) is pip-installed into
+# .test-plugins/ by `make test`: on sys.path for the tests only, never for `make run`.
+TEST_PLUGINS = Path(__file__).resolve().parent.parent / ".test-plugins"
+if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
+    sys.path.insert(0, str(TEST_PLUGINS))  # before any plugin scan
 
 BUILTIN_PROVIDERS = ("alibaba", "tencent", "huawei", "volcengine")
 
