@@ -87,9 +87,25 @@ class VariantBuilder:
         self.accelerators = accelerators
         self.cache = FitCache(wl.rw, wl.headroom_frac)
         self._need = host_for(wl.rw, 0) if wl.cpu_only else None
+        self._by_shape: dict[tuple[object, ...], list[Variant] | str] = {}
 
     def build(self, row: InstanceType) -> list[Variant] | str:
-        """The row's variants, or the reason it cannot run the job."""
+        """The row's variants, or the reason it cannot run the job (memoized per shape:
+        rows with the same accelerators, memory and network place the job the same way)."""
+        shape = (
+            row.accelerator,
+            row.accelerator_memory_gib,
+            row.accelerator_count,
+            row.rdma in ("rdma", "erdma"),
+            row.vcpus if self.wl.cpu_only else None,
+            row.memory_gib if self.wl.cpu_only else None,
+        )
+        variants = self._by_shape.get(shape)
+        if variants is None:
+            variants = self._by_shape[shape] = self._build(row)
+        return variants
+
+    def _build(self, row: InstanceType) -> list[Variant] | str:
         if self.wl.cpu_only:
             return self._cpu(row)
         registered = self.accelerators.resolve(row.accelerator or "")
