@@ -195,7 +195,8 @@ class SuanliApp(Litestar):
 
     @functools.cached_property
     def _outer(self) -> ASGIApp:
-        return request_id_middleware(super().__call__)
+        settings: Settings = self.state[STATE_KEY].settings
+        return request_id_middleware(super().__call__, settings.request_timeout_s)
 
 
 class MetricsController(PrometheusController):

@@ -9,6 +9,7 @@ secrets (the admin API key, Redis passwords in URLs) cannot leak through them.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sys
@@ -58,8 +59,10 @@ def configure_logging(level: str) -> None:
         root.addHandler(handler)
 
 
-def request_id_middleware(app: ASGIApp) -> ASGIApp:
-    """ASGI middleware: request id in and out, one access-log line per HTTP request."""
+def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIApp:
+    """ASGI middleware: request id in and out, one access-log line per HTTP request, and
+    the per-request deadline: a request still unanswered after ``timeout_s`` (a stuck
+    dependency) gets a 503 instead of holding the connection."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -71,15 +74,24 @@ def request_id_middleware(app: ASGIApp) -> ASGIApp:
         started = time.perf_counter()
         status = 500
 
+        started_response = False
+
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started_response
             if message["type"] == "http.response.start":
+                started_response = True
                 status = message["status"]
                 MutableScopeHeaders.from_message(message)[REQUEST_ID_HEADER] = request_id
             await send(message)
 
         try:
-            await app(scope, receive, send_with_id)
+            async with asyncio.timeout(timeout_s):
+                await app(scope, receive, send_with_id)
+        except TimeoutError:
+            if status != 500 or started_response:
+                raise
+            status = 503
+            await _send_timeout(send, request_id, timeout_s or 0)
         finally:
             state = scope.get("state", {})
             ACCESS_LOG.info(
@@ -95,6 +107,29 @@ def request_id_middleware(app: ASGIApp) -> ASGIApp:
             )
 
     return middleware
+
+
+async def _send_timeout(send: Send, request_id: str, timeout_s: float) -> None:
+    body = _json.encode(
+        {
+            "status_code": 503,
+            "detail": f"request not answered within {timeout_s:g} s (SUANLI_REQUEST_TIMEOUT_S)",
+            "extra": {"request_id": request_id},
+        }
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (REQUEST_ID_HEADER.encode(), request_id.encode()),
+                (b"retry-after", b"1"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def _header(scope: Scope, name: str) -> str | None:

@@ -62,12 +62,13 @@ _COMMON_ERRORS = {
     "415": "The body is not `application/json`.",
     "429": "Too many requests from this client; retry after `Retry-After` seconds.",
     "500": "Unexpected server error; `extra.request_id` identifies it in the logs.",
+    "503": "Not answered within SUANLI_REQUEST_TIMEOUT_S (a stuck dependency); retry.",
 }
 
 
 def document_common_errors(app: Litestar) -> None:
     """Document, on every operation, the statuses the app itself can add to what the
-    handler declares: 500 everywhere, 429 from the rate limiter on /v1 routes, 400 where
+    handler declares: 500 and 503 (request deadline) everywhere, 429 from the rate limiter on /v1 routes, 400 where
     there are parameters or a body, 413 and 415 where there is a body."""
     from service.errors import ErrorBody
 
@@ -79,7 +80,7 @@ def document_common_errors(app: Litestar) -> None:
         for method, operation in item.items():
             if method not in _METHODS:
                 continue
-            statuses = ["500"]
+            statuses = ["500", "503"]
             if path.startswith("/v1/"):
                 statuses.append("429")
             if operation.get("parameters") or operation.get("requestBody"):
