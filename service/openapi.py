@@ -68,8 +68,9 @@ _COMMON_ERRORS = {
 
 def document_common_errors(app: Litestar) -> None:
     """Document, on every operation, the statuses the app itself can add to what the
-    handler declares: 500 and 503 (request deadline) everywhere, 429 from the rate limiter on /v1 routes, 400 where
-    there are parameters or a body, 413 and 415 where there is a body."""
+    handler declares: 500 and 503 (request deadline) everywhere, 429 from the rate
+    limiter on /v1 routes, 400 where there are parameters or a body, 413 and 415 where
+    there is a body."""
     from service.errors import ErrorBody
 
     document = openapi_document(app)
