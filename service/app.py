@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from litestar import Litestar, Request, Response
@@ -33,9 +33,13 @@ from litestar.types import (
 )
 
 from service.accelerators import AcceleratorRegistry
+from service.api.admin import AdminController
 from service.api.body import strict_json_body
+from service.api.estimate import EstimateController
 from service.api.health import HealthController
+from service.api.models import ModelsController
 from service.api.providers import ProvidersController
+from service.api.recommend import RecommendController
 from service.cache import LocalStore, RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
@@ -207,27 +211,15 @@ class MetricsController(PrometheusController):
 
 
 def _routes() -> list[ControllerRouterHandler]:
-    routes: list[ControllerRouterHandler] = [
+    return [
         HealthController,
         ProvidersController,
+        EstimateController,
+        ModelsController,
+        RecommendController,
+        AdminController,
         MetricsController,
     ]
-    routes.extend(_optional_routes())
-    return routes
-
-
-def _optional_routes() -> list[ControllerRouterHandler]:
-    """Controllers of capabilities that ship as their own modules."""
-    found: list[ControllerRouterHandler] = []
-    for module, name in (
-        ("service.api.estimate", "EstimateController"),
-        ("service.api.models", "ModelsController"),
-        ("service.api.recommend", "RecommendController"),
-        ("service.api.admin", "AdminController"),
-    ):
-        with contextlib.suppress(ModuleNotFoundError):
-            found.append(getattr(__import__(module, fromlist=[name]), name))
-    return found
 
 
 async def _reload(suanli: Suanli, monitor: LivePriceMonitor) -> None:
@@ -309,6 +301,3 @@ def _unexpected_error_handler(request: Request[Any, Any, Any], exc: Exception) -
     return Response(
         _error_body(500, "Internal server error", {"request_id": request_id}), status_code=500
     )
-
-
-AppFactory = Callable[[], Litestar]

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 
+from service.planning.plan import PlacementMemo
+
 if TYPE_CHECKING:
     from service.accelerators import AcceleratorRegistry
     from service.api.providers import LivePriceInfo
@@ -60,6 +62,8 @@ class Suanli:
         """Shared catalog generation (Redis); ``None`` in one process without Redis."""
         self.plugin_report = plugin_report or []
         self.live_prices = live_prices
+        self.placements = PlacementMemo()
+        """Placements shared by this process's requests (see the planner)."""
         self._stale: frozenset[str] = frozenset()
         self._stale_checked_at = -math.inf
 

@@ -79,7 +79,10 @@ async def strict_json_body(
     except RecursionError:
         raise ClientException(detail="JSON is malformed: nesting too deep") from None
     try:
-        msgspec.convert(integral_floats_as_ints(document), data.annotation, strict=True)
+        try:
+            msgspec.convert(document, data.annotation, strict=True)
+        except msgspec.ValidationError:  # maybe only `49.0` where an integer belongs
+            msgspec.convert(integral_floats_as_ints(document), data.annotation, strict=True)
     except msgspec.ValidationError as exc:
         raise ValidationException(
             detail=f"Validation failed for {connection.method} {connection.url.path}",

@@ -81,6 +81,7 @@ class RecommendController(Controller):
             accelerators=suanli.accelerators,
             models=suanli.models,
             stale_live=suanli.stale_live_providers(),
+            memo=suanli.placements,
         )
 
         def compute() -> bytes:

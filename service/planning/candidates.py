@@ -1,8 +1,8 @@
-"""Candidate placements: offer × node count that fits memory, with time and cost.
+"""Candidates (what an option is made of) and the memoized sizing calls behind them.
 
-This is the hot loop of ``/v1/recommend`` (the benchmark runs it over 100k synthetic
-offers), so everything that depends only on (accelerator, memory, devices) is computed
-once per request in :class:`FitCache`, and the per-offer work is arithmetic.
+:class:`FitCache` computes fit, hours and throughput once per (accelerator, memory,
+devices) and request; :func:`smallest_fitting_nodes` walks node counts. The loop over
+offers that uses them lives in :mod:`service.planning.plan`.
 """
 
 from __future__ import annotations

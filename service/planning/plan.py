@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import msgspec
+
 from service.accelerators import AcceleratorRegistry
 from service.catalog import OfferBucket
 from service.planning.candidates import Candidate, FitCache, node_counts, smallest_fitting_nodes
@@ -33,7 +35,7 @@ from service.planning.cost import (
 )
 from service.planning.filters import OfferFilter
 from service.planning.schema import Objective
-from service.providers import InstanceType, Offer
+from service.providers import AcceleratorSpec, InstanceType, Offer
 from service.sizing import Fit, ResolvedWorkload, host_for, preprocess_hours
 
 INF = math.inf
@@ -79,15 +81,61 @@ class Plan:
     serving: bool
 
 
-class VariantBuilder:
-    """Variants per instance row, memoized for one request."""
+Placement = tuple[int, int, Fit, float | None]
+"""(nodes, devices, fit, serving throughput): what memory decides, independent of tokens."""
 
-    def __init__(self, wl: Workload, accelerators: AcceleratorRegistry) -> None:
+
+class PlacementMemo:
+    """Process-wide memo of placements per (workload memory signature, instance shape).
+
+    Which node counts hold a job depends on the model, precision, method, batch and
+    sequence — not on how many tokens it trains on, nor on the constraints that only
+    filter or rank. Platforms ask about the same workload again and again with other
+    token counts, objectives, budgets or languages; those answers are cache misses, but
+    their placements are not. Bounded (oldest entries go first).
+    """
+
+    def __init__(self, max_entries: int = 50_000) -> None:
+        self.max_entries = max_entries
+        self._data: dict[tuple[object, ...], list[Placement] | str] = {}
+
+    def get(self, key: tuple[object, ...]) -> list[Placement] | str | None:
+        return self._data.get(key)
+
+    def put(self, key: tuple[object, ...], value: list[Placement] | str) -> None:
+        if len(self._data) >= self.max_entries:
+            del self._data[next(iter(self._data))]
+        self._data[key] = value
+
+
+def memory_signature(workload: msgspec.Struct) -> bytes:
+    """The workload without the fields that change time but never memory."""
+    fields = {f: None for f in ("tokens", "output_tokens") if hasattr(workload, f)}
+    return _signature_encoder.encode(msgspec.structs.replace(workload, **fields))
+
+
+_signature_encoder = msgspec.json.Encoder(order="deterministic")
+
+
+class VariantBuilder:
+    """Variants per instance row: placements (memoized per shape, and across requests
+    through a :class:`PlacementMemo`) timed for this request's tokens."""
+
+    def __init__(
+        self,
+        wl: Workload,
+        accelerators: AcceleratorRegistry,
+        memo: PlacementMemo | None = None,
+        signature: bytes = b"",
+    ) -> None:
         self.wl = wl
         self.accelerators = accelerators
         self.cache = FitCache(wl.rw, wl.headroom_frac)
         self._need = host_for(wl.rw, 0) if wl.cpu_only else None
         self._by_shape: dict[tuple[object, ...], list[Variant] | str] = {}
+        self._memo = memo if signature else None
+        self._memo_prefix = (signature, wl.max_nodes, wl.scale_out, wl.headroom_frac,
+                             wl.target_tokens_per_s)  # fmt: skip
 
     def build(self, row: InstanceType) -> list[Variant] | str:
         """The row's variants, or the reason it cannot run the job (memoized per shape:
@@ -102,16 +150,37 @@ class VariantBuilder:
         )
         variants = self._by_shape.get(shape)
         if variants is None:
-            variants = self._by_shape[shape] = self._build(row)
+            variants = self._by_shape[shape] = self._build(row, shape)
         return variants
 
-    def _build(self, row: InstanceType) -> list[Variant] | str:
+    def _build(self, row: InstanceType, shape: tuple[object, ...]) -> list[Variant] | str:
         if self.wl.cpu_only:
             return self._cpu(row)
         registered = self.accelerators.resolve(row.accelerator or "")
         if registered is None or row.accelerator_memory_gib is None:
             return "unknown_accelerator"
         spec = self.cache.spec_for(registered, row.accelerator_memory_gib)
+        placements: list[Placement] | str | None = None
+        key = (*self._memo_prefix, shape)
+        if self._memo is not None:
+            placements = self._memo.get(key)
+        if placements is None:
+            placements = self._placements(spec, row)
+            if self._memo is not None:
+                self._memo.put(key, placements)
+        if isinstance(placements, str):
+            return placements
+        variants = []
+        for nodes, devices, fit, throughput in placements:
+            if self.wl.serving:
+                variants.append(Variant(nodes, devices, fit, None, None, throughput))
+                continue
+            hours = self.cache.hours(spec, devices)
+            spot = None if hours is None else spot_overhead(hours, nodes)
+            variants.append(Variant(nodes, devices, fit, hours, spot))
+        return variants
+
+    def _placements(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
         per_node = row.accelerator_count
         if self.wl.serving:
             fit = self.cache.fit(spec, per_node)
@@ -123,20 +192,19 @@ class VariantBuilder:
                 replicas = max(1, math.ceil(self.wl.target_tokens_per_s / tps))
             if replicas > self.wl.max_nodes:
                 return "max_nodes"
-            return [Variant(replicas, per_node * replicas, fit, None, None, tps * replicas)]
+            return [(replicas, per_node * replicas, fit, tps * replicas)]
         multi = row.rdma in ("rdma", "erdma")
         found = smallest_fitting_nodes(self.cache, spec, per_node, self.wl.max_nodes, multi)
         if found is None:
             return "memory"
         n_min, fit_min = found
-        variants = []
+        placements: list[Placement] = []
         for nodes in node_counts(n_min, self.wl.max_nodes, multi, self.wl.scale_out):
             devices = per_node * nodes
             fit = fit_min if nodes == n_min else self.cache.fit(spec, devices)
-            hours = self.cache.hours(spec, devices)
-            spot = None if hours is None else spot_overhead(hours, nodes)
-            variants.append(Variant(nodes, devices, fit, hours, spot))
-        return variants
+            if fit is not None:
+                placements.append((nodes, devices, fit, None))
+        return placements
 
     def _cpu(self, row: InstanceType) -> list[Variant] | str:
         need = self._need

@@ -26,7 +26,14 @@ from service.planning.advice import SUPPLY_LIMITED, AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
-from service.planning.plan import Plan, VariantBuilder, make_plan, select
+from service.planning.plan import (
+    PlacementMemo,
+    Plan,
+    VariantBuilder,
+    make_plan,
+    memory_signature,
+    select,
+)
 from service.planning.plan import Workload as PlanWorkload
 from service.planning.schema import (
     AcceleratorRef,
@@ -58,6 +65,8 @@ class PlanContext:
     accelerators: AcceleratorRegistry
     models: ModelRegistry
     stale_live: frozenset[str] = frozenset()
+    memo: PlacementMemo | None = None
+    """Placements shared across requests (see :class:`PlacementMemo`); ``None`` = none."""
     """Providers whose live prices are past their TTL (served, marked stale)."""
 
     @property
@@ -72,7 +81,9 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
     rw = resolve_workload(req.workload, ctx.models)
     interruptible = _interruptible(req)
     flt = build_filter(req, ctx, interruptible)
-    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators)
+    builder = VariantBuilder(
+        _plan_workload(rw, req), ctx.accelerators, ctx.memo, memory_signature(req.workload)
+    )
     plan = _plan(ctx.snapshot.buckets, flt, builder, req)
     serving = isinstance(req.workload, Inference)
     top = select(plan, req.top_k)
