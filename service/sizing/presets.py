@@ -138,7 +138,7 @@ _QWEN1 = (
 )
 
 
-def _llama(
+def _decoder(
     id_: str,
     name: str,
     params: int,
@@ -152,7 +152,11 @@ def _llama(
     intermediate: int,
     vocab: int,
     max_positions: int,
+    tied_embeddings: bool = False,
+    qkv_bias: bool = False,
+    fused_qkv: bool = False,
 ) -> ModelPreset:
+    """A dense decoder-only transformer preset (head_dim = hidden / heads)."""
     return ModelPreset(
         id=id_,
         display_name=name,
@@ -165,6 +169,9 @@ def _llama(
         head_dim=hidden // heads,
         intermediate=intermediate,
         vocab=vocab,
+        tied_embeddings=tied_embeddings,
+        qkv_bias=qkv_bias,
+        fused_qkv=fused_qkv,
         max_positions=max_positions,
         aliases=tuple(aliases),
         source=source,
@@ -183,23 +190,21 @@ def _qwen25(
     intermediate: int,
     vocab: int,
 ) -> ModelPreset:
-    return ModelPreset(
-        id=f"qwen2.5-{size.lower()}",
-        display_name=f"Qwen2.5-{size}",
-        kind="decoder",
-        params_b=params / 1e9,
+    return _decoder(
+        f"qwen2.5-{size.lower()}",
+        f"Qwen2.5-{size}",
+        params,
+        _QWEN25.format(s=size),
+        (f"Qwen/Qwen2.5-{size}", f"Qwen2.5-{size}"),
         layers=layers,
         hidden=hidden,
         heads=heads,
         kv_heads=kv_heads,
-        head_dim=hidden // heads,
         intermediate=intermediate,
         vocab=vocab,
+        max_positions=32_768,
         tied_embeddings=tied,
         qkv_bias=True,
-        max_positions=32_768,
-        aliases=(f"Qwen/Qwen2.5-{size}", f"Qwen2.5-{size}"),
-        source=_QWEN25.format(s=size),
     )
 
 
@@ -214,30 +219,28 @@ def _qwen1(
     vocab: int,
     max_positions: int,
 ) -> ModelPreset:
-    return ModelPreset(
-        id=f"qwen-{size.lower()}",
-        display_name=f"Qwen-{size} (Qwen-1)",
-        kind="decoder",
-        params_b=params / 1e9,
+    return _decoder(
+        f"qwen-{size.lower()}",
+        f"Qwen-{size} (Qwen-1)",
+        params,
+        _QWEN1.format(s=size.replace(".", "_")),
+        (f"Qwen/Qwen-{size.replace('.', '_')}", f"qwen1-{size.lower()}"),
         layers=layers,
         hidden=hidden,
         heads=heads,
         kv_heads=heads,
-        head_dim=hidden // heads,
         intermediate=intermediate,
         vocab=vocab,
+        max_positions=max_positions,
         qkv_bias=True,
         fused_qkv=True,
-        max_positions=max_positions,
-        aliases=(f"Qwen/Qwen-{size.replace('.', '_')}", f"qwen1-{size.lower()}"),
-        source=_QWEN1.format(s=size.replace(".", "_")),
     )
 
 
 def builtin_presets() -> tuple[ModelPreset, ...]:
     """The core's presets (issue 4 list), each with its source."""
     return (
-        _llama(
+        _decoder(
             "llama-2-7b",
             "Llama-2-7B",
             6_738_415_616,
@@ -251,7 +254,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=32000,
             max_positions=4096,
         ),
-        _llama(
+        _decoder(
             "llama-2-13b",
             "Llama-2-13B",
             13_015_864_320,
@@ -265,7 +268,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=32000,
             max_positions=4096,
         ),
-        _llama(
+        _decoder(
             "llama-2-70b",
             "Llama-2-70B",
             68_976_648_192,
@@ -279,7 +282,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=32000,
             max_positions=4096,
         ),
-        _llama(
+        _decoder(
             "llama-3-8b",
             "Llama-3-8B",
             8_030_261_248,
@@ -293,7 +296,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=128256,
             max_positions=8192,
         ),
-        _llama(
+        _decoder(
             "llama-3-70b",
             "Llama-3-70B",
             70_553_706_496,
@@ -307,7 +310,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=128256,
             max_positions=8192,
         ),
-        _llama(
+        _decoder(
             "llama-3.1-8b",
             "Llama-3.1-8B",
             8_030_261_248,
@@ -326,7 +329,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=128256,
             max_positions=131_072,
         ),
-        _llama(
+        _decoder(
             "llama-3.1-70b",
             "Llama-3.1-70B",
             70_553_706_496,
@@ -345,7 +348,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=128256,
             max_positions=131_072,
         ),
-        _llama(
+        _decoder(
             "llama-3.1-405b",
             "Llama-3.1-405B",
             405_853_388_800,
@@ -365,7 +368,7 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
             vocab=128256,
             max_positions=131_072,
         ),
-        _llama(
+        _decoder(
             "mistral-7b",
             "Mistral-7B-v0.1",
             7_241_732_096,
