@@ -35,23 +35,38 @@ def openapi_document(app: Litestar) -> dict[str, Any]:
 
 def align_request_schemas(app: Litestar) -> None:
     """Replace the component schemas of every JSON request body (and the structs they
-    contain) by msgspec's, in the document the app serves."""
-    body_types = sorted(
-        {
-            data.annotation
-            for route in app.routes
-            for handler in getattr(route, "route_handlers", ())
-            if (data := handler.parsed_fn_signature.parameters.get("data")) is not None
-            and isinstance(data.annotation, type)
-            and issubclass(data.annotation, msgspec.Struct)
-        },
-        key=lambda t: t.__name__,
-    )
+    contain) by msgspec's, in the document the app serves; and document the body of
+    handlers that decode it themselves (``opt={"body": Type}``)."""
+    declared: dict[tuple[str, str], type[msgspec.Struct]] = {}
+    body_types: set[type[msgspec.Struct]] = set()
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            data = handler.parsed_fn_signature.parameters.get("data")
+            body = handler.opt.get("body")
+            if body is None and data is not None:
+                body = data.annotation
+            if isinstance(body, type) and issubclass(body, msgspec.Struct):
+                body_types.add(body)
+                if data is None:
+                    for method in getattr(handler, "http_methods", ()):
+                        declared[(route.path, method.lower())] = body
     if not body_types:
         return
-    _, components = msgspec.json.schema_components(body_types, ref_template=_REF_TEMPLATE)
+    ordered = sorted(body_types, key=lambda t: t.__name__)
+    _, components = msgspec.json.schema_components(ordered, ref_template=_REF_TEMPLATE)
     document = openapi_document(app)
     document.setdefault("components", {}).setdefault("schemas", {}).update(components)
+    for (path, method), body in declared.items():
+        operation = document.get("paths", {}).get(path, {}).get(method)
+        if operation is not None:
+            operation["requestBody"] = {
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {"$ref": _REF_TEMPLATE.format(name=body.__name__)}
+                    }
+                },
+            }
 
 
 _METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
