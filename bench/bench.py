@@ -8,6 +8,8 @@ client must cost less CPU than the server it measures on a 2-core machine). Each
 endpoint runs for the same time at the same concurrency and is reported as requests/s,
 p50/p99 latency and its ratio to ``/healthz`` in the same run:
 
+* ``post_floor``              — ``POST /v1/admin/reload`` with admin disabled (a 404 from
+  the guard): the cheapest POST through the same middleware, the ceiling of any POST route
 * ``/v1/estimate``            — sizing only
 * ``/v1/recommend`` cached    — one request repeated (cache hits after the first)
 * ``/v1/recommend`` uncached  — every request distinct (different ``tokens``)
@@ -95,7 +97,7 @@ async def _one_connection(
             await reader.readexactly(length)
             latencies.append(time.perf_counter() - start)
             if not status_line.startswith(b"HTTP/1.1 2"):
-                errors.append(int(status_line.split()[1]))
+                errors.append(int(status_line.split()[1]))  # post_floor: 404 by design
     finally:
         writer.close()
 
@@ -157,6 +159,9 @@ def http_part(seconds: float, concurrency: int, workers: int) -> dict[str, dict[
         healthz = request_bytes("GET", "/healthz")
         estimate = request_bytes("POST", "/v1/estimate", json.dumps(ESTIMATE).encode())
         cached = request_bytes("POST", "/v1/recommend", json.dumps(RECOMMEND).encode())
+        # The cheapest POST the service answers (admin disabled: the guard's 404), with
+        # the same body size: the floor any POST route can reach on this stack.
+        post_floor = request_bytes("POST", "/v1/admin/reload", json.dumps(RECOMMEND).encode())
 
         def uncached(i: int) -> bytes:
             body = json.loads(json.dumps(RECOMMEND))
@@ -165,6 +170,7 @@ def http_part(seconds: float, concurrency: int, workers: int) -> dict[str, dict[
 
         cases: dict[str, Callable[[int], bytes]] = {
             "healthz": lambda _: healthz,
+            "post_floor": lambda _: post_floor,
             "estimate": lambda _: estimate,
             "recommend_cached": lambda _: cached,
             "recommend_uncached": uncached,
