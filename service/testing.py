@@ -15,12 +15,12 @@ and regions that exist. Importing this module needs pytest (a dev dependency).
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 
 import pytest
 
+from service.catalog import price_problems, row_problems
 from service.providers import (
     ALL_REGIONS,
     AS_OF_PATTERN,
@@ -74,12 +74,9 @@ class ProviderContract:
             assert _AS_OF.match(row.as_of), f"{row.instance_type}: as_of {row.as_of!r}"
 
     def test_specs_positive(self, provider: Provider) -> None:
-        for row in provider.instance_types():
-            for field in ("vcpus", "memory_gib", "network_gbps", "accelerator_memory_gib"):
-                value = getattr(row, field)
-                assert value is None or (math.isfinite(value) and value > 0), (
-                    f"{row.instance_type}: {field}={value!r} must be positive or unknown"
-                )
+        # The same rules the catalog loader applies (a failing row drops the provider).
+        problems = [p for row in provider.instance_types() for p in row_problems(row)]
+        assert not problems, problems
 
     def test_accelerator_fields_consistent(self, provider: Provider) -> None:
         known = self._accelerator_names()
@@ -111,7 +108,7 @@ def _check_accelerator(row: InstanceType, known: frozenset[str]) -> None:
         assert row.accelerator_memory_gib is None, f"{name}: CPU-only row with GPU memory"
         return
     assert row.accelerator in known, f"{name}: unknown accelerator {row.accelerator!r}"
-    assert row.accelerator_count >= 1, f"{name}: accelerator without a count"
+    assert not row_problems(row), row_problems(row)
 
 
 def _check_price(price: Price, names: set[str], regions: set[str]) -> None:
@@ -121,7 +118,6 @@ def _check_price(price: Price, names: set[str], regions: set[str]) -> None:
     assert price.currency == "CNY", f"{where}: currency {price.currency}"
     assert price.source.strip(), f"{where}: empty source"
     assert _AS_OF.match(price.as_of), f"{where}: as_of {price.as_of!r}"
-    for value in (price.price_per_hour, price.price_per_month):
-        assert value is None or (math.isfinite(value) and value > 0), f"{where}: {value!r}"
+    assert not price_problems(price), price_problems(price)
     if price.estimated:
         assert price.basis, f"{where}: an estimated price must state its basis"
