@@ -10,7 +10,6 @@ pretraining. Their *instance* claims are not used (several are wrong).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from service.planning.schema import Advice, Lang
@@ -152,7 +151,3 @@ def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
     if ctx.snapshot_prices:
         topics.append(("stale_prices", {}))
     return [Advice(topic=t, text=_TEXT[t][lang].format(**kw)) for t, kw in topics]
-
-
-def supply_limited(names: Sequence[str]) -> list[str]:
-    return [n for n in names if n in SUPPLY_LIMITED]

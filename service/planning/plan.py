@@ -30,6 +30,7 @@ from service.planning.cost import (
     SpotOverhead,
     break_even_hours,
     monthly_cost,
+    on_demand_cost,
     per_million_tokens,
     spot_overhead,
 )
@@ -131,7 +132,8 @@ class VariantBuilder:
         self.wl = wl
         self.accelerators = accelerators
         self.cache = FitCache(wl.rw, wl.headroom_frac)
-        self._need = host_for(wl.rw, 0) if wl.cpu_only else None
+        self.need = host_for(wl.rw, 0) if wl.cpu_only else None
+        """CPU-only jobs: the host the job needs (what the CPU placements must cover)."""
         self._by_shape: dict[tuple[object, ...], list[Variant] | str] = {}
         self._memo = memo if signature else None
         self._memo_prefix = (signature, wl.max_nodes, wl.scale_out, wl.headroom_frac,
@@ -207,7 +209,7 @@ class VariantBuilder:
         return placements
 
     def _cpu(self, row: InstanceType) -> list[Variant] | str:
-        need = self._need
+        need = self.need
         assert need is not None
         if not row.vcpus or not row.memory_gib:
             return "unknown_specs"
@@ -306,7 +308,7 @@ def _economics(offer: Offer, v: Variant) -> tuple[float | None, float | None, fl
         return per_hour, None, None
     if offer.billing == "monthly" and price.price_per_month:
         return per_hour, monthly_cost(price.price_per_month, v.nodes, hours), hours
-    return per_hour, per_hour * hours, hours
+    return per_hour, on_demand_cost(price.price_per_hour, v.nodes, hours), hours
 
 
 KeyFunction = Callable[[float | None, float | None, float | None, Variant, int], tuple[float, ...]]

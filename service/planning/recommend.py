@@ -47,6 +47,7 @@ from service.planning.schema import (
 from service.providers import Billing
 from service.sizing import (
     EstimateResponse,
+    HostRequirements,
     ResolvedWorkload,
     estimate,
     host_for,
@@ -97,7 +98,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         no_fit = _explain(plan.removed, lang)
         warnings.append(no_fit)
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
-    options = [_option(i + 1, c, req, ctx, serving, lang) for i, c in enumerate(top)]
+    options = [_option(i + 1, c, req, ctx, serving, lang, builder.need) for i, c in enumerate(top)]
     first = top[0] if top else None
     return RecommendResponse(
         options=options,
@@ -313,10 +314,11 @@ def _option(
     ctx: PlanContext,
     serving: bool,
     lang: Lang,
+    need: HostRequirements | None,
 ) -> Option:
     row = c.offer.instance
     price = c.offer.price
-    reasons, warnings = _reasons(c, req, ctx, serving, lang)
+    reasons, warnings = _reasons(c, req, ctx, serving, lang, need)
     accel = None
     if row.accelerator is not None:
         accel = AcceleratorRef(
@@ -364,7 +366,12 @@ def _round(value: float | None, digits: int = 2) -> float | None:
 
 
 def _reasons(
-    c: Candidate, req: RecommendRequest, ctx: PlanContext, serving: bool, lang: Lang
+    c: Candidate,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    serving: bool,
+    lang: Lang,
+    need: HostRequirements | None,
 ) -> tuple[list[str], list[str]]:
     row = c.offer.instance
     price = c.offer.price
@@ -388,7 +395,7 @@ def _reasons(
             )
         )
     elif row.is_cpu_only and row.vcpus and row.memory_gib:
-        need = host_for_cached(req, ctx)
+        assert need is not None
         reasons.append(
             texts.t(
                 "cpu_fit",
@@ -396,8 +403,8 @@ def _reasons(
                 n=c.nodes,
                 v=row.vcpus * c.nodes,
                 m=row.memory_gib * c.nodes,
-                need_v=need[0],
-                need_m=need[1],
+                need_v=need.vcpus,
+                need_m=need.ram_gib,
             )
         )
     if c.nodes > 1 and not serving and not row.is_cpu_only:
@@ -445,11 +452,6 @@ def _reasons(
     if not c.regions:
         warnings.append(texts.t("regions_unknown", lang))
     return reasons, warnings
-
-
-def host_for_cached(req: RecommendRequest, ctx: PlanContext) -> tuple[int, float]:
-    need = host_for(resolve_workload(req.workload, ctx.models), 0)
-    return need.vcpus, need.ram_gib
 
 
 def _estimate_for(
