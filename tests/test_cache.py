@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import msgspec
@@ -14,7 +15,14 @@ from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from litestar.testing import TestClient
 
-from service.cache import Breaker, RequestCache, ResilientStore, build_redis, request_key
+from service.cache import (
+    Breaker,
+    LocalStore,
+    RequestCache,
+    ResilientStore,
+    build_redis,
+    request_key,
+)
 from service.state import STATE_KEY, Suanli
 from tests.conftest import RedisServer
 
@@ -97,3 +105,21 @@ def _exercise_outage(
     assert client.get("/readyz").status_code == 200
     assert run(suanli.cache.get_or_compute, "k3", lambda: b"three") == (b"three", False)
     assert run(suanli.cache.get_or_compute, "k3", lambda: b"again") == (b"three", True)
+
+
+async def test_local_store_expires_and_stays_bounded() -> None:
+    store = LocalStore(max_entries=3)
+    await store.set("a", b"1", expires_in=60)
+    assert await store.get("a") == b"1"
+    assert 0 < (await store.expires_in("a") or 0) <= 60
+    await store.set("short", b"x", expires_in=timedelta(seconds=0))
+    assert await store.get("short") is None  # expired at once
+    for key in ("b", "c", "d"):
+        await store.set(key, key.encode())
+    assert await store.get("a") is None  # the oldest went first
+    assert [await store.get(k) for k in ("b", "c", "d")] == [b"b", b"c", b"d"]
+    assert len(store._data) == 3
+    await store.delete("b")
+    assert not await store.exists("b")
+    await store.delete_all()
+    assert await store.get("c") is None
