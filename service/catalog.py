@@ -354,6 +354,9 @@ def bucket_offers(offers: Sequence[Offer]) -> tuple[OfferBucket, ...]:
                 offer=groups[0].offer, groups=tuple(groups), offers=sum(g.offers for g in groups)
             )
         )
+    # Buckets with a price first: a planner ranking by cost can stop at the first unpriced
+    # bucket once it holds enough priced candidates (unknown prices never rank as cheap).
+    buckets.sort(key=lambda b: b.groups[0].offer.price_per_hour is None)
     return tuple(buckets)
 
 

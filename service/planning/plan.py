@@ -249,7 +249,16 @@ def make_plan(
     key_of = _key_function(objective, serving)
     entries: list[Entry] = []
     keys: list[tuple[float, ...]] = []
+    # Under "cost" and "balanced" an unpriced candidate ranks after every priced one, and
+    # the catalog puts unpriced buckets last: once top_k candidates exist, stop there.
+    stop_at_unpriced = objective != "time" and not count_removed
     for bucket in buckets:
+        if (
+            stop_at_unpriced
+            and len(keys) >= top_k
+            and bucket.groups[0].offer.price_per_hour is None
+        ):
+            break
         offer = bucket.offer
         row_id = id(offer.instance)
         verdict = row_verdicts.get(row_id)
