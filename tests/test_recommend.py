@@ -231,3 +231,22 @@ def test_redis_cache_shared_between_apps(make_client: MakeClient, redis_url: str
     b = make_client(redis_url=redis_url)
     assert post(a, {"workload": QLORA_7B, "lang": "en"}).headers["x-suanli-cache"] == "miss"
     assert post(b, {"workload": QLORA_7B, "lang": "en"}).headers["x-suanli-cache"] == "hit"
+
+
+def test_batch_inference_with_output_tokens_ranks_by_job_cost(
+    client: TestClient[Litestar],
+) -> None:
+    workload = {"kind": "inference", "model": "qwen2.5-7b", "precision": "int8",
+                "output_tokens": 50_000_000, "concurrency": 8}  # fmt: skip
+    body = post(client, {"workload": workload, "top_k": 10, "lang": "en"}).json()
+    priced = [o for o in body["options"] if o["total_cost"] is not None]
+    assert priced
+    for option in priced:
+        tokens_per_hour = option["throughput_tokens_per_s"] * 3600
+        assert option["hours"] == pytest.approx(50_000_000 / tokens_per_hour, rel=0.01)
+        assert option["total_cost"] == pytest.approx(
+            option["price_per_hour"] * option["hours"], rel=0.01
+        )
+    costs = [o["total_cost"] for o in priced]
+    assert costs == sorted(costs)
+    assert "in total" in body["summary"]

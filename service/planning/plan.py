@@ -67,6 +67,13 @@ class Workload:
     scale_out: bool
     target_tokens_per_s: float | None
     headroom_frac: float
+    output_tokens: float | None = None
+    """Inference with a known amount of output (a batch job): rank by the job's total."""
+
+    @property
+    def open_ended(self) -> bool:
+        """Serving with no job length: ranked by price per hour and throughput."""
+        return self.serving and not self.output_tokens
 
 
 Entry = tuple[Offer, Variant, float | None, float | None, float | None, list[str]]
@@ -80,6 +87,8 @@ class Plan:
     removed: Counter[str]
     objective: Objective
     serving: bool
+    """Open-ended serving: ranked per hour and by throughput (no job length)."""
+    inference: bool = False
 
 
 Placement = tuple[int, int, Fit, float | None]
@@ -175,7 +184,10 @@ class VariantBuilder:
         variants = []
         for nodes, devices, fit, throughput in placements:
             if self.wl.serving:
-                variants.append(Variant(nodes, devices, fit, None, None, throughput))
+                hours = None
+                if self.wl.output_tokens and throughput:
+                    hours = self.wl.output_tokens / throughput / 3600
+                variants.append(Variant(nodes, devices, fit, hours, None, throughput))
                 continue
             hours = self.cache.hours(spec, devices)
             spot = None if hours is None else spot_overhead(hours, nodes)
@@ -245,7 +257,7 @@ def make_plan(
     removed: Counter[str] = Counter()
     row_verdicts: dict[int, str] = {}
     variants_by_row: dict[int, list[Variant] | str] = {}
-    serving = builder.wl.serving
+    serving = builder.wl.open_ended
     key_of = _key_function(objective, serving)
     entries: list[Entry] = []
     keys: list[tuple[float, ...]] = []
@@ -301,7 +313,7 @@ def make_plan(
                     continue
                 keys.append(key_of(per_hour, total, hours, v, len(keys)))
                 entries.append((group_offer, v, per_hour, total, hours, regions))
-    return Plan(entries, keys, removed, objective, serving)
+    return Plan(entries, keys, removed, objective, serving, builder.wl.serving)
 
 
 def _economics(offer: Offer, v: Variant) -> tuple[float | None, float | None, float | None]:
@@ -375,8 +387,9 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
         candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
         candidate.regions = regions
         candidate.pareto = total is not None and hours is not None and front.get(hours) == total
-        if plan.serving and v.throughput is not None:
-            candidate.pareto = per_hour is not None and front.get(-v.throughput) == per_hour
+        if plan.inference and v.throughput is not None:
+            if plan.serving:
+                candidate.pareto = per_hour is not None and front.get(-v.throughput) == per_hour
             candidate.throughput_tokens_per_s = v.throughput
             if per_hour is not None:
                 candidate.price_per_million_tokens = per_million_tokens(per_hour, v.throughput)

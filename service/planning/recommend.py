@@ -109,7 +109,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
             _display_name(ctx, first.offer.provider) if first else "",
             first,
             _accel_text(first),
-            serving,
+            builder.wl.open_ended,
             no_fit,
         ),
         catalogs=[
@@ -208,6 +208,7 @@ def _plan_workload(rw: ResolvedWorkload, req: RecommendRequest) -> PlanWorkload:
         scale_out=req.objective != "cost" or c.deadline_hours is not None,
         target_tokens_per_s=getattr(req.workload, "target_tokens_per_s", None),
         headroom_frac=c.min_headroom_pct / 100,
+        output_tokens=getattr(req.workload, "output_tokens", None),
     )
 
 
@@ -410,7 +411,8 @@ def _reasons(
     if c.nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         reasons.append(texts.t("multi_node", lang, n=c.nodes, net=net, d=c.devices))
-    ranked = texts.rank_reason(c, req.objective, serving, lang)
+    open_ended = serving and not getattr(req.workload, "output_tokens", None)
+    ranked = texts.rank_reason(c, req.objective, open_ended, lang)
     if ranked:
         reasons.append(ranked)
     if serving and c.throughput_tokens_per_s:
@@ -440,7 +442,7 @@ def _reasons(
             warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     else:
         warnings.append(texts.t("unpriced", lang))
-    if c.hours is None and not serving:
+    if c.hours is None and not open_ended:
         warnings.append(texts.t("hours_unknown", lang))
     if row.confidence != "high":
         warnings.append(texts.t("low_confidence", lang, conf=row.confidence, notes=row.notes or ""))
