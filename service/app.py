@@ -39,7 +39,7 @@ from service.api.estimate import EstimateController
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.providers import ProvidersController
-from service.api.recommend import RecommendController
+from service.api.recommend import recommend_route
 from service.cache import LocalStore, RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
@@ -51,7 +51,7 @@ from service.live_prices import (
 )
 from service.metrics import CATALOG_RELOADS
 from service.observability import configure_logging, request_id_middleware
-from service.openapi import align_request_schemas, document_common_errors
+from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.settings import Settings, load_settings
@@ -180,6 +180,7 @@ def create_app(
     )
     app.state[STATE_KEY] = suanli
     align_request_schemas(app)
+    document_asgi_routes(app)
     document_common_errors(app)
     return app
 
@@ -216,7 +217,7 @@ def _routes() -> list[ControllerRouterHandler]:
         ProvidersController,
         EstimateController,
         ModelsController,
-        RecommendController,
+        recommend_route,
         AdminController,
         MetricsController,
     ]

@@ -144,6 +144,23 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
     notes: str | None = None
 
 
+class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
+    """The accelerators of an instance type as responses show them (pinned field names)."""
+
+    name: str
+    count: int
+    memory_gib: float | None
+    """Memory per accelerator; ``null`` when the catalog could not confirm it."""
+
+    @classmethod
+    def of(cls, row: InstanceType) -> AcceleratorRef | None:
+        if row.accelerator is None:
+            return None
+        return cls(
+            name=row.accelerator, count=row.accelerator_count, memory_gib=row.accelerator_memory_gib
+        )
+
+
 class Offer(msgspec.Struct, frozen=True, kw_only=True):
     """An instance type joined with one price (or none): what the planner ranks."""
 

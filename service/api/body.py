@@ -67,37 +67,30 @@ async def strict_json_body(
     data = handler.parsed_fn_signature.parameters.get("data")
     if data is None or not isinstance(connection, Request):
         return
-    await _check_body(connection, data.annotation)
+    where = f"{connection.method} {connection.url.path}"
+    check_body(connection.headers.get("content-type"), await connection.body(), data.annotation,
+               where, malformed_ok=True)  # fmt: skip
 
 
-async def decode_json_body(request: Request[Any, Any, Any], body_type: type[T]) -> T:
-    """Decode a request body into ``body_type`` with the same rules as the guard, once.
-
-    For hot routes that take the raw request instead of a ``data`` parameter (so that
-    litestar does not parse the body a second time); their body type is declared with
-    ``opt={"body": body_type}`` so the OpenAPI document still describes it.
-    """
-    body = await request.body()
-    if _is_json(request.headers.get("content-type")) and body:
+def decode_json(content_type: str | None, body: bytes, body_type: type[T], where: str) -> T:
+    """Decode a body into ``body_type`` with the guard's rules, parsing it only once when
+    it is valid (the common case). For routes that read their own body (``where`` is
+    ``"METHOD /path"`` for the error detail)."""
+    if body and _is_json(content_type):
         try:
             return _decoder(body_type).decode(body)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            pass  # explain it with the guard's checks below
-    await _check_body(request, body_type)
+            pass  # explain it with the checks below
+    check_body(content_type, body, body_type, where)
     if not body:
         raise ValidationException(
-            detail=f"Validation failed for {request.method} {request.url.path}",
+            detail=f"Validation failed for {where}",
             extra=[{"key": "data", "message": "request body is missing: a JSON object is "
                     "required", "source": "body"}],
         )  # fmt: skip
-    try:
-        document = msgspec.json.decode(body)
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if not text.startswith("JSON is malformed"):
-            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-        raise ClientException(detail=text) from None
-    return msgspec.convert(integral_floats_as_ints(document), body_type, strict=True)
+    return msgspec.convert(
+        integral_floats_as_ints(msgspec.json.decode(body)), body_type, strict=True
+    )
 
 
 _DECODERS: dict[object, msgspec.json.Decoder[Any]] = {}
@@ -111,21 +104,33 @@ def _decoder(body_type: type[T]) -> msgspec.json.Decoder[T]:
     return decoder
 
 
-async def _check_body(request: ASGIConnection[Any, Any, Any, Any], body_type: Any) -> None:
-    """Raise the right 4xx for a body that is not strictly a ``body_type`` document."""
-    assert isinstance(request, Request)
-    connection = request
-    content_type = connection.headers.get("content-type")
+def check_body(
+    content_type: str | None,
+    body: bytes,
+    body_type: Any,
+    where: str,
+    malformed_ok: bool = False,
+) -> None:
+    """Raise the right 4xx for a body that is not strictly a ``body_type`` document.
+
+    ``malformed_ok``: leave syntactically broken JSON to litestar's own parser (the guard,
+    which runs before litestar parses the body)."""
     if not _is_json(content_type):
         media = (content_type or "").partition(";")[0].strip()
         raise UnsupportedMediaTypeException(
             detail=f"Content-Type must be {JSON_MEDIA_TYPE}, got {media!r}"
         )
-    body = await connection.body()
+    if not body:
+        return
     try:
         document = msgspec.json.decode(body)
-    except msgspec.DecodeError:
-        return  # malformed JSON: litestar's own parser answers with the position
+    except msgspec.DecodeError as exc:
+        if malformed_ok:
+            return
+        text = str(exc)
+        if not text.startswith("JSON is malformed"):
+            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+        raise ClientException(detail=text) from None
     except RecursionError:
         raise ClientException(detail="JSON is malformed: nesting too deep") from None
     try:
@@ -135,8 +140,7 @@ async def _check_body(request: ASGIConnection[Any, Any, Any, Any], body_type: An
             msgspec.convert(integral_floats_as_ints(document), body_type, strict=True)
     except msgspec.ValidationError as exc:
         raise ValidationException(
-            detail=f"Validation failed for {connection.method} {connection.url.path}",
-            extra=[validation_item(exc)],
+            detail=f"Validation failed for {where}", extra=[validation_item(exc)]
         ) from None
 
 

@@ -12,7 +12,15 @@ from litestar.params import PathParameter, QueryParameter
 from service.catalog import ProviderCatalog
 from service.errors import InputError
 from service.live_prices import LivePriceState
-from service.providers import AcceleratorSpec, Billing, InstanceType, Price, PriceSource, Rdma
+from service.providers import (
+    AcceleratorRef,
+    AcceleratorSpec,
+    Billing,
+    InstanceType,
+    Price,
+    PriceSource,
+    Rdma,
+)
 from service.state import SuanliDep
 
 LivePriceInfo = LivePriceState
@@ -34,12 +42,6 @@ class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
     (not in ``SUANLI_PLUGINS``)."""
     error: str | None = None
     live_prices: LivePriceInfo | None = None
-
-
-class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    count: int
-    memory_gib: float | None
 
 
 class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,14 +80,6 @@ class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
     offset: int
 
 
-def accelerator_ref(row: InstanceType) -> AcceleratorRef | None:
-    if row.accelerator is None:
-        return None
-    return AcceleratorRef(
-        name=row.accelerator, count=row.accelerator_count, memory_gib=row.accelerator_memory_gib
-    )
-
-
 def _price_item(price: Price) -> PriceItem:
     return PriceItem(
         region=price.region,
@@ -104,7 +98,7 @@ def _item(row: InstanceType, prices: list[Price]) -> InstanceTypeItem:
     return InstanceTypeItem(
         instance_type=row.instance_type,
         family=row.family,
-        accelerator=accelerator_ref(row),
+        accelerator=AcceleratorRef.of(row),
         vcpus=row.vcpus,
         memory_gib=row.memory_gib,
         network_gbps=row.network_gbps,

@@ -36,7 +36,6 @@ from service.planning.plan import (
 )
 from service.planning.plan import Workload as PlanWorkload
 from service.planning.schema import (
-    AcceleratorRef,
     CatalogRef,
     Lang,
     Option,
@@ -44,7 +43,7 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
-from service.providers import Billing
+from service.providers import AcceleratorRef, Billing
 from service.sizing import (
     EstimateResponse,
     HostRequirements,
@@ -320,13 +319,6 @@ def _option(
     row = c.offer.instance
     price = c.offer.price
     reasons, warnings = _reasons(c, req, ctx, serving, lang, need)
-    accel = None
-    if row.accelerator is not None:
-        accel = AcceleratorRef(
-            name=row.accelerator,
-            count=row.accelerator_count,
-            memory_gib=row.accelerator_memory_gib or 0.0,
-        )
     fit = c.fit
     return Option(
         rank=rank_no,
@@ -335,7 +327,7 @@ def _option(
         regions=c.regions,
         instance_type=row.instance_type,
         family=row.family,
-        accelerator=accel,
+        accelerator=AcceleratorRef.of(row),
         nodes=c.nodes,
         vcpus=(row.vcpus or 0) * c.nodes,
         memory_gib=(row.memory_gib or 0.0) * c.nodes,

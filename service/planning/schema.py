@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from service.providers import Billing, PriceSource
+from service.providers import AcceleratorRef, Billing, PriceSource
 from service.sizing.results import EstimateResponse
 from service.sizing.workload import Workload
 
@@ -59,12 +59,6 @@ class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
     top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] = 5
     lang: Lang | None = None
     """Default from ``Accept-Language``, then ``zh``."""
-
-
-class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    count: int
-    memory_gib: float
 
 
 class Option(msgspec.Struct, frozen=True, kw_only=True):
