@@ -34,7 +34,6 @@ from litestar.types import (
 
 from service.accelerators import AcceleratorRegistry
 from service.api.admin import AdminController
-from service.api.body import strict_json_body
 from service.api.estimate import EstimateController
 from service.api.health import HealthController
 from service.api.models import ModelsController
@@ -152,7 +151,6 @@ def create_app(
         route_handlers=_routes(),
         dependencies={"suanli": Provide(provide_suanli, sync_to_thread=False)},
         middleware=middleware,
-        guards=[strict_json_body],
         lifespan=[lifespan],
         stores=StoreRegistry(
             stores={"recommend": recommend_store, "rate_limit": rate_store},

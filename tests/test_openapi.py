@@ -49,3 +49,20 @@ def test_every_api_route_is_in_the_contract() -> None:
         "/RecommendRequest"
     )
     assert "X-Suanli-Cache" in recommend["responses"]["200"]["headers"]
+
+
+def test_every_json_body_handler_has_the_strict_guard() -> None:
+    from service.api.body import strict_json_body
+    from service.app import create_app
+    from tests.conftest import app_settings
+
+    app = create_app(app_settings())
+    with_body = [
+        handler
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if "data" in handler.parsed_fn_signature.parameters
+    ]
+    assert with_body, "no handler takes a data body any more: drop this test"
+    for handler in with_body:
+        assert strict_json_body in handler.resolve_guards(), handler

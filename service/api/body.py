@@ -1,4 +1,7 @@
-"""Strict JSON request bodies: one guard for every route that takes a JSON ``data`` body.
+"""Strict JSON request bodies: the guard of every route that takes a JSON ``data`` body
+(set on those controllers, not app-wide: litestar copies the handler for every guard
+call, a cost every other route would pay for nothing), and the decoder of routes that
+read their own body.
 
 Why: litestar decodes a ``data`` body untyped and then converts it with ``strict=False``.
 That accepts more than the OpenAPI document allows (``"7"`` for a number, ``0`` for

@@ -13,6 +13,7 @@ from litestar import Controller, post
 from litestar.exceptions import ValidationException
 from litestar.params import JSONBody
 
+from service.api.body import strict_json_body
 from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.state import SuanliDep
 
@@ -27,6 +28,7 @@ class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True):
 class EstimateController(Controller):
     path = "/v1/estimate"
     tags = ["estimate"]
+    guards = [strict_json_body]  # every handler with a JSON `data` body has it (tested)
 
     @post(
         status_code=200,
