@@ -290,32 +290,31 @@ class RequestCache:
         self._misses = CACHE_EVENTS.labels(namespace=namespace, result="miss")
 
     async def get_or_compute(self, key: str, compute: Callable[[], bytes]) -> tuple[bytes, bool]:
-        """Return ``(body, hit)``. ``compute`` runs at most once per key at a time."""
+        """Return ``(body, hit)``. ``compute`` runs at most once per key at a time: a
+        request arriving while an identical one computes (or stores) waits for it. A hit
+        costs one store lookup and nothing else."""
         waiting = self._inflight.get(key)
-        if waiting is not None:  # an identical request is in flight right now: share it
+        if waiting is None:
+            cached = await self.store.get(key)
+            if cached is not None:
+                self._hits.inc()
+                return cached, True
+            waiting = self._inflight.get(key)  # started while we were looking
+        if waiting is not None:
             self._hits.inc()
             return await asyncio.shield(waiting), True
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._inflight[key] = future
         try:
-            body, hit = await self._lookup_or_compute(key, compute)
+            body = compute()  # synchronous: nothing can interleave until the next await
+            future.set_result(body)
+            self._misses.inc()
+            await self.store.set(key, body, expires_in=self.ttl_s)
         except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # mark retrieved: waiters re-raise it themselves
+            if not future.done():
+                future.set_exception(exc)
+                future.exception()  # mark retrieved: waiters re-raise it themselves
             raise
         finally:
             self._inflight.pop(key, None)
-        future.set_result(body)
-        return body, hit
-
-    async def _lookup_or_compute(
-        self, key: str, compute: Callable[[], bytes]
-    ) -> tuple[bytes, bool]:
-        cached = await self.store.get(key)
-        if cached is not None:
-            self._hits.inc()
-            return cached, True
-        body = compute()
-        self._misses.inc()
-        await self.store.set(key, body, expires_in=self.ttl_s)
         return body, False

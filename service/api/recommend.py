@@ -137,8 +137,7 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> b
         raise _too_large(limit)
     chunks: list[bytes] = []
     size = 0
-    more = True
-    while more:
+    while True:
         message: Any = await receive()
         if message["type"] == "http.disconnect":
             raise HTTPException(status_code=400, detail="client disconnected")
@@ -146,9 +145,12 @@ async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> b
         size += len(chunk)
         if size > limit:
             raise _too_large(limit)
+        if not message.get("more_body", False):
+            if not chunks:
+                return bytes(chunk)  # the usual case: the whole body in one message
+            chunks.append(chunk)
+            return b"".join(chunks)
         chunks.append(chunk)
-        more = message.get("more_body", False)
-    return b"".join(chunks)
 
 
 def _too_large(limit: int) -> HTTPException:
