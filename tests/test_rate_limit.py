@@ -96,3 +96,15 @@ def test_limit_falls_back_to_memory_when_redis_is_down(make_client: MakeClient) 
     client = make_client(rate_limit_per_minute=LIMIT, redis_url="redis://127.0.0.1:1/0")
     assert _spend(client, LIMIT) == [200] * LIMIT
     _assert_429(client)
+
+
+def test_recommend_counts_against_the_limit(
+    make_client: Callable[..., TestClient[Litestar]],
+) -> None:
+    """/v1/recommend is a raw ASGI route: the limiter and metrics must still see it."""
+    client = make_client(rate_limit_per_minute=2)
+    body = {"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}}
+    statuses = [client.post("/v1/recommend", json=body).status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    metrics = client.get("/metrics").text
+    assert 'path="/v1/recommend"' in metrics
