@@ -269,28 +269,11 @@ def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> 
     if exc.status_code == 429 and "Retry-After" not in headers:
         # litestar's limiter sends RateLimit-Reset (seconds) but not the standard header.
         headers["Retry-After"] = str(headers.get("RateLimit-Reset", 60))
-    detail, extra = _clarify(exc.detail, exc.extra)
     return Response(
-        _error_body(exc.status_code, detail, extra or None),
+        _error_body(exc.status_code, exc.detail, exc.extra or None),
         status_code=exc.status_code,
         headers=headers,
     )
-
-
-def _clarify(detail: str, extra: Any) -> tuple[str, Any]:
-    """Make two terse decoder messages say what is wrong with the request."""
-    if detail == "Input data was truncated":
-        detail = "JSON is malformed: input data was truncated"
-    if isinstance(extra, list):
-        extra = [
-            {**item, "message": "request body is missing: a JSON object is required"}
-            if isinstance(item, dict)
-            and item.get("key") == "data"
-            and item.get("message") == "'data'"
-            else item
-            for item in extra
-        ]
-    return detail, extra
 
 
 def _unexpected_error_handler(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:

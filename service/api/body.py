@@ -18,8 +18,8 @@ the handler's own type first and answers in the one error shape:
   (``49.0``) still counts as an integer, as it does in JSON Schema (and in the contract).
 
 A body that passes is then parsed by litestar as usual (the raw body is cached on the
-request, so it is read once). Malformed JSON is left to litestar's parser, whose 400 says
-``JSON is malformed: ...``.
+request, so it is read once); a missing or malformed body is answered here too, so every
+JSON body error has the same words (``JSON is malformed: ...``).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ async def strict_json_body(
         return
     where = f"{connection.method} {connection.url.path}"
     check_body(connection.headers.get("content-type"), await connection.body(), data.annotation,
-               where, malformed_ok=True)  # fmt: skip
+               where)  # fmt: skip
 
 
 def decode_json(content_type: str | None, body: bytes, body_type: type[T], where: str) -> T:
@@ -85,12 +85,6 @@ def decode_json(content_type: str | None, body: bytes, body_type: type[T], where
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             pass  # explain it with the checks below
     check_body(content_type, body, body_type, where)
-    if not body:
-        raise ValidationException(
-            detail=f"Validation failed for {where}",
-            extra=[{"key": "data", "message": "request body is missing: a JSON object is "
-                    "required", "source": "body"}],
-        )  # fmt: skip
     return msgspec.convert(
         integral_floats_as_ints(msgspec.json.decode(body)), body_type, strict=True
     )
@@ -112,24 +106,24 @@ def check_body(
     body: bytes,
     body_type: Any,
     where: str,
-    malformed_ok: bool = False,
 ) -> None:
-    """Raise the right 4xx for a body that is not strictly a ``body_type`` document.
-
-    ``malformed_ok``: leave syntactically broken JSON to litestar's own parser (the guard,
-    which runs before litestar parses the body)."""
+    """Raise the right 4xx for a body that is not strictly a ``body_type`` document:
+    415 for another media type, 400 for a missing body, malformed or too deeply nested
+    JSON, or a value that does not fit (naming the field)."""
     if not _is_json(content_type):
         media = (content_type or "").partition(";")[0].strip()
         raise UnsupportedMediaTypeException(
             detail=f"Content-Type must be {JSON_MEDIA_TYPE}, got {media!r}"
         )
     if not body:
-        return
+        raise ValidationException(
+            detail=f"Validation failed for {where}",
+            extra=[{"key": "data", "message": "request body is missing: a JSON object is "
+                    "required", "source": "body"}],
+        )  # fmt: skip
     try:
         document = msgspec.json.decode(body)
     except msgspec.DecodeError as exc:
-        if malformed_ok:
-            return
         text = str(exc)
         if not text.startswith("JSON is malformed"):
             text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
