@@ -15,6 +15,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -117,15 +118,22 @@ async def _send_timeout(send: Send, request_id: str, timeout_s: float) -> None:
             "extra": {"request_id": request_id},
         }
     )
+    headers = [(REQUEST_ID_HEADER.encode(), request_id.encode()), (b"retry-after", b"1")]
+    await send_json(send, 503, body, headers)
+
+
+async def send_json(
+    send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()
+) -> None:
+    """Send a complete JSON response straight through ASGI (already-encoded ``body``)."""
     await send(
         {
             "type": "http.response.start",
-            "status": 503,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
-                (REQUEST_ID_HEADER.encode(), request_id.encode()),
-                (b"retry-after", b"1"),
+                *headers,
             ],
         }
     )

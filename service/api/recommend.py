@@ -23,6 +23,7 @@ from litestar.types import HTTPScope, Receive, Send
 from service.api.body import decode_json
 from service.cache import request_key
 from service.errors import InputError
+from service.observability import send_json
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.state import STATE_KEY, Suanli
@@ -101,18 +102,7 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
     )
     cache = b"hit" if hit else b"miss"
     scope.setdefault("state", {})["cache"] = cache.decode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(answer)).encode()),
-                (CACHE_HEADER.lower().encode(), cache),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": answer, "more_body": False})
+    await send_json(send, 200, answer, [(CACHE_HEADER.lower().encode(), cache)])
 
 
 def _headers(scope: HTTPScope) -> dict[str, str]:
