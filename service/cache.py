@@ -19,13 +19,14 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 from litestar.stores.base import NamespacedStore, Store
 from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
 
+from service.bounded import BoundedDict
 from service.metrics import CACHE_EVENTS, STORE_ERRORS, STORE_UP
 
 log = logging.getLogger(__name__)
@@ -58,7 +59,7 @@ class LocalStore(Store):
 
     def __init__(self, max_entries: int = 10_000) -> None:
         self.max_entries = max_entries
-        self._data: dict[str, tuple[bytes, float]] = {}
+        self._data: BoundedDict[str, tuple[bytes, float]] = BoundedDict(max_entries)
 
     @staticmethod
     def _deadline(expires_in: int | timedelta | None) -> float:
@@ -70,13 +71,8 @@ class LocalStore(Store):
     async def set(
         self, key: str, value: str | bytes, expires_in: int | timedelta | None = None
     ) -> None:
-        data = self._data
-        data.pop(key, None)
-        if len(data) >= self.max_entries:
-            del data[next(iter(data))]
-        data[key] = (
-            value.encode() if isinstance(value, str) else value,
-            self._deadline(expires_in),
+        self._data.put(
+            key, (value.encode() if isinstance(value, str) else value, self._deadline(expires_in))
         )
 
     async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
@@ -271,11 +267,15 @@ class ResilientStore(Store):
         return True
 
 
-def request_key(request: msgspec.Struct, fingerprint: str) -> str:
-    """Stable key of a decoded request: canonical JSON (defaults filled) + catalog."""
-    digest = hashlib.sha256(_encoder.encode(request))
-    digest.update(fingerprint.encode())
-    return digest.hexdigest()[:40]
+def request_digest(request: msgspec.Struct) -> str:
+    """Stable digest of a decoded request: its canonical JSON (defaults filled)."""
+    return hashlib.sha256(_encoder.encode(request)).hexdigest()[:40]
+
+
+def request_key(request: msgspec.Struct, fingerprint: str, digest: str | None = None) -> str:
+    """Cache key of a decoded request under a catalog (``digest``: its
+    :func:`request_digest`, when already known)."""
+    return f"{digest or request_digest(request)}:{fingerprint}"
 
 
 class RequestCache:
@@ -318,3 +318,26 @@ class RequestCache:
         finally:
             self._inflight.pop(key, None)
         return body, False
+
+
+class DecodedBodies:
+    """Memo of bodies already decoded by a route that reads its own body: the same bytes
+    (and the same ``extra``, e.g. a header the decoding depends on) give the same value.
+
+    Platforms and chatbots repeat requests byte for byte; answering those from the cache
+    should not pay for strict decoding, defaults and canonical hashing again. Only
+    values of bodies that decoded successfully are kept; bounded in entries and in the
+    size of a body worth keeping (oldest entries go first).
+    """
+
+    def __init__(self, max_entries: int = 4096, max_body_bytes: int = 16_384) -> None:
+        self.max_body_bytes = max_body_bytes
+        self._data: BoundedDict[tuple[bytes, str | None], Any] = BoundedDict(max_entries)
+
+    def get(self, body: bytes, extra: str | None) -> Any:
+        """The value stored for (``body``, ``extra``), or ``None``."""
+        return self._data.get((body, extra)) if len(body) <= self.max_body_bytes else None
+
+    def put(self, body: bytes, extra: str | None, value: Any) -> None:
+        if len(body) <= self.max_body_bytes:
+            self._data.put((body, extra), value)

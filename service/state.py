@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 
-from service.planning.plan import PlacementMemo
+from service.cache import DecodedBodies
+from service.planning.variants import PlacementMemo
 
 if TYPE_CHECKING:
     from service.accelerators import AcceleratorRegistry
@@ -64,6 +65,8 @@ class Suanli:
         self.live_prices = live_prices
         self.placements = PlacementMemo()
         """Placements shared by this process's requests (see the planner)."""
+        self.decoded = DecodedBodies()
+        """``/v1/recommend`` bodies already decoded (repeats skip decoding and hashing)."""
         self._stale: frozenset[str] = frozenset()
         self._stale_checked_at = -math.inf
 

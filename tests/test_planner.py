@@ -9,9 +9,9 @@ import pytest
 
 from service.accelerators import default_registry
 from service.catalog import CatalogService
-from service.planning.plan import PlacementMemo
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest
+from service.planning.variants import PlacementMemo
 from service.plugins import get_plugin_manager
 from service.sizing.presets import default_model_registry
 from tests.conftest import BUILTIN_PROVIDERS

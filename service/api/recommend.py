@@ -21,7 +21,7 @@ from litestar.exceptions import HTTPException, MethodNotAllowedException
 from litestar.types import HTTPScope, Receive, Send
 
 from service.api.body import decode_json
-from service.cache import request_key
+from service.cache import request_digest, request_key
 from service.errors import InputError
 from service.observability import send_json
 from service.planning.recommend import PlanContext, recommend
@@ -76,16 +76,19 @@ def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
     return "zh"
 
 
-@asgi(PATH, is_mount=False, opt={"openapi": OPENAPI})
+@asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})
 async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> None:
     if scope["method"] != "POST":
         raise MethodNotAllowedException(headers={"Allow": "POST"})
     suanli: Suanli = scope["litestar_app"].state[STATE_KEY]
     headers = _headers(scope)
     body = await _read_body(receive, headers, suanli.settings.max_body_bytes)
-    data = decode_json(headers.get("content-type"), body, RecommendRequest, f"POST {PATH}")
-    lang = negotiate_lang(data.lang, _accept_language(headers))
-    canonical = msgspec.structs.replace(data, lang=lang)
+    accept_language = headers.get("accept-language")
+    decoded: Decoded | None = suanli.decoded.get(body, accept_language)
+    if decoded is None or headers.get("content-type") != decoded.content_type:
+        decoded = _decode(body, headers)
+        suanli.decoded.put(body, accept_language, decoded)
+    canonical, lang = decoded.request, decoded.lang
     ctx = PlanContext(
         snapshot=suanli.catalog.snapshot,
         accelerators=suanli.accelerators,
@@ -98,11 +101,29 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
         return _encoder.encode(recommend(canonical, ctx, lang))
 
     answer, hit = await suanli.cache.get_or_compute(
-        request_key(canonical, ctx.fingerprint), compute
+        request_key(canonical, ctx.fingerprint, decoded.digest), compute
     )
     cache = b"hit" if hit else b"miss"
     scope.setdefault("state", {})["cache"] = cache.decode()
     await send_json(send, 200, answer, [(CACHE_HEADER.lower().encode(), cache)])
+
+
+class Decoded(msgspec.Struct, frozen=True):
+    """A body decoded, with defaults and the negotiated language filled, and digested."""
+
+    request: RecommendRequest
+    lang: Lang
+    digest: str
+    content_type: str | None
+    """The Content-Type it was decoded under (a repeat under another one is re-checked)."""
+
+
+def _decode(body: bytes, headers: dict[str, str]) -> Decoded:
+    content_type = headers.get("content-type")
+    data = decode_json(content_type, body, RecommendRequest, f"POST {PATH}")
+    lang = negotiate_lang(data.lang, _accept_language(headers))
+    canonical = msgspec.structs.replace(data, lang=lang)
+    return Decoded(canonical, lang, request_digest(canonical), content_type)
 
 
 def _headers(scope: HTTPScope) -> dict[str, str]:

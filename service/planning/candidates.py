@@ -7,6 +7,7 @@ offers that uses them lives in :mod:`service.planning.plan`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -59,6 +60,7 @@ class FitCache:
         self._hours: dict[tuple[str, int], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
+        self._per_token: ResolvedWorkload | None = None
 
     def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
         """The registry spec with the memory the catalog row states (rows are the fact)."""
@@ -77,10 +79,14 @@ class FitCache:
             self._fits[key] = fit_placement(self.rw, spec, devices, self.headroom_frac)
         return self._fits[key]
 
-    def hours(self, spec: AcceleratorSpec, devices: int) -> float | None:
+    def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:
+        """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),
+        so that a placement's timing is shared by requests with other token counts."""
         key = (spec.name, devices)
         if key not in self._hours:
-            estimate = time_for(self.rw, spec, devices)
+            if self._per_token is None:
+                self._per_token = dataclasses.replace(self.rw, tokens=1.0)
+            estimate = time_for(self._per_token, spec, devices)
             self._hours[key] = None if estimate is None else estimate.hours
         return self._hours[key]
 

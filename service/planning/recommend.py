@@ -26,15 +26,7 @@ from service.planning.advice import SUPPLY_LIMITED, AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
-from service.planning.plan import (
-    PlacementMemo,
-    Plan,
-    VariantBuilder,
-    make_plan,
-    memory_signature,
-    select,
-)
-from service.planning.plan import Workload as PlanWorkload
+from service.planning.plan import Plan, make_plan, select
 from service.planning.schema import (
     CatalogRef,
     Lang,
@@ -43,17 +35,19 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
+from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
+from service.planning.variants import Workload as PlanWorkload
 from service.providers import AcceleratorRef, Billing
 from service.sizing import (
     EstimateResponse,
     HostRequirements,
     ResolvedWorkload,
-    estimate,
+    estimate_resolved,
     host_for,
     resolve_workload,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.workload import Inference, Placement, Preprocess
+from service.sizing.workload import Inference, Placement, Preprocess, Workload, validate_workload
 
 STALE_BEFORE = "2025"
 """Prices dated before this year are flagged as possibly stale."""
@@ -78,12 +72,11 @@ class PlanContext:
 
 
 def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
-    rw = resolve_workload(req.workload, ctx.models)
+    signature = memory_signature(req.workload)
+    rw = _resolve(req.workload, ctx, signature)
     interruptible = _interruptible(req)
     flt = build_filter(req, ctx, interruptible)
-    builder = VariantBuilder(
-        _plan_workload(rw, req), ctx.accelerators, ctx.memo, memory_signature(req.workload)
-    )
+    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
     plan = _plan(ctx.snapshot.buckets, flt, builder, req)
     serving = isinstance(req.workload, Inference)
     top = select(plan, req.top_k)
@@ -101,7 +94,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
     first = top[0] if top else None
     return RecommendResponse(
         options=options,
-        estimate=_estimate_for(first, req, ctx),
+        estimate=_estimate_for(first, rw, req, ctx),
         advice=build_advice(_advice_context(rw, req, top, interruptible), lang),
         summary=texts.summary(
             lang,
@@ -121,6 +114,18 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         considered=len(ctx.snapshot.offers),
         relax=hints,
     )
+
+
+def _resolve(workload: Workload, ctx: PlanContext, signature: bytes) -> ResolvedWorkload:
+    """The resolved workload, shared through the memo by requests for the same job at
+    other lengths (validated every time: the rules also cover the length fields)."""
+    if ctx.memo is None:
+        return resolve_workload(workload, ctx.models)
+    validate_workload(workload)
+    resolved = ctx.memo.shared(
+        ("resolved", ctx.models, signature), lambda: resolve_workload(workload, ctx.models)
+    )
+    return resolved.with_length(workload)
 
 
 def _interruptible(req: RecommendRequest) -> bool:
@@ -449,7 +454,7 @@ def _reasons(
 
 
 def _estimate_for(
-    c: Candidate | None, req: RecommendRequest, ctx: PlanContext
+    c: Candidate | None, rw: ResolvedWorkload, req: RecommendRequest, ctx: PlanContext
 ) -> EstimateResponse | None:
     if c is None:
         return None
@@ -461,7 +466,7 @@ def _estimate_for(
             count=c.devices,
             zero_stage=_zero_stage(c, req),
         )
-    return estimate(req.workload, placement, ctx.models, ctx.accelerators)
+    return estimate_resolved(rw, placement, ctx.accelerators)
 
 
 def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:

@@ -17,6 +17,9 @@ from service.sizing.workload import Workload
 Objective = Literal["cost", "time", "balanced"]
 Lang = Literal["zh", "en"]
 
+TOP_K_MAX = 50
+"""The most options one answer may ask for (the planner indexes that many per bucket)."""
+
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
@@ -56,7 +59,7 @@ class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
     workload: Workload
     constraints: Constraints = msgspec.field(default_factory=Constraints)
     objective: Objective = "cost"
-    top_k: Annotated[int, msgspec.Meta(ge=1, le=50)] = 5
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=TOP_K_MAX)] = 5
     lang: Lang | None = None
     """Default from ``Accept-Language``, then ``zh``."""
 

@@ -5,11 +5,12 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 - :func:`resolve_workload` once per request (model, architecture, byte budgets);
 - :func:`memory_for` / :func:`fit_placement` / :func:`time_for` /
   :func:`inference_throughput` per candidate placement (microseconds each);
-- :func:`host_for` for the CPU side; :func:`estimate` for ``POST /v1/estimate``.
+- :func:`host_for` for the CPU side; :func:`estimate` for ``POST /v1/estimate``
+  (:func:`estimate_resolved` when the workload is already resolved).
 """
 
 from service.sizing.compute import compute_for, inference_throughput, preprocess_hours, time_for
-from service.sizing.estimate import estimate
+from service.sizing.estimate import estimate, estimate_resolved
 from service.sizing.host import host_for
 from service.sizing.memory import fit_placement, memory_for
 from service.sizing.presets import (
@@ -65,6 +66,7 @@ __all__ = [
     "compute_for",
     "default_model_registry",
     "estimate",
+    "estimate_resolved",
     "fit_placement",
     "host_for",
     "inference_throughput",

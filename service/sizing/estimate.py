@@ -66,7 +66,14 @@ def estimate(
     """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
     the smallest that fits unless given) and with ``time`` filled."""
     validate_workload(workload, placement)
-    rw = resolve_workload(workload, models)
+    return estimate_resolved(resolve_workload(workload, models), placement, accelerators)
+
+
+def estimate_resolved(
+    rw: ResolvedWorkload, placement: Placement | None, accelerators: AcceleratorLookup
+) -> EstimateResponse:
+    """:func:`estimate` of a workload already validated and resolved (the planner has
+    both for the placement it chose)."""
     notes = list(rw.assumptions)
     if rw.kind == "preprocess":
         return _preprocess_estimate(rw, placement, notes)

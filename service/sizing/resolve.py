@@ -9,8 +9,11 @@ tensor-parallel degrees.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
+
+import msgspec
 
 from service.errors import InputError
 from service.sizing import formulas as f
@@ -126,6 +129,11 @@ class InferenceBudget:
     act_sharded: float
 
 
+LENGTH_FIELDS = ("tokens", "output_tokens")
+"""Workload fields that set how long a job runs and nothing else: memory, placements and
+the resolved model never depend on them."""
+
+
 @dataclass(frozen=True, slots=True)
 class ResolvedWorkload:
     """A workload with everything the placement-independent formulas can tell."""
@@ -148,6 +156,18 @@ class ResolvedWorkload:
     @property
     def params_b(self) -> float:
         return 0.0 if self.arch is None else self.arch.params / 1e9
+
+    def with_length(self, workload: Workload) -> ResolvedWorkload:
+        """This resolution for ``workload``, which differs from the resolved one at most
+        in :data:`LENGTH_FIELDS` (nothing else here depends on them), so resolving can be
+        shared between requests for the same job at other lengths."""
+        if isinstance(workload, Preprocess):
+            return self
+        changes = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
+        tokens = workload.output_tokens if isinstance(workload, Inference) else workload.tokens
+        return dataclasses.replace(
+            self, workload=msgspec.structs.replace(self.workload, **changes), tokens=tokens
+        )
 
     @property
     def active_params_b(self) -> float:
