@@ -164,7 +164,8 @@ def cost_bound(lane: Lane, mode: BoundMode) -> Bound:
     """The lowest ranking key (tier, money) any candidate of the lane can have.
 
     Exact scaling, never an estimate: on-demand and spot totals are linear in the job's
-    hours (spot by the interruption model's constant factor), and hours linear in its
+    hours (training on spot by the interruption model's constant factor; the planner
+    adds no interruption overhead to inference), and hours linear in its
     tokens; a subscription costs at least one month, and at least its monthly price
     spread over the hours. Tiers are those of the ranking key (0 total known, 1 only the
     hourly price known, 2 unpriced).
@@ -184,7 +185,7 @@ def cost_bound(lane: Lane, mode: BoundMode) -> Bound:
             bound = (1.0, per_hour, 0.0)
         elif monthly:
             bound = (0.0, monthly * nodes, monthly * nodes / HOURS_PER_MONTH * hours_per_unit)
-        elif offer.billing == "spot" and mode != "open":
+        elif offer.billing == "spot" and mode == "train":  # (serving is not interrupted)
             bound = (
                 0.0,
                 0.0,

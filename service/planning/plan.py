@@ -15,6 +15,7 @@ element is a tier (0 = job total known, 1 = only the hourly price known, 2 = unp
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections import Counter
@@ -46,9 +47,9 @@ class Plan:
     serving: bool
     """Open-ended serving: ranked per hour and by throughput (no job length)."""
     inference: bool = False
-    on_demand: dict[tuple[str, str], float] | None = None
-    """On-demand hourly price per (provider, instance type), for monthly break-even;
-    ``None``: taken from the entries (they hold every candidate)."""
+    on_demand: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
+    """Cheapest on-demand hourly price per (provider, instance type) that passes the
+    filters: what a subscription's break-even is measured against."""
 
 
 def make_plan(
@@ -74,10 +75,12 @@ def make_plan(
     every bucket is walked and each offer dropped is charged to the constraint that
     dropped it (to explain an empty answer; slower on huge catalogs).
     """
-    if count_removed:
-        return _counted_plan(buckets, flt, builder, objective, budget, deadline_hours)
-    pricer = _Pricer(builder.wl.open_ended, objective, budget, deadline_hours)
     index = lane_index(buckets, flt, builder)
+    if count_removed:
+        plan = _counted_plan(buckets, flt, builder, objective, budget, deadline_hours)
+        plan.on_demand = index.on_demand(builder)
+        return plan
+    pricer = _Pricer(builder.wl.open_ended, objective, budget, deadline_hours)
     mode, work = _bound_mode(builder.wl)
     if objective == "cost" and work is not None and not flt.cpu_only:
         _cheapest_lanes(index, builder, pricer, mode, work, top_k)
@@ -135,22 +138,24 @@ def _cheapest_lanes(
             heapq.heappush(best, (-key[0], -key[1]))
             if len(best) > top_k:
                 heapq.heappop(best)
-    # Unpriced lanes rank last, in catalog order, and only to fill the answer.
-    for lane in index.lanes(builder, start=order.unpriced_from):
-        if len(pricer.keys) >= top_k:
-            return
-        _price_lane(lane, builder, pricer, top_k)
+    # Unpriced lanes rank last: needed only when priced ones cannot fill the answer, and
+    # then all of them (they still rank among themselves, by time).
+    if len(pricer.keys) < top_k:
+        for lane in index.lanes(builder, start=order.unpriced_from):
+            _price_lane(lane, builder, pricer, top_k)
 
 
 def _lanes_in_order(
     index: LaneIndex, builder: VariantBuilder, pricer: _Pricer, objective: Objective, top_k: int
 ) -> None:
     # Under "balanced" an unpriced candidate ranks after every priced one, and the
-    # catalog puts unpriced buckets last: once top_k candidates exist, stop there.
+    # catalog puts unpriced buckets last: if the priced ones fill the answer, stop there.
     stop_at_unpriced = objective != "time"
     for lane in index.lanes(builder):
-        if stop_at_unpriced and not lane.priced_bucket and len(pricer.keys) >= top_k:
-            return
+        if stop_at_unpriced and not lane.priced_bucket:
+            if len(pricer.keys) >= top_k:
+                return
+            stop_at_unpriced = False  # filling with unpriced: all of them compete
         _price_lane(lane, builder, pricer, top_k)
 
 
@@ -284,9 +289,6 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     best = heapq.nsmallest(top_k, plan.keys)
     front = _pareto_front(plan)
     chosen = [plan.entries[int(k[-1])] for k in best]
-    on_demand: dict[tuple[str, str], float] = {}
-    if any(e[0].billing == "monthly" for e in chosen):
-        on_demand = plan.on_demand if plan.on_demand is not None else _on_demand_index(plan)
     result = []
     for offer, v, per_hour, total, hours, regions in chosen:
         candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
@@ -302,7 +304,7 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
             candidate.spot = v.spot
         price = offer.price
         if offer.billing == "monthly" and price is not None and price.price_per_month:
-            od = on_demand.get((offer.provider, offer.instance.instance_type))
+            od = plan.on_demand.get((offer.provider, offer.instance.instance_type))
             if od:
                 candidate.break_even_hours = break_even_hours(price.price_per_month, od)
         result.append(candidate)
@@ -335,13 +337,3 @@ def _pareto_front(plan: Plan) -> dict[float, float]:
             front[speed] = money
             best_money = money
     return front
-
-
-def _on_demand_index(plan: Plan) -> dict[tuple[str, str], float]:
-    """On-demand hourly price per (provider, instance type), for monthly break-even."""
-    index: dict[tuple[str, str], float] = {}
-    for offer, *_ in plan.entries:
-        price = offer.price
-        if offer.billing == "on_demand" and price is not None and price.price_per_hour:
-            index[(offer.provider, offer.instance.instance_type)] = price.price_per_hour
-    return index

@@ -1,0 +1,183 @@
+"""The planner's shortcuts never change an answer.
+
+``make_plan`` ranks through a memoized :class:`LaneIndex` and, under ``cost``, stops by
+branch and bound; ``count_removed=True`` walks every bucket and group with no memo and no
+bound. For every request here both must select the same options: the same ranking keys
+(cost, hours, nodes), the same Pareto marks and break-even hours, in the same order.
+
+Catalogs: the real one (on-demand and monthly prices, one region each), and a denser
+one built from it for the test only — each priced offer also sold in three more regions
+at other prices and as spot at 30 % — so that buckets hold several groups, spot bounds
+are exercised and regions filter groups, not just buckets.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.accelerators import default_registry
+from service.catalog import CatalogService, CatalogSnapshot, bucket_offers
+from service.planning.candidates import Candidate
+from service.planning.plan import make_plan, select
+from service.planning.recommend import (
+    PlanContext,
+    _plan_workload,
+    _resolve,
+    build_filter,
+    recommend,
+)
+from service.planning.schema import RecommendRequest
+from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
+from service.plugins import get_plugin_manager
+from service.sizing.presets import default_model_registry
+from tests.conftest import BUILTIN_PROVIDERS
+
+WORKLOADS: dict[str, dict[str, Any]] = {
+    "qlora-7b": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora",
+                 "seq_len": 1024, "tokens": 2e7},
+    "full-70b": {"kind": "finetune", "model": "llama-2-70b", "method": "full",
+                 "tokens": 1e9},
+    "pretrain-7b-long": {"kind": "pretrain", "model": "llama-2-7b", "tokens": 2e11},
+    "serve-13b-int4": {"kind": "inference", "model": "llama-2-13b", "precision": "int4"},
+    "batch-7b": {"kind": "inference", "model": "llama-2-7b", "output_tokens": 5e8},
+    "preprocess": {"kind": "preprocess", "data_gb": 500},
+}  # fmt: skip
+CONSTRAINTS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "budget": {"budget": 300},
+    "deadline": {"deadline_hours": 24},
+    "monthly-only": {"billing": ["monthly"]},
+    "spot-only": {"billing": ["spot"]},
+    "region": {"regions": ["cn-shanghai", "test-region-2"]},
+    "cheap": {"max_price_per_hour": 20},
+    "two-nodes": {"max_nodes": 2, "providers": ["alibaba", "tencent"]},
+}
+
+
+def _context(snapshot: CatalogSnapshot, memo: PlacementMemo | None = None) -> PlanContext:
+    return PlanContext(
+        snapshot=snapshot,
+        accelerators=default_registry(BUILTIN_PROVIDERS),
+        models=default_model_registry(),
+        memo=memo,
+    )
+
+
+@pytest.fixture(scope="module")
+def real() -> CatalogSnapshot:
+    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
+    return CatalogService(pm.hook.suanli_register_providers).load()
+
+
+@pytest.fixture(scope="module")
+def dense(real: CatalogSnapshot) -> CatalogSnapshot:
+    offers = list(real.offers)
+    for offer in real.offers:
+        price = offer.price
+        if price is None or price.price_per_hour is None or offer.billing != "on_demand":
+            continue
+        for i, factor in enumerate((0.9, 1.0, 1.3), start=1):
+            region = f"test-region-{i}"
+            copy = msgspec.structs.replace(
+                price, region=region, price_per_hour=price.price_per_hour * factor
+            )
+            offers.append(msgspec.structs.replace(offer, region=region, price=copy))
+        spot = msgspec.structs.replace(
+            price, billing="spot", price_per_hour=price.price_per_hour * 0.3
+        )
+        offers.append(msgspec.structs.replace(offer, billing="spot", price=spot))
+    return msgspec.structs.replace(
+        real, offers=tuple(offers), buckets=bucket_offers(offers), fingerprint="dense-test"
+    )
+
+
+def _request(workload: str, constraints: str, objective: str, top_k: int) -> RecommendRequest:
+    return msgspec.convert(
+        {"workload": WORKLOADS[workload], "constraints": CONSTRAINTS[constraints],
+         "objective": objective, "top_k": top_k, "lang": "en"},
+        RecommendRequest,
+    )  # fmt: skip
+
+
+def _selected(req: RecommendRequest, ctx: PlanContext, exhaustive: bool) -> list[Candidate]:
+    signature = memory_signature(req.workload)
+    rw = _resolve(req.workload, ctx, signature)
+    flt = build_filter(req, ctx, interruptible=True)
+    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
+    c = req.constraints
+    plan = make_plan(
+        ctx.snapshot.buckets, flt, builder, req.objective, c.budget, c.deadline_hours,
+        req.top_k, count_removed=exhaustive,
+    )  # fmt: skip
+    return select(plan, req.top_k)
+
+
+def _ranked(candidates: list[Candidate]) -> list[tuple[object, ...]]:
+    """What ranks and what is shown of it (offers tied on every key may swap)."""
+    return [
+        (c.total_cost, c.hours, c.nodes, c.price_per_hour is None, c.pareto, c.break_even_hours)
+        for c in candidates
+    ]
+
+
+CASES = [
+    (w, c, o, k)
+    for w, c, o, k in itertools.product(
+        WORKLOADS, CONSTRAINTS, ("cost", "time", "balanced"), (1, 5, 50)
+    )
+    if not (c == "spot-only" and w in ("serve-13b-int4", "batch-7b", "preprocess"))
+]
+
+
+@pytest.mark.parametrize("catalog", ["real", "dense"])
+@pytest.mark.parametrize(("workload", "constraints", "objective", "top_k"), CASES)
+def test_shortcuts_select_what_the_exhaustive_walk_selects(
+    request: pytest.FixtureRequest,
+    catalog: str,
+    workload: str,
+    constraints: str,
+    objective: str,
+    top_k: int,
+) -> None:
+    snapshot: CatalogSnapshot = request.getfixturevalue(catalog)
+    req = _request(workload, constraints, objective, top_k)
+    exhaustive = _selected(req, _context(snapshot), exhaustive=True)
+    memo = PlacementMemo()
+    warm = _context(snapshot, memo)
+    # Warm the memo with the same job at another length and another top_k first: what
+    # it keeps must not depend on the request that filled it.
+    other = msgspec.structs.replace(req, top_k=3)
+    _selected(other, warm, exhaustive=False)
+    for ctx in (_context(snapshot), warm):
+        assert _ranked(_selected(req, ctx, exhaustive=False)) == _ranked(exhaustive)
+
+
+def test_bound_stops_early_on_the_dense_catalog(dense: CatalogSnapshot) -> None:
+    """The point of the bound: a cost ranking prices a small part of the catalog."""
+    req = _request("qlora-7b", "none", "cost", 5)
+    ctx = _context(dense, PlacementMemo())
+    signature = memory_signature(req.workload)
+    rw = _resolve(req.workload, ctx, signature)
+    flt = build_filter(req, ctx, interruptible=True)
+    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
+    bounded = make_plan(dense.buckets, flt, builder, "cost", None, None, 5)
+    full = make_plan(dense.buckets, flt, builder, "cost", None, None, 5, count_removed=True)
+    assert len(full.entries) > 200
+    assert len(bounded.entries) < len(full.entries) / 4
+
+
+@pytest.mark.parametrize("workload", list(WORKLOADS))
+def test_whole_answers_match_with_and_without_memo(real: CatalogSnapshot, workload: str) -> None:
+    req = _request(workload, "none", "cost", 5)
+    warm = _context(real, PlacementMemo())
+    body = msgspec.to_builtins(req)
+    for field in ("tokens", "output_tokens"):
+        if body["workload"].get(field):
+            body["workload"][field] *= 3
+    recommend(msgspec.convert(body, RecommendRequest), warm, "en")
+    cold = msgspec.json.encode(recommend(req, _context(real), "en"))
+    assert msgspec.json.encode(recommend(req, warm, "en")) == cold
