@@ -250,3 +250,38 @@ def test_batch_inference_with_output_tokens_ranks_by_job_cost(
     costs = [o["total_cost"] for o in priced]
     assert costs == sorted(costs)
     assert "in total" in body["summary"]
+
+
+def test_repeated_bytes_are_decoded_once_and_still_checked(client: TestClient[Litestar]) -> None:
+    """A body seen before skips decoding (DecodedBodies), but never the checks that
+    depend on more than the bytes: Content-Type and Accept-Language."""
+    raw = b'{"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}}'
+    json_type = {"Content-Type": "application/json"}
+    first = client.post("/v1/recommend", content=raw, headers=json_type)
+    assert first.status_code == 200
+    assert first.json()["lang"] == "zh"
+    again = client.post("/v1/recommend", content=raw, headers=json_type)
+    assert again.headers["X-Suanli-Cache"] == "hit"
+    assert again.content == first.content
+    english = client.post(
+        "/v1/recommend", content=raw, headers={**json_type, "Accept-Language": "en"}
+    )
+    assert english.json()["lang"] == "en"
+    text = client.post("/v1/recommend", content=raw, headers={"Content-Type": "text/plain"})
+    assert text.status_code == 415
+    too_long = client.post(
+        "/v1/recommend", content=raw, headers={**json_type, "Accept-Language": "en," * 200}
+    )
+    assert too_long.status_code == 400
+    assert "accept_language" in too_long.text
+
+
+def test_option_hours_agree_with_the_estimate_of_the_same_placement(
+    client: TestClient[Litestar],
+) -> None:
+    """Options are timed as hours-per-token x tokens; the estimate block calls the sizing
+    engine directly: the two must agree."""
+    for tokens in (20_000_000, 3_000_000_000):
+        body = post(client, {"workload": {**QLORA_7B, "tokens": tokens}, "lang": "en"}).json()
+        top = body["options"][0]
+        assert top["hours"] == pytest.approx(body["estimate"]["time"]["hours"], rel=1e-3)

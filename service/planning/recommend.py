@@ -426,7 +426,7 @@ def _reasons(
             texts.t(
                 "price_source",
                 lang,
-                src=price.source[:120],
+                src=texts.clip(price.source),
                 as_of=price.as_of,
                 kind=texts.price_kind(price.price_source, lang),
             )

@@ -123,6 +123,15 @@ def t(key: str, lang: Lang, **values: object) -> str:
     return _T[key][lang].format(**values)
 
 
+def clip(text: str, limit: int = 120) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut
+    (a source citation inside a sentence must not end mid-word)."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,;:(")
+    return f"{cut}…"
+
+
 def price_kind(source: str, lang: Lang) -> str:
     return _KIND[source][lang]
 

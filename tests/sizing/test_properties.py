@@ -261,3 +261,25 @@ def test_any_request_is_answered_or_refused_with_a_field(
         assert b"Infinity" not in json
     if field is not None:
         assert field.startswith(("workload.", "placement."))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    model=st.sampled_from([p.id for p in builtin_presets()]),
+    kind=st.sampled_from(["pretrain", "finetune", "inference"]),
+    first=st.floats(1e3, 1e13),
+    second=st.floats(1e3, 1e13),
+)
+def test_resolution_shared_across_lengths_equals_resolving_again(
+    model: str, kind: str, first: float, second: float
+) -> None:
+    """``with_length`` (how the planner shares one resolution between requests for the
+    same job at other lengths) gives exactly what resolving the other request gives."""
+    field = "output_tokens" if kind == "inference" else "tokens"
+    obj: dict[str, Any] = {"kind": kind, "model": model, field: first}
+    try:
+        base = resolve_workload(_workload(obj), MODELS)
+    except InputError:
+        return  # a preset this kind refuses (checked elsewhere)
+    other = _workload({**obj, field: second})
+    assert base.with_length(other) == resolve_workload(other, MODELS)
