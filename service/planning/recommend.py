@@ -22,10 +22,11 @@ from service.accelerators import AcceleratorRegistry
 from service.catalog import CatalogSnapshot, OfferBucket
 from service.errors import InputError
 from service.planning import texts
-from service.planning.advice import SUPPLY_LIMITED, AdviceContext, build_advice
+from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
+from service.planning.option_texts import option_texts
 from service.planning.plan import Plan, make_plan, select
 from service.planning.schema import (
     CatalogRef,
@@ -48,9 +49,6 @@ from service.sizing import (
 )
 from service.sizing.presets import ModelRegistry
 from service.sizing.workload import Inference, Placement, Preprocess, Workload, validate_workload
-
-STALE_BEFORE = "2025"
-"""Prices dated before this year are flagged as possibly stale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,7 +321,17 @@ def _option(
 ) -> Option:
     row = c.offer.instance
     price = c.offer.price
-    reasons, warnings = _reasons(c, req, ctx, serving, lang, need)
+    spec = ctx.accelerators.resolve(row.accelerator or "")
+    reasons, warnings = option_texts(
+        c,
+        req.objective,
+        serving,
+        open_ended=serving and not getattr(req.workload, "output_tokens", None),
+        cann=spec is not None and spec.stack == "cann",
+        live_stale=c.offer.provider in ctx.stale_live,
+        lang=lang,
+        need=need,
+    )
     fit = c.fit
     return Option(
         rank=rank_no,
@@ -361,96 +369,6 @@ def _option(
 
 def _round(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
-
-
-def _reasons(
-    c: Candidate,
-    req: RecommendRequest,
-    ctx: PlanContext,
-    serving: bool,
-    lang: Lang,
-    need: HostRequirements | None,
-) -> tuple[list[str], list[str]]:
-    row = c.offer.instance
-    price = c.offer.price
-    reasons: list[str] = []
-    warnings: list[str] = []
-    fit = c.fit
-    if fit is not None:
-        how = ""
-        if not serving and fit.zero_stage:
-            how = texts.t("zero", lang, z=fit.zero_stage)
-        elif fit.tensor_parallel and fit.tensor_parallel > 1:
-            how = texts.t("tp", lang, tp=fit.tensor_parallel)
-        reasons.append(
-            texts.t(
-                "fits",
-                lang,
-                need=fit.memory.per_device_gib,
-                have=row.accelerator_memory_gib or 0,
-                head=fit.headroom_gib,
-                how=how,
-            )
-        )
-    elif row.is_cpu_only and row.vcpus and row.memory_gib:
-        assert need is not None
-        reasons.append(
-            texts.t(
-                "cpu_fit",
-                lang,
-                n=c.nodes,
-                v=row.vcpus * c.nodes,
-                m=row.memory_gib * c.nodes,
-                need_v=need.vcpus,
-                need_m=need.ram_gib,
-            )
-        )
-    if c.nodes > 1 and not serving and not row.is_cpu_only:
-        net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
-        reasons.append(texts.t("multi_node", lang, n=c.nodes, net=net, d=c.devices))
-    open_ended = serving and not getattr(req.workload, "output_tokens", None)
-    ranked = texts.rank_reason(c, req.objective, open_ended, lang)
-    if ranked:
-        reasons.append(ranked)
-    if serving and c.throughput_tokens_per_s:
-        key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
-        reasons.append(
-            texts.t(key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens)
-        )
-    if c.break_even_hours is not None:
-        reasons.append(texts.t("monthly", lang, even=c.break_even_hours))
-    if c.spot is not None:
-        reasons.append(texts.spot_reason(c, lang))
-    if price is not None:
-        reasons.append(
-            texts.t(
-                "price_source",
-                lang,
-                src=texts.clip(price.source),
-                as_of=price.as_of,
-                kind=texts.price_kind(price.price_source, lang),
-            )
-        )
-        if price.as_of < STALE_BEFORE and price.price_source == "snapshot":
-            warnings.append(texts.t("stale", lang, as_of=price.as_of))
-        if price.estimated:
-            warnings.append(texts.t("estimated", lang, basis=price.basis or ""))
-        if price.price_source == "live" and c.offer.provider in ctx.stale_live:
-            warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
-    else:
-        warnings.append(texts.t("unpriced", lang))
-    if c.hours is None and not open_ended:
-        warnings.append(texts.t("hours_unknown", lang))
-    if row.confidence != "high":
-        warnings.append(texts.t("low_confidence", lang, conf=row.confidence, notes=row.notes or ""))
-    spec = ctx.accelerators.resolve(row.accelerator or "")
-    if spec is not None and spec.stack == "cann":
-        warnings.append(texts.t("ascend", lang))
-    if row.accelerator in SUPPLY_LIMITED:
-        warnings.append(texts.t("supply", lang, acc=row.accelerator))
-    if not c.regions:
-        warnings.append(texts.t("regions_unknown", lang))
-    return reasons, warnings
 
 
 def _estimate_for(
