@@ -26,22 +26,20 @@ from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
-from service.planning.option_texts import option_texts
+from service.planning.options import build_option
 from service.planning.plan import Plan, make_plan, select
 from service.planning.schema import (
     CatalogRef,
     Lang,
-    Option,
     RecommendRequest,
     RecommendResponse,
     RelaxHint,
 )
 from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
 from service.planning.variants import Workload as PlanWorkload
-from service.providers import AcceleratorRef, Billing
+from service.providers import Billing
 from service.sizing import (
     EstimateResponse,
-    HostRequirements,
     ResolvedWorkload,
     estimate_resolved,
     host_for,
@@ -88,7 +86,21 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         no_fit = _explain(plan.removed, lang)
         warnings.append(no_fit)
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
-    options = [_option(i + 1, c, req, ctx, serving, lang, builder.need) for i, c in enumerate(top)]
+    open_ended = serving and not getattr(req.workload, "output_tokens", None)
+    options = [
+        build_option(
+            i + 1,
+            c,
+            req.objective,
+            serving,
+            open_ended,
+            cann=_runs_cann(ctx, c),
+            live_stale=c.offer.provider in ctx.stale_live,
+            lang=lang,
+            need=builder.need,
+        )
+        for i, c in enumerate(top)
+    ]
     first = top[0] if top else None
     return RecommendResponse(
         options=options,
@@ -310,65 +322,9 @@ def _accel_text(c: Candidate | None) -> str:
     return f"{row.accelerator_count}×{row.accelerator}"
 
 
-def _option(
-    rank_no: int,
-    c: Candidate,
-    req: RecommendRequest,
-    ctx: PlanContext,
-    serving: bool,
-    lang: Lang,
-    need: HostRequirements | None,
-) -> Option:
-    row = c.offer.instance
-    price = c.offer.price
-    spec = ctx.accelerators.resolve(row.accelerator or "")
-    reasons, warnings = option_texts(
-        c,
-        req.objective,
-        serving,
-        open_ended=serving and not getattr(req.workload, "output_tokens", None),
-        cann=spec is not None and spec.stack == "cann",
-        live_stale=c.offer.provider in ctx.stale_live,
-        lang=lang,
-        need=need,
-    )
-    fit = c.fit
-    return Option(
-        rank=rank_no,
-        provider=c.offer.provider,
-        region=None if c.offer.region == "*" else c.offer.region,
-        regions=c.regions,
-        instance_type=row.instance_type,
-        family=row.family,
-        accelerator=AcceleratorRef.of(row),
-        nodes=c.nodes,
-        vcpus=(row.vcpus or 0) * c.nodes,
-        memory_gib=(row.memory_gib or 0.0) * c.nodes,
-        rdma=row.rdma,
-        billing=c.offer.billing,
-        price_per_hour=_round(c.price_per_hour),
-        price_source=price.price_source if price else None,
-        price_as_of=price.as_of if price else None,
-        price_estimated=bool(price and price.estimated),
-        currency="CNY",
-        hours=_round(c.hours, 3),
-        total_cost=_round(c.total_cost),
-        per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
-        headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
-        zero_stage=fit.zero_stage if fit and not serving else None,
-        tensor_parallel=fit.tensor_parallel if fit else None,
-        throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
-        price_per_million_tokens=_round(c.price_per_million_tokens),
-        break_even_hours=_round(c.break_even_hours, 1),
-        pareto=c.pareto,
-        confidence=row.confidence,
-        reasons=reasons,
-        warnings=warnings,
-    )
-
-
-def _round(value: float | None, digits: int = 2) -> float | None:
-    return None if value is None else round(value, digits)
+def _runs_cann(ctx: PlanContext, c: Candidate) -> bool:
+    spec = ctx.accelerators.resolve(c.offer.instance.accelerator or "")
+    return spec is not None and spec.stack == "cann"
 
 
 def _estimate_for(

@@ -1,9 +1,11 @@
-"""Why an option fits and ranks, and what to watch for: its ``reasons`` and ``warnings``.
+"""One option of the answer: a candidate as the response shows it, with its ``reasons``
+(why it fits and ranks) and ``warnings`` (what to watch for).
 
-Most of the text depends only on the offer and its placement (memory fit, network,
-price source, row confidence), never on the job's length, so that part is memoized
-(:func:`static_texts`, keyed by value); per request only the sentences with the job's
-numbers are written (ranking, spot overhead, break-even, serving price per token).
+Most of an option depends only on the offer and its placement — the instance, memory
+fit, network, price source, row confidence and their sentences — never on the job's
+length, so that part is memoized by value (:func:`static_part`); per request only the
+job's numbers and the sentences that carry them are filled in (rank, hours, cost,
+Pareto mark, spot overhead, break-even, price per token).
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import msgspec
+
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
-from service.planning.schema import Lang, Objective
-from service.providers import Offer
+from service.planning.schema import Lang, Objective, Option
+from service.providers import AcceleratorRef, Offer
 from service.sizing import Fit, HostRequirements
 
 STALE_BEFORE = "2025"
@@ -23,8 +27,12 @@ STALE_BEFORE = "2025"
 
 
 @dataclass(frozen=True, slots=True)
-class StaticTexts:
-    """The job-length-independent sentences of one option, in the order shown."""
+class StaticPart:
+    """What an option shows that does not depend on the job's length."""
+
+    template: Option
+    """The option with placeholders (rank 0, no hours/cost, no texts) for the job's
+    numbers, filled per request with ``msgspec.structs.replace``."""
 
     fit: tuple[str, ...]
     """How it holds the job (memory fit, ZeRO/TP, multi-node network)."""
@@ -37,9 +45,9 @@ class StaticTexts:
 
 
 @functools.lru_cache(maxsize=4096)
-def static_texts(
+def static_part(
     offer: Offer, fit: Fit | None, nodes: int, devices: int, serving: bool, cann: bool, lang: Lang
-) -> StaticTexts:
+) -> StaticPart:
     row = offer.instance
     fit_texts: list[str] = []
     if fit is not None:
@@ -83,12 +91,42 @@ def static_texts(
         row_warnings.append(texts.t("ascend", lang))
     if row.accelerator in SUPPLY_LIMITED:
         row_warnings.append(texts.t("supply", lang, acc=row.accelerator))
-    return StaticTexts(
-        tuple(fit_texts), tuple(price_texts), tuple(price_warnings), tuple(row_warnings)
+    template = Option(
+        rank=0,
+        provider=offer.provider,
+        region=None if offer.region == "*" else offer.region,
+        regions=[],
+        instance_type=row.instance_type,
+        family=row.family,
+        accelerator=AcceleratorRef.of(row),
+        nodes=nodes,
+        vcpus=(row.vcpus or 0) * nodes,
+        memory_gib=(row.memory_gib or 0.0) * nodes,
+        rdma=row.rdma,
+        billing=offer.billing,
+        price_per_hour=None,
+        price_source=price.price_source if price else None,
+        price_as_of=price.as_of if price else None,
+        price_estimated=bool(price and price.estimated),
+        currency="CNY",
+        hours=None,
+        total_cost=None,
+        per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
+        headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
+        zero_stage=fit.zero_stage if fit and not serving else None,
+        tensor_parallel=fit.tensor_parallel if fit else None,
+        pareto=False,
+        confidence=row.confidence,
+        reasons=[],
+        warnings=[],
+    )
+    return StaticPart(
+        template, tuple(fit_texts), tuple(price_texts), tuple(price_warnings), tuple(row_warnings)
     )
 
 
-def option_texts(
+def build_option(
+    rank: int,
     c: Candidate,
     objective: Objective,
     serving: bool,
@@ -97,11 +135,43 @@ def option_texts(
     live_stale: bool,
     lang: Lang,
     need: HostRequirements | None,
-) -> tuple[list[str], list[str]]:
-    """``(reasons, warnings)`` of candidate ``c``. ``cann``: its accelerator runs CANN;
+) -> Option:
+    """Candidate ``c`` as the ``rank``-th option. ``cann``: its accelerator runs CANN;
     ``live_stale``: its live price is past its TTL."""
+    static = static_part(c.offer, c.fit, c.nodes, c.devices, serving, cann, lang)
+    reasons, warnings = _texts(c, static, objective, serving, open_ended, live_stale, lang, need)
+    return msgspec.structs.replace(
+        static.template,
+        rank=rank,
+        regions=c.regions,
+        price_per_hour=_round(c.price_per_hour),
+        hours=_round(c.hours, 3),
+        total_cost=_round(c.total_cost),
+        throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
+        price_per_million_tokens=_round(c.price_per_million_tokens),
+        break_even_hours=_round(c.break_even_hours, 1),
+        pareto=c.pareto,
+        reasons=reasons,
+        warnings=warnings,
+    )
+
+
+def _round(value: float | None, digits: int = 2) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _texts(
+    c: Candidate,
+    static: StaticPart,
+    objective: Objective,
+    serving: bool,
+    open_ended: bool,
+    live_stale: bool,
+    lang: Lang,
+    need: HostRequirements | None,
+) -> tuple[list[str], list[str]]:
+    """``(reasons, warnings)``: the memoized sentences around the job's own."""
     row = c.offer.instance
-    static = static_texts(c.offer, c.fit, c.nodes, c.devices, serving, cann, lang)
     reasons: list[str] = []
     if c.fit is None and row.is_cpu_only and row.vcpus and row.memory_gib:
         assert need is not None
