@@ -19,7 +19,7 @@ import dataclasses
 import heapq
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from service.catalog import OfferBucket
@@ -118,17 +118,12 @@ def _cheapest_lanes(
     """
     order = index.by_cost(builder, mode)
     scale = 1.0 if mode == "open" else work * BOUND_SLACK
-
-    def priority(bound: Bound) -> tuple[float, float]:
-        """At most the lane's bound, ascending along each list."""
-        return bound[0], bound[1] if bound[1] else bound[2] * scale
-
     best: list[tuple[float, float]] = []  # the top_k best (tier, money), negated: a max-heap
-    for bound in heapq.merge(order.linear, order.floored, key=priority):
+    for priority, bound in _merged(order.linear, order.floored, scale):
         tier, floor, per_unit, lane = bound
         if len(best) >= top_k:
             kth = (-best[0][0], -best[0][1])
-            if tier == 2.0 or priority(bound) > kth:
+            if tier == 2.0 or priority > kth:
                 break
             if (tier, max(floor, per_unit * scale)) > kth:
                 continue
@@ -143,6 +138,26 @@ def _cheapest_lanes(
     if len(pricer.keys) < top_k:
         for lane in index.lanes(builder, start=order.unpriced_from):
             _price_lane(lane, builder, pricer, top_k)
+
+
+def _merged(
+    linear: list[Bound], floored: list[Bound], scale: float
+) -> Iterator[tuple[tuple[float, float], Bound]]:
+    """Both lists in ascending priority, a lower bound of each lane's bound: ``per_unit
+    × scale`` for linear bounds, the floor for floored ones (each list is sorted by it)."""
+    i = j = 0
+    head_l = (linear[0][0], linear[0][2] * scale) if linear else None
+    head_f = (floored[0][0], floored[0][1]) if floored else None
+    while head_l is not None or head_f is not None:
+        if head_f is None or (head_l is not None and head_l <= head_f):
+            assert head_l is not None
+            yield head_l, linear[i]
+            i += 1
+            head_l = (linear[i][0], linear[i][2] * scale) if i < len(linear) else None
+        else:
+            yield head_f, floored[j]
+            j += 1
+            head_f = (floored[j][0], floored[j][1]) if j < len(floored) else None
 
 
 def _lanes_in_order(
