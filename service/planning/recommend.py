@@ -40,6 +40,7 @@ from service.planning.variants import Workload as PlanWorkload
 from service.providers import Billing
 from service.sizing import (
     EstimateResponse,
+    HostRequirements,
     ResolvedWorkload,
     estimate_resolved,
     host_for,
@@ -102,10 +103,12 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         for i, c in enumerate(top)
     ]
     first = top[0] if top else None
+    estimate = _estimate_for(first, rw, req, ctx)
+    host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
         options=options,
-        estimate=_estimate_for(first, rw, req, ctx),
-        advice=build_advice(_advice_context(rw, req, top, interruptible), lang),
+        estimate=estimate,
+        advice=build_advice(_advice_context(rw, req, top, interruptible, host), lang),
         summary=texts.summary(
             lang,
             _display_name(ctx, first.offer.provider) if first else "",
@@ -351,11 +354,13 @@ def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | No
 
 
 def _advice_context(
-    rw: ResolvedWorkload, req: RecommendRequest, top: Sequence[Candidate], interruptible: bool
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    top: Sequence[Candidate],
+    interruptible: bool,
+    host: HostRequirements,
 ) -> AdviceContext:
-    first = top[0] if top else None
-    devices = first.devices if first else 1
-    host = host_for(rw, devices)
+    """``host``: the estimate's, for the top option's devices (one device without one)."""
     accelerators = frozenset(c.offer.instance.accelerator or "" for c in top) - {""}
     return AdviceContext(
         kind=str(type(req.workload).__struct_config__.tag),
