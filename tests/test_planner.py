@@ -61,3 +61,14 @@ def test_more_tokens_cost_proportionally_more(context: PlanContext) -> None:
     assert large.hours == pytest.approx(2 * small.hours, rel=0.01)
     if small.billing == "on_demand":
         assert large.total_cost == pytest.approx(2 * small.total_cost, rel=0.01)
+
+
+def test_a_new_catalog_drops_the_memoized_lanes_of_the_old_one(context: PlanContext) -> None:
+    memo = PlacementMemo()
+    warm = dataclasses.replace(context, memo=memo)
+    recommend(request(5e8), warm, "en")
+    old_buckets = context.snapshot.buckets
+    assert any(key[0] == "lanes" and key[1] == id(old_buckets) for key in memo._shared)
+    reloaded = msgspec.structs.replace(context.snapshot, buckets=tuple(list(old_buckets)))
+    recommend(request(5e8), dataclasses.replace(warm, snapshot=reloaded), "en")
+    assert not any(key[0] == "lanes" and key[1] == id(old_buckets) for key in memo._shared)

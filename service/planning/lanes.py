@@ -208,6 +208,7 @@ def lane_index(
     memo = builder.memo
     if memo is None:
         return LaneIndex(buckets, flt)
+    memo.use_catalog(buckets)
     # id() is safe as a key: the index keeps ``buckets`` alive, so the id is not reused.
     key = ("lanes", id(buckets), flt, *builder.memo_prefix)
     return memo.shared(key, lambda: LaneIndex(buckets, flt))

@@ -82,6 +82,14 @@ class PlacementMemo:
             max_entries
         )
         self._shared: BoundedDict[tuple[object, ...], object] = BoundedDict(max_shared)
+        self._catalog: object = None
+
+    def use_catalog(self, catalog: object) -> None:
+        """Shared values are built over one catalog: when another one is loaded, drop
+        them (they hold the old catalog alive) rather than wait for them to age out."""
+        if catalog is not self._catalog:
+            self._shared.clear()
+            self._catalog = catalog
 
     def get(self, key: tuple[object, ...]) -> list[Placement] | str | None:
         return self._data.get(key)
