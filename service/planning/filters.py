@@ -54,6 +54,12 @@ class OfferFilter:
                 return "max_price_per_hour"
         return ""
 
+    def allowed_regions(self, group: OfferGroup) -> tuple[str, ...]:
+        """The group's regions this request allows (all without a region constraint)."""
+        if self.regions is None:
+            return group.regions
+        return tuple(r for r in group.regions if r in self.regions)
+
 
 def relaxed(flt: OfferFilter, constraint: str) -> OfferFilter:
     """The filter with one user constraint lifted (for "did you mean")."""

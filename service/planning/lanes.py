@@ -124,10 +124,7 @@ class LaneIndex:
         for group in bucket.groups:
             if flt.group_reason(group):
                 continue
-            regions = group.regions
-            if flt.regions is not None:
-                regions = tuple(r for r in regions if r in flt.regions)
-            groups.append((group.offer, regions, group.offers))
+            groups.append((group.offer, flt.allowed_regions(group), group.offers))
             if len(groups) == TOP_K_MAX:
                 break
         if not groups:

@@ -208,10 +208,7 @@ def _counted_plan(
             if reason:
                 removed[reason] += group.offers
                 continue
-            regions = group.regions
-            if flt.regions is not None:
-                regions = tuple(r for r in regions if r in flt.regions)
-            pricer.add(group.offer, regions, variants, group.offers)
+            pricer.add(group.offer, flt.allowed_regions(group), variants, group.offers)
     return pricer.plan(builder.wl.serving)
 
 
