@@ -1,18 +1,20 @@
-"""The planner's hot path: candidate placements for every offer, ranked, in one pass.
+"""The planner's hot path: rank (offer group, placement) candidates for one request.
 
 ``/v1/recommend`` must stay fast on catalogs of 10k+ offers (benchmark target: 10 ms
 p50 on 10k), so the work is split by what it depends on:
 
-* per distinct instance row (a few hundred): which node counts fit and how long the job
-  takes — :class:`Variant`, computed once through :class:`FitCache`;
-* per offer (thousands): arithmetic only — price × nodes × hours — and one sort-key tuple;
+* per catalog (at load): offers grouped into buckets, cheapest first
+  (:func:`service.catalog.bucket_offers`);
+* per workload shape and filter (memoized, :mod:`service.planning.lanes`): the buckets
+  that pass, their placements and a lower bound on their cost per unit of work;
+* per request: the lanes that can still rank (branch and bound under ``cost``), each
+  timed for this job and priced — arithmetic and one sort-key tuple per candidate;
 * per answer (``top_k``): :class:`Candidate` objects with everything the response shows.
 
-Ranking keeps every key as a plain tuple and picks the best with ``heapq.nsmallest``
-instead of sorting all of them. Unknown prices are never cheap: a key's first money
-element is a tier (0 = job total known, 1 = only the hourly price known, 2 = unpriced).
+Ranking keeps every key as a plain tuple and picks the best with ``heapq.nsmallest``.
+Unknown prices are never cheap: a key's first money element is a tier (0 = job total
+known, 1 = only the hourly price known, 2 = unpriced).
 """
-
 from __future__ import annotations
 
 import dataclasses
