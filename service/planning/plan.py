@@ -15,6 +15,7 @@ Ranking keeps every key as a plain tuple and picks the best with ``heapq.nsmalle
 Unknown prices are never cheap: a key's first money element is a tier (0 = job total
 known, 1 = only the hourly price known, 2 = unpriced).
 """
+
 from __future__ import annotations
 
 import dataclasses
