@@ -156,16 +156,17 @@ def test_shortcuts_select_what_the_exhaustive_walk_selects(
         assert _ranked(_selected(req, ctx, exhaustive=False)) == _ranked(exhaustive)
 
 
-def test_bound_stops_early_on_the_dense_catalog(dense: CatalogSnapshot) -> None:
-    """The point of the bound: a cost ranking prices a small part of the catalog."""
-    req = _request("qlora-7b", "none", "cost", 5)
+@pytest.mark.parametrize("objective", ["cost", "time", "balanced"])
+def test_bound_stops_early_on_the_dense_catalog(dense: CatalogSnapshot, objective: str) -> None:
+    """The point of the bound: a ranking prices a small part of the catalog."""
+    req = _request("qlora-7b", "none", objective, 5)
     ctx = _context(dense, PlacementMemo())
     signature = memory_signature(req.workload)
     rw = _resolve(req.workload, ctx, signature)
     flt = build_filter(req, ctx, interruptible=True)
     builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
-    bounded = make_plan(dense.buckets, flt, builder, "cost", None, None, 5)
-    full = make_plan(dense.buckets, flt, builder, "cost", None, None, 5, count_removed=True)
+    bounded = make_plan(dense.buckets, flt, builder, req.objective, None, None, 5)
+    full = make_plan(dense.buckets, flt, builder, req.objective, None, None, 5, count_removed=True)
     assert len(full.entries) > 200
     assert len(bounded.entries) < len(full.entries) / 4
 

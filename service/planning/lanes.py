@@ -1,10 +1,11 @@
 """The catalog as one request's filters and workload see it: lanes, built lazily.
 
 A :class:`LaneIndex` is what stays the same between requests that differ only in the
-job's length, objective, budget, ``top_k`` or language: which buckets pass the filters,
-their placements, and a lower bound on what each can cost per unit of work. Ranking by
-cost walks the lanes cheapest-bound first and stops as soon as no remaining lane can
-beat the answer so far (see :func:`service.planning.plan.make_plan`).
+job's length, budget, ``top_k`` or language: which buckets pass the filters, their
+placements, and per objective an :class:`~service.planning.bounds.Order` of the lanes by
+the lowest key their candidates can have. Ranking walks the lanes best-bound first and
+stops as soon as no remaining lane can beat the answer so far (see
+:func:`service.planning.plan.make_plan`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from service.catalog import OfferBucket
-from service.planning.cost import spot_overhead
+from service.planning.bounds import BoundMode, Order, order_lanes
 from service.planning.filters import OfferFilter
-from service.planning.schema import TOP_K_MAX
+from service.planning.schema import TOP_K_MAX, Objective
 from service.planning.variants import Placements, VariantBuilder
-from service.providers import HOURS_PER_MONTH, InstanceType, Offer
+from service.providers import InstanceType, Offer
 
 INF = math.inf
 
@@ -42,10 +42,10 @@ class Lane:
 class LaneIndex:
     """The catalog seen through one filter and one workload's placements, built lazily.
 
-    Everything here is independent of the job's length, objective and ``top_k``, so it
-    is memoized across requests (in the :class:`PlacementMemo`) under the filter and the
-    workload's memory signature. It is extended only as far as some request has needed:
-    ranking by cost stops at the first unpriced bucket, so the unpriced tail is indexed
+    Everything here is independent of the job's length and ``top_k``, so it is memoized
+    across requests (in the :class:`PlacementMemo`) under the filter and the workload's
+    memory signature. It is extended only as far as some request has needed: ranking by
+    cost or balance needs the priced buckets (first in the catalog), the unpriced tail
     only when a request asks for it (``time`` objective, or too few priced candidates).
     """
 
@@ -54,7 +54,7 @@ class LaneIndex:
         self.flt = flt
         self._lanes: list[Lane] = []
         self._next_bucket = 0
-        self._by_cost: dict[BoundMode, CostOrder] = {}
+        self._orders: dict[tuple[Objective, BoundMode], Order] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
 
     def lanes(self, builder: VariantBuilder, start: int = 0) -> Iterator[Lane]:
@@ -83,18 +83,16 @@ class LaneIndex:
             count += 1
         return count
 
-    def by_cost(self, builder: VariantBuilder, mode: BoundMode) -> CostOrder:
-        """The priced lanes by their cost bound (see :func:`cost_bound`), for ranking by
-        cost, and where the unpriced lanes start."""
-        order = self._by_cost.get(mode)
+    def order(self, builder: VariantBuilder, objective: Objective, mode: BoundMode) -> Order:
+        """The lanes by their lower bounds for ``objective`` (see :mod:`bounds`)."""
+        order = self._orders.get((objective, mode))
         if order is None:
-            count = self.priced(builder)
-            bounds = [cost_bound(lane, mode) for lane in self._lanes[:count]]
-            linear = [b for b in bounds if b[0] == 0.0 and b[1] == 0.0]
-            floored = [b for b in bounds if not (b[0] == 0.0 and b[1] == 0.0)]
-            linear.sort(key=lambda b: (b[0], b[2]))
-            floored.sort(key=lambda b: (b[0], b[1]))
-            order = self._by_cost[mode] = CostOrder(linear, floored, count)
+            priced = self.priced(builder)
+            if objective == "time":
+                for _ in self.lanes(builder, start=priced):  # time ranks unpriced lanes too
+                    pass
+            order = order_lanes(objective, mode, self._lanes, priced)
+            self._orders[(objective, mode)] = order
         return order
 
     def on_demand(self, builder: VariantBuilder) -> dict[tuple[str, str], float]:
@@ -131,71 +129,6 @@ class LaneIndex:
             return None
         priced = bucket.groups[0].offer.price_per_hour is not None
         return Lane(offer.instance, placements, tuple(groups), priced)
-
-
-BoundMode = Literal["train", "batch", "open"]
-"""What a job's cost scales with: training tokens, inference output tokens, or nothing
-(open-ended serving is ranked by price per hour)."""
-
-BOUND_SLACK = 1 - 1e-9
-"""Bounds are scaled down by this much so that float rounding never makes a bound
-exceed the total it bounds."""
-
-Bound = tuple[float, float, float, Lane]
-"""(money tier, floor, per unit of work, lane): no candidate of the lane has a ranking
-key below ``(tier, max(floor, per_unit × work))``."""
-
-
-@dataclass(frozen=True, slots=True)
-class CostOrder:
-    linear: list[Bound]
-    """Lanes whose bound is ``per_unit × work`` alone (floor 0), by (tier, per_unit)."""
-    floored: list[Bound]
-    """The others (subscriptions: at least one month; hours unknown: the hourly price),
-    by (tier, floor)."""
-    unpriced_from: int
-    """Index (in bucket order) of the first lane whose bucket has no price."""
-
-
-def cost_bound(lane: Lane, mode: BoundMode) -> Bound:
-    """The lowest ranking key (tier, money) any candidate of the lane can have.
-
-    Exact scaling, never an estimate: on-demand and spot totals are linear in the job's
-    hours (training on spot by the interruption model's constant factor; the planner
-    adds no interruption overhead to inference), and hours linear in its
-    tokens; a subscription costs at least one month, and at least its monthly price
-    spread over the hours. Tiers are those of the ranking key (0 total known, 1 only the
-    hourly price known, 2 unpriced).
-    """
-    offer = lane.groups[0][0]  # the lane's cheapest passing group
-    price = offer.price
-    if price is None or price.price_per_hour is None or lane.placements is None:
-        return 2.0, INF, 0.0, lane
-    monthly = price.price_per_month if offer.billing == "monthly" and mode != "open" else None
-    best: tuple[float, float, float] = (2.0, INF, 0.0)
-    for nodes, _devices, _fit, throughput, hours_per_token in lane.placements.items:
-        per_hour = price.price_per_hour * nodes
-        hours_per_unit = 1.0 if mode == "open" else hours_per_token
-        if mode == "batch":
-            hours_per_unit = 1 / (throughput * 3600) if throughput else None
-        if hours_per_unit is None:
-            bound = (1.0, per_hour, 0.0)
-        elif monthly:
-            bound = (0.0, monthly * nodes, monthly * nodes / HOURS_PER_MONTH * hours_per_unit)
-        elif offer.billing == "spot" and mode == "train":  # (serving is not interrupted)
-            bound = (
-                0.0,
-                0.0,
-                per_hour * hours_per_unit * spot_overhead(1.0, nodes).effective_hours,
-            )
-        else:
-            bound = (0.0, 0.0, per_hour * hours_per_unit)
-        # The lane's bound: the smallest per component (a bound on every candidate's).
-        if bound[0] < best[0]:
-            best = bound
-        elif bound[0] == best[0]:
-            best = (best[0], min(best[1], bound[1]), min(best[2], bound[2]))
-    return (*best, lane)
 
 
 def lane_index(

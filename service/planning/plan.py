@@ -26,10 +26,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from service.catalog import OfferBucket
+from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, monthly_cost, per_million_tokens
 from service.planning.filters import OfferFilter
-from service.planning.lanes import BOUND_SLACK, Bound, BoundMode, Lane, LaneIndex, lane_index
+from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.schema import Objective
 from service.planning.variants import Variant, VariantBuilder, Workload
 from service.providers import Offer
@@ -85,8 +86,10 @@ def make_plan(
         return plan
     pricer = _Pricer(builder.wl.open_ended, objective, budget, deadline_hours)
     mode, work = _bound_mode(builder.wl)
-    if objective == "cost" and work is not None and not flt.cpu_only:
-        _cheapest_lanes(index, builder, pricer, mode, work, top_k)
+    if work is not None and work > 0 and not flt.cpu_only:
+        scale = 1.0 if mode == "open" else work * BOUND_SLACK
+        order = index.order(builder, objective, mode)
+        _bounded_lanes(index, builder, pricer, order, scale, top_k)
     else:
         _lanes_in_order(index, builder, pricer, objective, top_k)
     plan = pricer.plan(builder.wl.serving)
@@ -103,64 +106,59 @@ def _bound_mode(wl: Workload) -> tuple[BoundMode, float | None]:
     return "train", wl.rw.tokens
 
 
-def _cheapest_lanes(
+def _bounded_lanes(
     index: LaneIndex,
     builder: VariantBuilder,
     pricer: _Pricer,
-    mode: BoundMode,
-    work: float,
+    order: Order,
+    scale: float,
     top_k: int,
 ) -> None:
-    """Branch and bound over the lanes by their lowest possible cost.
+    """Branch and bound over the lanes by the lowest key their candidates can have.
 
-    Lanes come cheapest-bound first (two sorted lists merged: linear bounds, and floored
-    ones by their floor); once ``top_k`` candidates rank better than a lane's bound, the
-    lane cannot rank, and once they rank better than the merge's next priority, no
-    later lane can — nor dominate a ranked option on the cost-time front, since it
-    would have to be cheaper. A request then prices tens of candidates, not the catalog.
+    The order's two lists are merged by priority (at most each lane's bound); once
+    ``top_k`` candidates have keys below a lane's bound, that lane cannot rank, and once
+    they are below the merge's next priority, no later lane can — nor dominate a ranked
+    option on the cost-time front, since it would have to be at least as cheap and as
+    fast. A request then prices tens of candidates, not the catalog. Lanes outside the
+    lists rank only when the lists cannot fill the answer with finite keys.
     """
-    order = index.by_cost(builder, mode)
-    scale = 1.0 if mode == "open" else work * BOUND_SLACK
-    best: list[tuple[float, float]] = []  # the top_k best (tier, money), negated: a max-heap
-    for priority, bound in _merged(order.linear, order.floored, scale):
-        tier, floor, per_unit, lane = bound
+    width = 2 if order.objective == "cost" else 1  # the key elements the bounds cover
+    best: list[tuple[float, ...]] = []  # the top_k best key prefixes, negated: a max-heap
+    for priority, bound in _merged(order, scale):
         if len(best) >= top_k:
-            kth = (-best[0][0], -best[0][1])
-            if tier == 2.0 or priority > kth:
+            kth = tuple(-x for x in best[0])
+            if priority > kth:
                 break
-            if (tier, max(floor, per_unit * scale)) > kth:
+            if order.key_bound(bound, scale) > kth:
                 continue
         start = len(pricer.keys)
-        _price_lane(lane, builder, pricer, top_k)
+        _price_lane(bound.lane, builder, pricer, top_k)
         for key in pricer.keys[start:]:
-            heapq.heappush(best, (-key[0], -key[1]))
+            heapq.heappush(best, tuple(-x for x in key[:width]))
             if len(best) > top_k:
                 heapq.heappop(best)
-    # Unpriced lanes rank last: needed only when priced ones cannot fill the answer, and
-    # then all of them (they still rank among themselves, by time).
-    if len(pricer.keys) < top_k:
-        for lane in index.lanes(builder, start=order.unpriced_from):
+    if len(best) < top_k or math.isinf(-best[0][-1]):
+        for lane in index.lanes(builder, start=order.rest_from):
             _price_lane(lane, builder, pricer, top_k)
 
 
-def _merged(
-    linear: list[Bound], floored: list[Bound], scale: float
-) -> Iterator[tuple[tuple[float, float], Bound]]:
-    """Both lists in ascending priority, a lower bound of each lane's bound: ``per_unit
-    × scale`` for linear bounds, the floor for floored ones (each list is sorted by it)."""
+def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
+    """Both lists of ``order`` in ascending priority."""
+    first, second = order.first, order.second
     i = j = 0
-    head_l = (linear[0][0], linear[0][2] * scale) if linear else None
-    head_f = (floored[0][0], floored[0][1]) if floored else None
-    while head_l is not None or head_f is not None:
-        if head_f is None or (head_l is not None and head_l <= head_f):
-            assert head_l is not None
-            yield head_l, linear[i]
+    head_1 = order.priority(first[0], True, scale) if first else None
+    head_2 = order.priority(second[0], False, scale) if second else None
+    while head_1 is not None or head_2 is not None:
+        if head_2 is None or (head_1 is not None and head_1 <= head_2):
+            assert head_1 is not None
+            yield head_1, first[i]
             i += 1
-            head_l = (linear[i][0], linear[i][2] * scale) if i < len(linear) else None
+            head_1 = order.priority(first[i], True, scale) if i < len(first) else None
         else:
-            yield head_f, floored[j]
+            yield head_2, second[j]
             j += 1
-            head_f = (floored[j][0], floored[j][1]) if j < len(floored) else None
+            head_2 = order.priority(second[j], False, scale) if j < len(second) else None
 
 
 def _lanes_in_order(
@@ -291,10 +289,12 @@ class _Pricer:
 
 def _balance(tier: float, money: float, speed: float, serving: bool) -> float:
     """Scale-free balance of cost and time: the log of their geometric mean (serving: of
-    cost per token); ``inf`` when either is unknown."""
-    if tier != 0 or money <= 0 or speed == INF:
+    cost per token); ``inf`` when either is unknown or degenerate (no throughput)."""
+    if tier != 0 or money <= 0:
         return INF
-    return math.log(money) - math.log(-speed) if serving else math.log(money) + math.log(speed)
+    if serving:
+        return math.log(money) - math.log(-speed) if -INF < speed < 0 else INF
+    return math.log(money) + math.log(speed) if 0 < speed < INF else INF
 
 
 def select(plan: Plan, top_k: int) -> list[Candidate]:

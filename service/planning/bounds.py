@@ -1,0 +1,172 @@
+"""Lower bounds on what a lane's candidates can rank as, for branch and bound.
+
+Every bound is exact arithmetic on the placements and prices, never an estimate:
+
+* hours are linear in the job's work (training: C = 6·N·D, so hours per token is fixed
+  for a placement; batch inference: output tokens over throughput), and training on spot
+  adds a constant factor (the interruption model, :func:`service.planning.cost.spot_overhead`);
+* money is linear in hours on demand and on spot; a subscription costs at least one
+  month, and at least its monthly price spread over the hours;
+* open-ended serving is ranked by price per hour and throughput: no work at all.
+
+A :class:`LaneBound` holds those figures per unit of work, so that an ordering of the
+lanes built once (per workload shape and filter) holds for every job length: each
+objective sorts by a figure whose scaling with the work is the same for every lane of a
+list (:class:`Order`), and the planner merges the lists by priority
+(:func:`service.planning.plan.make_plan`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from service.planning.cost import spot_overhead
+from service.planning.schema import Objective
+from service.providers import HOURS_PER_MONTH
+
+if TYPE_CHECKING:
+    from service.planning.lanes import Lane
+
+INF = math.inf
+
+BoundMode = Literal["train", "batch", "open"]
+"""What a job's cost and time scale with: training tokens, inference output tokens, or
+nothing (open-ended serving is ranked by price per hour and throughput)."""
+
+BOUND_SLACK = 1 - 1e-9
+"""Bounds are scaled down by this much so that float rounding never makes a bound
+exceed the figure it bounds."""
+
+
+@dataclass(frozen=True, slots=True)
+class LaneBound:
+    """The lowest figures any candidate of ``lane`` can have, per unit of work (W)."""
+
+    lane: Lane
+    tier: float
+    """Lowest money tier of the ranking key (0 total known, 1 hourly only, 2 unpriced)."""
+    floor: float
+    """Money below which no candidate of that tier goes, whatever W (a month of a
+    subscription; the hourly price when hours are unknown); 0 when none."""
+    money: float
+    """Money per unit of work (open serving: per hour) for tier 0."""
+    speed: float
+    """Hours per unit of work (effective: with spot overhead); open serving: minus the
+    highest throughput; ``inf`` when unknown."""
+    balance: float
+    """Lowest money x hours per W² (open serving: price per token-per-second), tier 0."""
+    balance_floor: float
+    """Lowest floor x hours per W (subscriptions), tier 0; 0 when none."""
+
+
+def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
+    offer = lane.groups[0][0]  # the lane's cheapest passing group
+    price = offer.price
+    hourly = None if price is None else price.price_per_hour
+    monthly = price.price_per_month if price and offer.billing == "monthly" else None
+    spot = offer.billing == "spot" and mode == "train"  # (serving is not interrupted)
+    tier, floor, money, speed, balance, balance_floor = 2.0, INF, INF, INF, INF, INF
+    items = lane.placements.items if lane.placements is not None else ()
+    for nodes, _devices, _fit, throughput, hours_per_token in items:
+        if mode == "open":
+            hours = None
+            speed = min(speed, -(throughput or 0.0))
+        else:
+            hours = hours_per_token if mode == "train" else None
+            if mode == "batch" and throughput:
+                hours = 1 / (throughput * 3600)
+            if hours is not None and spot:
+                hours *= spot_overhead(1.0, nodes).effective_hours
+            speed = min(speed, INF if hours is None else hours)
+        if hourly is None:
+            continue
+        per_hour = hourly * nodes
+        if mode == "open":
+            item = (0.0, 0.0, per_hour, per_hour / throughput if throughput else INF, 0.0)
+        elif hours is None:
+            item = (1.0, per_hour, INF, INF, INF)
+        elif monthly:
+            month = monthly * nodes
+            per_unit = month / HOURS_PER_MONTH * hours
+            item = (0.0, month, per_unit, per_unit * hours, month * hours)
+        else:
+            item = (0.0, 0.0, per_hour * hours, per_hour * hours * hours, 0.0)
+        # Componentwise minimum over the lane's candidates of its lowest tier: a bound
+        # on every one of them.
+        if item[0] < tier:
+            tier, floor, money, balance, balance_floor = item
+        elif item[0] == tier:
+            floor = min(floor, item[1])
+            money = min(money, item[2])
+            balance = min(balance, item[3])
+            balance_floor = min(balance_floor, item[4])
+    return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """The lanes one objective can rank, in two lists, each in ascending order of a
+    figure that scales the same way with the work for all its lanes."""
+
+    objective: Objective
+    first: list[LaneBound]
+    second: list[LaneBound]
+    rest_from: int
+    """Lanes (in bucket order) from here on are in neither list: they can rank only when
+    the lists cannot fill the answer with finite keys (unpriced under cost/balanced)."""
+
+    def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
+        """At most :meth:`key_bound`, and ascending along each list."""
+        if self.objective == "cost":
+            if in_first:
+                return bound.tier, bound.money * scale
+            return bound.tier, bound.floor
+        if self.objective == "time":
+            return (bound.speed * scale if bound.speed > 0 else bound.speed,)
+        if bound.tier != 0.0:
+            return (INF,)
+        if in_first:
+            return (_log(bound.balance * scale * scale),)
+        return (_log(bound.balance_floor * scale),)
+
+    def key_bound(self, bound: LaneBound, scale: float) -> tuple[float, ...]:
+        """The lowest leading elements of the ranking key any candidate of the lane has
+        (``scale``: the work, or 1 for open serving, shrunk by :data:`BOUND_SLACK`)."""
+        if self.objective == "cost":
+            return bound.tier, max(bound.floor, bound.money * scale)
+        if self.objective == "time":
+            return (bound.speed * scale if bound.speed > 0 else bound.speed,)
+        if bound.tier != 0.0:
+            return (INF,)
+        return (_log(max(bound.balance_floor * scale, bound.balance * scale * scale)),)
+
+
+def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], priced: int) -> Order:
+    """The :class:`Order` of ``lanes`` (all of the index; the first ``priced`` come from
+    buckets with a price) for ``objective``."""
+    if objective == "time":  # speed first: unpriced lanes compete too
+        bounds = [lane_bound(lane, mode) for lane in lanes]
+        bounds.sort(key=lambda b: b.speed)
+        return Order(objective, bounds, [], len(lanes))
+    bounds = [lane_bound(lane, mode) for lane in lanes[:priced]]
+    if objective == "cost":
+        linear = [b for b in bounds if b.tier == 0.0 and b.floor == 0.0]
+        other = [b for b in bounds if not (b.tier == 0.0 and b.floor == 0.0)]
+        linear.sort(key=lambda b: b.money)
+        other.sort(key=lambda b: (b.tier, b.floor))
+        return Order(objective, linear, other, priced)
+    # Balanced: the score is log(money x hours); linear lanes scale with W², floored
+    # ones (subscriptions) at least with W; lanes without a finite score come last.
+    linear = [b for b in bounds if b.tier == 0.0 and b.balance_floor == 0.0]
+    floored = [b for b in bounds if b.tier == 0.0 and b.balance_floor != 0.0]
+    rest = [b for b in bounds if b.tier != 0.0]
+    linear.sort(key=lambda b: b.balance)
+    floored.sort(key=lambda b: b.balance_floor)
+    return Order(objective, linear, floored + rest, priced)
+
+
+def _log(value: float) -> float:
+    return math.log(value) if value > 0 else -INF
