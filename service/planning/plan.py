@@ -80,13 +80,11 @@ def make_plan(
     dropped it (to explain an empty answer; slower on huge catalogs).
     """
     index = lane_index(buckets, flt, builder)
-    if count_removed:
-        plan = _counted_plan(buckets, flt, builder, objective, budget, deadline_hours)
-        plan.on_demand = index.on_demand(builder)
-        return plan
     pricer = _Pricer(builder.wl.open_ended, objective, budget, deadline_hours)
     mode, work = _bound_mode(builder.wl)
-    if work is not None and work > 0 and not flt.cpu_only:
+    if count_removed:
+        _every_group(buckets, flt, builder, pricer)
+    elif work is not None and work > 0 and not flt.cpu_only:
         scale = 1.0 if mode == "open" else work * BOUND_SLACK
         order = index.order(builder, objective, mode)
         _bounded_lanes(index, builder, pricer, order, scale, top_k)
@@ -184,16 +182,11 @@ def _price_lane(lane: Lane, builder: VariantBuilder, pricer: _Pricer, top_k: int
         pricer.add(offer, regions, variants, offers)
 
 
-def _counted_plan(
-    buckets: Sequence[OfferBucket],
-    flt: OfferFilter,
-    builder: VariantBuilder,
-    objective: Objective,
-    budget: float | None,
-    deadline_hours: float | None,
-) -> Plan:
-    """Every bucket and group, each removal charged to its constraint (no memo)."""
-    pricer = _Pricer(builder.wl.open_ended, objective, budget, deadline_hours)
+def _every_group(
+    buckets: Sequence[OfferBucket], flt: OfferFilter, builder: VariantBuilder, pricer: _Pricer
+) -> None:
+    """Every bucket and group, each removal charged to its constraint (no memo, no
+    bound: what the shortcuts must agree with, and what explains an empty answer)."""
     removed = pricer.removed
     for bucket in buckets:
         offer = bucket.offer
@@ -210,7 +203,6 @@ def _counted_plan(
                 removed[reason] += group.offers
                 continue
             pricer.add(group.offer, flt.allowed_regions(group), variants, group.offers)
-    return pricer.plan(builder.wl.serving)
 
 
 class _Pricer:
