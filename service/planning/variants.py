@@ -71,10 +71,11 @@ class PlacementMemo:
     sequence — not on how many tokens it trains on, nor on the constraints that only
     rank. Platforms ask about the same workload again and again with other token counts,
     objectives, budgets or languages; those answers are cache misses, but their
-    placements (per workload memory signature and instance shape) and their
-    :class:`LaneIndex` (per filter and signature) are not. Both are bounded; the oldest
-    placements go first, the least recently used lane index goes first (each holds up to
-    ``TOP_K_MAX`` groups per bucket, so far fewer of them are kept).
+    placements (per workload memory signature and instance shape), their resolved
+    workload and their ``LaneIndex`` (per filter and signature, see
+    :mod:`service.planning.lanes`) are not. Both stores are bounded: the oldest
+    placements go first; of the shared values (lane indexes hold up to ``TOP_K_MAX``
+    groups per bucket, so far fewer are kept) the least recently used.
     """
 
     def __init__(self, max_entries: int = 50_000, max_shared: int = 256) -> None:
