@@ -8,7 +8,9 @@ handler answers at ~0.97x ``/healthz``; a cache hit here is a dictionary or Redi
 so the layer was most of its cost. The body is decoded once with the same strict rules
 as every other JSON body (``service.api.body``), errors are the same exceptions (so the
 same error shape), and the operation is documented from the same msgspec types
-(``OPENAPI`` below, merged by :func:`service.openapi.document_asgi_routes`).
+(``OPENAPI`` below, merged by :func:`service.openapi.document_asgi_routes`). A body
+seen before — same bytes, Content-Type and Accept-Language — is not decoded again
+(:class:`service.cache.DecodedBodies`): a repeated request goes straight to the cache.
 """
 
 from __future__ import annotations
