@@ -75,7 +75,10 @@ def create_app(
 
     stores = StoreFactory(settings.redis_url, settings.redis_timeout_s)
     shared = stores.namespace("health") if stores.shared else None
-    recommend_store = stores.namespace("recommend")
+    # Without Redis the local store cannot fail: no breaker between it and each request.
+    recommend_store = (
+        stores.namespace("recommend") if stores.shared else stores.primary("recommend")
+    )
     rate_store = stores.namespace("rate_limit", fallback=LocalStore())
     live_jobs = discover_live_jobs(pm)
     monitor = LivePriceMonitor(
