@@ -1,6 +1,6 @@
 """Benchmark: HTTP throughput/latency as ratios to /healthz, and the planner alone.
 
-    python bench/bench.py [--seconds 3] [--rounds 3] [--concurrency 32] [--workers 1]
+    python bench/bench.py [--seconds 2] [--rounds 5] [--concurrency 32] [--workers 1]
 
 Part 1 starts ``suanli serve`` on a free loopback port (no rate limit, in-memory cache)
 and drives it with a minimal keep-alive HTTP/1.1 client (raw asyncio streams: the
@@ -279,8 +279,8 @@ def _timed(call: Callable[[int], object], runs: int) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=3.0, help="per case and round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per case and round")
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--skip-http", action="store_true")
