@@ -121,11 +121,13 @@ def _bounded_lanes(
     fast. A request then prices tens of candidates, not the catalog. Lanes outside the
     lists rank only when the lists cannot fill the answer with finite keys.
     """
-    width = 2 if order.objective == "cost" else 1  # the key elements the bounds cover
-    best: list[tuple[float, ...]] = []  # the top_k best key prefixes, negated: a max-heap
+    # The bounds cover the key's first two elements under cost (tier, money), the first
+    # under time and balanced; the heap keeps the top_k best of them, negated.
+    two = order.objective == "cost"
+    best: list[tuple[float, float]] = []
+    kth: tuple[float, ...] = ()
     for priority, bound in _merged(order, scale):
         if len(best) >= top_k:
-            kth = tuple(-x for x in best[0])
             if priority > kth:
                 break
             if order.key_bound(bound, scale) > kth:
@@ -133,10 +135,12 @@ def _bounded_lanes(
         start = len(pricer.keys)
         _price_lane(bound.lane, builder, pricer, top_k)
         for key in pricer.keys[start:]:
-            heapq.heappush(best, tuple(-x for x in key[:width]))
+            heapq.heappush(best, (-key[0], -key[1] if two else 0.0))
             if len(best) > top_k:
                 heapq.heappop(best)
-    if len(best) < top_k or math.isinf(-best[0][-1]):
+        if len(best) >= top_k:
+            kth = (-best[0][0], -best[0][1]) if two else (-best[0][0],)
+    if len(best) < top_k or math.isinf(kth[-1]):
         for lane in index.lanes(builder, start=order.rest_from):
             _price_lane(lane, builder, pricer, top_k)
 
