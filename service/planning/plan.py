@@ -166,8 +166,10 @@ def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], Lan
 def _lanes_in_order(
     index: LaneIndex, builder: VariantBuilder, pricer: _Pricer, objective: Objective, top_k: int
 ) -> None:
-    # Under "balanced" an unpriced candidate ranks after every priced one, and the
-    # catalog puts unpriced buckets last: if the priced ones fill the answer, stop there.
+    """Every lane in catalog order, for rankings no bound applies to (CPU-only jobs, or
+    a job of unknown length). Under "cost" and "balanced" an unpriced candidate ranks
+    after every priced one, and the catalog puts unpriced buckets last: if the priced
+    ones fill the answer, stop there."""
     stop_at_unpriced = objective != "time"
     for lane in index.lanes(builder):
         if stop_at_unpriced and not lane.priced_bucket:

@@ -87,14 +87,13 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         no_fit = _explain(plan.removed, lang)
         warnings.append(no_fit)
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
-    open_ended = serving and not getattr(req.workload, "output_tokens", None)
     options = [
         build_option(
             i + 1,
             c,
             req.objective,
             serving,
-            open_ended,
+            builder.wl.open_ended,
             cann=_runs_cann(ctx, c),
             live_stale=c.offer.provider in ctx.stale_live,
             lang=lang,
