@@ -58,7 +58,6 @@ class LocalStore(Store):
     """
 
     def __init__(self, max_entries: int = 10_000) -> None:
-        self.max_entries = max_entries
         self._data: BoundedDict[str, tuple[bytes, float]] = BoundedDict(max_entries)
 
     @staticmethod
