@@ -11,7 +11,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from service.overrides import OverrideError
 from service.settings import SettingsError, load_settings
@@ -55,29 +54,9 @@ def _serve(args: argparse.Namespace) -> int:
     for flag, name in ((args.host, "HOST"), (args.port, "PORT"), (args.workers, "WORKERS")):
         if flag is not None:
             os.environ[f"SUANLI_{name}"] = str(flag)
-    settings = load_settings()
-    from granian import Granian
-    from granian.constants import Interfaces
+    from service.server import serve
 
-    from service.app import create_app
-
-    create_app(settings)  # validate plugins and overrides once, in this process
-    Granian(
-        "service.app:create_app",
-        factory=True,
-        address=settings.host,
-        port=settings.port,
-        workers=settings.workers,
-        interface=Interfaces.ASGI,
-        log_level=_granian_level(settings.log_level),
-    ).serve()
-    return 0
-
-
-def _granian_level(level: str) -> Any:
-    from granian.log import LogLevels
-
-    return LogLevels(level.lower())
+    return serve(load_settings())
 
 
 def _openapi(args: argparse.Namespace) -> int:
