@@ -37,6 +37,7 @@ from service.api.admin import AdminController
 from service.api.estimate import EstimateController
 from service.api.health import HealthController
 from service.api.models import ModelsController
+from service.api.offers import OffersController
 from service.api.providers import ProvidersController
 from service.api.recommend import recommend_route
 from service.cache import LocalStore, RequestCache, StoreFactory
@@ -50,7 +51,12 @@ from service.live_prices import (
 )
 from service.metrics import CATALOG_RELOADS
 from service.observability import configure_logging, request_id_middleware
-from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
+from service.openapi import (
+    align_request_schemas,
+    document_asgi_routes,
+    document_common_errors,
+    document_query_structs,
+)
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.settings import Settings, load_settings
@@ -182,6 +188,7 @@ def create_app(
     app.state[STATE_KEY] = suanli
     align_request_schemas(app)
     document_asgi_routes(app)
+    document_query_structs(app)
     document_common_errors(app)
     return app
 
@@ -216,6 +223,7 @@ def _routes() -> list[ControllerRouterHandler]:
     return [
         HealthController,
         ProvidersController,
+        OffersController,
         EstimateController,
         ModelsController,
         recommend_route,

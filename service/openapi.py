@@ -120,6 +120,24 @@ def align_request_schemas(app: Litestar) -> None:
             }
 
 
+def document_query_structs(app: Litestar) -> None:
+    """Document the query string of handlers that parse it whole into a struct
+    (``opt={"query": Struct}``, see :mod:`service.api.query`): one parameter per field,
+    from msgspec's JSON Schema of the struct the parser converts into."""
+    from service.api.query import query_parameters
+
+    document = openapi_document(app)
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            kind = handler.opt.get("query")
+            if kind is None:
+                continue
+            for method in getattr(handler, "http_methods", ()):
+                operation = document.get("paths", {}).get(route.path, {}).get(method.lower())
+                if operation is not None:
+                    operation["parameters"] = query_parameters(kind, _REF_TEMPLATE)
+
+
 _METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 _COMMON_ERRORS = {
     "400": "The request is invalid; `extra` names each field (`key`), why, and for unknown "

@@ -1,0 +1,150 @@
+"""Strict query strings: a msgspec struct is a route's whole query, parsed and documented.
+
+Why not litestar's per-parameter ``QueryParameter``: it ignores parameters it does not
+know (a typo such as ``?acelerator=A100`` silently lists everything), and bounds would
+live in two places (the handler signature and the code that builds the query for the CLI
+and the MCP tools). Here one ``msgspec.Struct`` (fields annotated with
+``msgspec.Meta(description=...)`` and bounds) is the single source of truth:
+
+* :func:`parse_query` turns ``(name, value)`` pairs into the struct, strictly: an unknown
+  name is a 400 with the closest known names, a scalar given twice is a 400 (nothing a
+  user sent is ignored), ``true``/``false`` are the only booleans, integers are digits;
+* :func:`query_parameters` writes the OpenAPI ``parameters`` from msgspec's own JSON
+  Schema of the same struct, so the contract and the parser cannot disagree.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+import msgspec
+from msgspec import inspect as mi
+
+from service.errors import InputError
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+_INTEGER = re.compile(r"^-?[0-9]{1,18}$")
+_NUMBER = re.compile(r"^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]{1,3})?$")
+_AT_PATH = re.compile(r"^(?P<message>.*) - at `\$\.(?P<field>[A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _unwrap(kind: mi.Type) -> mi.Type:
+    """The type under ``Annotated`` metadata and the non-null member of ``T | None``
+    (query strings have no null)."""
+    while True:
+        if isinstance(kind, mi.Metadata):
+            kind = kind.type
+            continue
+        if isinstance(kind, mi.UnionType):
+            members = [t for t in kind.types if not isinstance(t, mi.NoneType)]
+            if len(members) == 1:
+                kind = members[0]
+                continue
+        return kind
+
+
+def _is_list(kind: mi.Type) -> bool:
+    return isinstance(_unwrap(kind), mi.ListType | mi.SetType | mi.FrozenSetType | mi.TupleType)
+
+
+def _item_type(kind: mi.Type) -> mi.Type:
+    inner = _unwrap(kind)
+    if isinstance(inner, mi.ListType | mi.SetType | mi.FrozenSetType):
+        return _unwrap(inner.item_type)
+    return inner
+
+
+def _scalar(name: str, raw: str, kind: mi.Type) -> object:
+    """A query string value as the JSON value the struct expects, or a 400 naming it."""
+    if isinstance(kind, mi.BoolType):
+        if raw in ("true", "false"):
+            return raw == "true"
+        raise InputError(name, f"expected true or false, got {raw!r}", source="query")
+    if isinstance(kind, mi.IntType):
+        if _INTEGER.match(raw):
+            return int(raw)
+        raise InputError(name, f"expected an integer, got {raw!r}", source="query")
+    if isinstance(kind, mi.FloatType):
+        if _NUMBER.match(raw) and math.isfinite(float(raw)):
+            return float(raw)
+        raise InputError(name, f"expected a number, got {raw!r}", source="query")
+    if isinstance(kind, mi.LiteralType) and raw not in kind.values:
+        allowed = [str(v) for v in kind.values]
+        raise InputError(
+            name,
+            f"expected one of {', '.join(allowed)}; got {raw!r}",
+            closest(raw, allowed),
+            source="query",
+        )
+    return raw
+
+
+def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The known names closest to ``name`` (all of them when nothing is close)."""
+    names = sorted(known)
+    return difflib.get_close_matches(name, names, n=n, cutoff=0.5) or names
+
+
+def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
+    """``kind`` from a query string's ``(name, value)`` pairs, strictly (see module)."""
+    info = mi.type_info(kind)
+    if not isinstance(info, mi.StructType):
+        raise TypeError(f"{kind!r} is not a msgspec Struct")
+    fields = {f.encode_name: f for f in info.fields}
+    values: dict[str, Any] = {}
+    for name, raw in pairs:
+        field = fields.get(name)
+        if field is None:
+            raise InputError(
+                name, f"unknown query parameter {name!r}", closest(name, fields), source="query"
+            )
+        if _is_list(field.type):
+            values.setdefault(name, []).append(_scalar(name, raw, _item_type(field.type)))
+        elif name in values:
+            raise InputError(name, "given more than once: give it once", source="query")
+        else:
+            values[name] = _scalar(name, raw, _unwrap(field.type))
+    try:
+        return msgspec.convert(values, kind, strict=True)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        match = _AT_PATH.match(text)
+        if match is None:
+            raise InputError("query", text, source="query") from None
+        raise InputError(match["field"], match["message"], source="query") from None
+
+
+def query_parameters(kind: type[msgspec.Struct], ref_template: str) -> list[dict[str, Any]]:
+    """OpenAPI ``parameters`` (``in: query``) for every field of ``kind``, from msgspec's
+    JSON Schema of it: the description, bounds, enum and default the parser enforces."""
+    _, components = msgspec.json.schema_components([kind], ref_template=ref_template)
+    struct = components[kind.__name__]
+    required = set(struct.get("required", ()))
+    parameters = []
+    for name, prop in struct["properties"].items():
+        prop = dict(prop)
+        description = prop.pop("description", None)
+        prop.pop("title", None)
+        options = prop.pop("anyOf", None)
+        if options is not None:  # `T | None`: a query string has no null
+            prop.update(next(o for o in options if o.get("type") != "null"))
+            description = prop.pop("description", description)
+        if prop.get("default", 0) is None:
+            del prop["default"]
+        parameter: dict[str, Any] = {
+            "name": name,
+            "in": "query",
+            "required": name in required,
+            "schema": prop,
+        }
+        if description:
+            parameter["description"] = description
+        if prop.get("type") == "array":
+            parameter.update(style="form", explode=True)
+        parameters.append(parameter)
+    return parameters
