@@ -43,6 +43,7 @@ from service.live.adapter import (
     Clock,
     LiveBilling,
     availability,
+    credentials_present,
     iso_utc,
     live_price,
     parse_amount,
@@ -119,6 +120,10 @@ class AlibabaLivePrices:
         self._timeout_ms = int(timeout_s * 1000)
         self._billings = tuple(billings)
         self._clock = clock
+
+    def live_prices_configured(self) -> bool:
+        """Credentials are set (whether or not the SDK is installed)."""
+        return credentials_present(CREDENTIALS, self._environ)
 
     def live_prices_available(self) -> tuple[bool, str | None]:
         return availability(SDK_MODULE, EXTRA, CREDENTIALS, self._environ)

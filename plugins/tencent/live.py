@@ -41,6 +41,7 @@ from service.live.adapter import (
     Clock,
     LiveBilling,
     availability,
+    credentials_present,
     iso_utc,
     live_price,
     parse_amount,
@@ -104,6 +105,10 @@ class TencentLivePrices:
         self._timeout_s = timeout_s
         self._billings = tuple(billings)
         self._clock = clock
+
+    def live_prices_configured(self) -> bool:
+        """Credentials are set (whether or not the SDK is installed)."""
+        return credentials_present(CREDENTIALS, self._environ)
 
     def live_prices_available(self) -> tuple[bool, str | None]:
         return availability(SDK_MODULE, EXTRA, CREDENTIALS, self._environ)

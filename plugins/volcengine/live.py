@@ -61,6 +61,7 @@ from service.live.adapter import (
     Clock,
     LiveBilling,
     availability,
+    credentials_present,
     iso_utc,
     live_price,
     parse_amount,
@@ -149,6 +150,10 @@ class VolcengineLivePrices:
             path = self._env().get(CODES_ENV)
             self._codes = load_codes(path) if path else {}
         return self._codes
+
+    def live_prices_configured(self) -> bool:
+        """Credentials are set (whether or not the SDK is installed)."""
+        return credentials_present(CREDENTIALS, self._environ)
 
     def live_prices_available(self) -> tuple[bool, str | None]:
         ok, reason = availability(SDK_MODULE, EXTRA, CREDENTIALS, self._environ)

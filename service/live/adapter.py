@@ -114,6 +114,12 @@ def missing_env(names: Iterable[str], environ: Mapping[str, str] | None = None) 
     return [name for name in names if not env.get(name)]
 
 
+def credentials_present(names: Iterable[str], environ: Mapping[str, str] | None = None) -> bool:
+    """Every credential variable is set: an operator meant this cloud's live prices to
+    work (``suanli prices refresh`` fails when they still cannot be fetched)."""
+    return not missing_env(names, environ)
+
+
 def sdk_missing(module: str, extra: str) -> str | None:
     """``None`` when ``module`` imports, else the reason naming the pip extra to install.
 

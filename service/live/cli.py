@@ -8,10 +8,16 @@ generation (:mod:`service.shared`) so replicas reload; ``--output`` also writes 
 results and snapshots to a JSON file. Meant for a Kubernetes CronJob (one fetch serves
 all replicas) or an operator's shell.
 
-Exit status: 0 when every provider asked for published or has live prices off (no SDK,
-no credentials: shown, not an error unless named with ``--provider``); 1 when a refresh
-published nothing, or a provider named with ``--provider`` cannot do live prices;
-2 for a usage error (unknown provider, nowhere to publish).
+Exit status: 0 when every provider asked for published or has live prices off (no
+credentials: shown, not an error unless named with ``--provider``); 1 when a refresh
+published nothing, a provider whose credentials are configured could not fetch anything
+(e.g. its SDK is not installed: the CronJob would otherwise "succeed" with no price), or
+a provider named with ``--provider`` cannot do live prices; 2 for a usage error (unknown
+provider, nowhere to publish).
+
+:func:`run_refresh` is the whole job with a :class:`~service.live.refresh.RefreshProgress`
+(``suanli prices refresh`` draws one progress bar per provider from it);
+:func:`refresh_cli` is the same job from an ``argv``.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -31,7 +37,7 @@ from litestar.stores.redis import RedisStore
 from service.cache import StoreFactory
 from service.live.adapter import iso_utc, utc_now
 from service.live.discovery import LiveJob, discover_live_jobs
-from service.live.refresh import RefreshResult
+from service.live.refresh import RefreshProgress, RefreshResult
 from service.live.schedule import refresh_jobs
 from service.live.store import PriceSnapshotStore
 from service.plugins import get_plugin_manager
@@ -84,20 +90,26 @@ def _summary(result: RefreshResult) -> str:
 
 
 async def _run(
-    args: argparse.Namespace, jobs: list[LiveJob], root: Store, interval_s: float
+    jobs: list[LiveJob],
+    root: Store,
+    interval_s: float,
+    timeout_s: float,
+    regions: Sequence[str] | None,
+    progress: RefreshProgress | None,
+    echo: Callable[[str], None],
 ) -> list[RefreshResult]:
     try:
         store = PriceSnapshotStore.from_root(root)
-        results = await refresh_jobs(jobs, store, args.timeout, args.region)
+        results = await refresh_jobs(jobs, store, timeout_s, regions, progress)
         if isinstance(root, RedisStore) and any(r.published for r in results):
-            await _announce(root, interval_s)
+            await _announce(root, interval_s, echo)
         return results
     finally:
         if isinstance(root, RedisStore):
             await root._redis.aclose()  # the CLI owns this client; litestar only borrows it
 
 
-async def _announce(root: RedisStore, interval_s: float) -> None:
+async def _announce(root: RedisStore, interval_s: float, echo: Callable[[str], None]) -> None:
     """Bump the shared catalog generation so every replica reloads and picks the new
     prices up (see :mod:`service.shared`); a failure here is reported, not fatal."""
     try:
@@ -105,18 +117,37 @@ async def _announce(root: RedisStore, interval_s: float) -> None:
     except Exception as exc:
         print(f"warning: prices published but replicas not notified: {exc}", file=sys.stderr)
     else:
-        print(f"catalog generation {generation}: replicas will reload")
+        echo(f"catalog generation {generation}: replicas will reload")
 
 
-def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | None = None) -> int:
-    """Entry point of ``suanli prices refresh``; returns the exit status.
+def configured_but_off(job: LiveJob, result: RefreshResult) -> bool:
+    """Live prices are off for a provider whose credentials an operator did set."""
+    check = getattr(job.source, "live_prices_configured", None)
+    if result.outcome != "disabled" or not callable(check):
+        return False
+    try:
+        return bool(check())
+    except Exception:  # a buggy adapter: count it as configured, so the job fails loudly
+        return True
+
+
+def run_refresh(
+    *,
+    providers: Sequence[str] = (),
+    regions: Sequence[str] = (),
+    output: str | None = None,
+    timeout_s: float = DEFAULT_FETCH_TIMEOUT_S,
+    plugin_manager: pluggy.PluginManager | None = None,
+    progress: RefreshProgress | None = None,
+    echo: Callable[[str], None] = print,
+) -> int:
+    """Refresh, publish, report; returns the exit status (see the module docstring).
 
     ``plugin_manager`` replaces the one built from the installed entry points (tests
-    register in-process plugins this way).
+    register in-process plugins this way); ``echo`` prints one line per provider.
     """
-    args = _parser().parse_args(list(argv))
     settings = load_settings()
-    if not settings.redis_url and not args.output:
+    if not settings.redis_url and not output:
         print(
             "suanli prices refresh: nowhere to publish; set SUANLI_REDIS_URL or pass --output",
             file=sys.stderr,
@@ -124,9 +155,9 @@ def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | N
         return 2
     pm = plugin_manager or get_plugin_manager(allow=settings.plugins)
     jobs = discover_live_jobs(pm)
-    if args.provider:
+    if providers:
         known = {job.name for job in jobs}
-        unknown = sorted(set(args.provider) - known)
+        unknown = sorted(set(providers) - known)
         if unknown:
             print(
                 f"suanli prices refresh: unknown provider(s) {', '.join(unknown)}; "
@@ -134,21 +165,41 @@ def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | N
                 file=sys.stderr,
             )
             return 2
-        jobs = [job for job in jobs if job.name in args.provider]
+        jobs = [job for job in jobs if job.name in providers]
     # The same root the app uses (``suanli`` on Redis), but not its failure-swallowing
     # ResilientStore: a refresh job must know when publishing failed.
     root: Store = StoreFactory(settings.redis_url, settings.redis_timeout_s).root or MemoryStore()
-    results = asyncio.run(_run(args, jobs, root, settings.refresh_interval_s))
+    wanted = list(regions) or None
+    results = asyncio.run(
+        _run(jobs, root, settings.refresh_interval_s, timeout_s, wanted, progress, echo)
+    )
+    by_name = {job.name: job for job in jobs}
+    unusable = {r.provider for r in results if configured_but_off(by_name[r.provider], r)}
     for result in results:
-        print(_summary(result))
-    if args.output:
+        line = _summary(result)
+        if result.provider in unusable:
+            line += " — credentials are set, so this is an error"
+        echo(line)
+    if output:
         report = RefreshReport(generated_at=iso_utc(utc_now()), results=tuple(results))
-        Path(args.output).write_bytes(msgspec.json.format(msgspec.json.encode(report)))
-    named = set(args.provider or ())
+        Path(output).write_bytes(msgspec.json.format(msgspec.json.encode(report)))
+    named = set(providers)
     failed = [
         r
         for r in results
         if r.outcome in ("failed", "kept_previous")
-        or (r.outcome == "disabled" and r.provider in named)
+        or (r.outcome == "disabled" and (r.provider in named or r.provider in unusable))
     ]
     return 1 if failed else 0
+
+
+def refresh_cli(argv: Sequence[str], *, plugin_manager: pluggy.PluginManager | None = None) -> int:
+    """``suanli prices refresh`` from an ``argv`` (no progress display); the exit status."""
+    args = _parser().parse_args(list(argv))
+    return run_refresh(
+        providers=args.provider or (),
+        regions=args.region or (),
+        output=args.output,
+        timeout_s=args.timeout,
+        plugin_manager=plugin_manager,
+    )

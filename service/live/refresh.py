@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 
@@ -88,6 +88,19 @@ class RefreshResult(msgspec.Struct, frozen=True, kw_only=True):
         return self.outcome == "published"
 
 
+class RefreshProgress(Protocol):
+    """Told what a refresh does, region by region (the CLI draws its progress bars)."""
+
+    def planned(self, provider: str, regions: Sequence[str]) -> None:
+        """The regions ``provider`` will fetch, in order."""
+
+    def started(self, provider: str, region: str) -> None:
+        """A region's fetch begins (retries included until :meth:`finished`)."""
+
+    def finished(self, provider: str, outcome: RegionOutcome) -> None:
+        """A region's fetch ended: prices kept, attempts, error."""
+
+
 def sold_in(instance: InstanceType, region: str) -> bool:
     """Ask for a type in a region unless the catalog says it is sold elsewhere only
     (an empty ``regions`` means unknown, so it is asked everywhere)."""
@@ -152,12 +165,14 @@ async def refresh_provider(
     reference: Mapping[str, ReferenceRange] | None = None,
     clock: Clock = utc_now,
     sleep: Sleep = asyncio.sleep,
+    progress: RefreshProgress | None = None,
 ) -> RefreshResult:
     """Fetch, validate and publish ``provider_name``'s live prices for ``regions``.
 
     ``instance_types`` are the provider's catalog rows: they say which types to ask
     for in which region, and which accelerator a price covers (for validation).
-    ``timeout_s`` bounds each attempt of each region's fetch.
+    ``timeout_s`` bounds each attempt of each region's fetch; ``progress`` is told
+    about each region as it starts and ends.
     """
     usable, reason = source_availability(source)
     if not usable:
@@ -170,10 +185,16 @@ async def refresh_provider(
     rejected: list[RejectedPrice] = []
     missing: list[str] = []
     errors: list[str] = []
-    for region in regions:
-        names = [t.instance_type for t in instance_types if sold_in(t, region)]
-        if not names:
-            continue
+    todo = [
+        (region, [t.instance_type for t in instance_types if sold_in(t, region)])
+        for region in regions
+    ]
+    todo = [(region, names) for region, names in todo if names]
+    if progress is not None:
+        progress.planned(provider_name, [region for region, _ in todo])
+    for region, names in todo:
+        if progress is not None:
+            progress.started(provider_name, region)
         prices, attempts, error = await fetch_region(source, region, names, timeout_s, retry, sleep)
         here = [p for p in prices if p.region == region]
         rejected += [
@@ -190,9 +211,10 @@ async def refresh_provider(
             answered.add(region)
         else:
             errors.append(f"{region}: {error}")
-        outcomes.append(
-            RegionOutcome(region=region, attempts=attempts, prices=len(kept), error=error)
-        )
+        outcome = RegionOutcome(region=region, attempts=attempts, prices=len(kept), error=error)
+        outcomes.append(outcome)
+        if progress is not None:
+            progress.finished(provider_name, outcome)
     notes = tuple(errors) + tuple(
         f"dropped {r.price.instance_type} {r.price.region} {r.price.billing}: {r.reason}"
         for r in rejected

@@ -14,7 +14,12 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from service.live.discovery import LiveJob
-from service.live.refresh import RefreshResult, refresh_delay_s, refresh_provider
+from service.live.refresh import (
+    RefreshProgress,
+    RefreshResult,
+    refresh_delay_s,
+    refresh_provider,
+)
 from service.live.store import PriceSnapshotStore
 
 log = logging.getLogger(__name__)
@@ -34,6 +39,7 @@ async def refresh_jobs(
     store: PriceSnapshotStore,
     timeout_s: float,
     wanted_regions: Sequence[str] | None = None,
+    progress: RefreshProgress | None = None,
 ) -> list[RefreshResult]:
     """Refresh every job concurrently (different clouds do not share rate limits)."""
 
@@ -47,6 +53,7 @@ async def refresh_jobs(
             regions_for(job, wanted_regions),
             store,
             timeout_s,
+            progress=progress,
         )
 
     return list(await asyncio.gather(*(one(job) for job in jobs)))

@@ -1,0 +1,244 @@
+"""Rich tables for the CLI, laid out like ``dstack offer`` and ``sky show-gpus``.
+
+Each function takes the API's JSON document (the same one ``--json`` prints) and prints
+it for a person: unknown prices read ``unknown`` (never a zero), estimated prices are
+marked ``~`` with ``est.``, and the summary sentence closes the recommendation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+Json = Any
+
+UNKNOWN = Text("unknown", style="dim")
+
+
+def money(value: float | None, estimated: bool = False) -> Text:
+    if value is None:
+        return UNKNOWN
+    text = f"¥{value:,.2f}"
+    return Text(f"~{text} (est.)" if estimated else text, style="yellow" if estimated else "")
+
+
+def number(value: float | None, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "?"
+    return f"{value:,.{digits}f}{unit}"
+
+
+def resources(item: Json) -> str:
+    """``16xCPU, 96GB, 2xA100-80GB (80GB)`` (dstack's RESOURCES column)."""
+    parts = [
+        f"{item['vcpus']}xCPU" if item.get("vcpus") is not None else "?xCPU",
+        f"{item['memory_gib']:g}GB" if item.get("memory_gib") is not None else "?GB",
+    ]
+    acc = item.get("accelerator")
+    if acc:
+        memory = acc.get("memory_gib")
+        size = f"{memory:g}GB" if memory else "?GB"
+        parts.append(f"{acc['count']}x{acc['name']} ({size})")
+    return ", ".join(parts)
+
+
+def billing(value: str | None) -> str:
+    return {"on_demand": "on-demand", None: "?"}.get(value, value or "?")
+
+
+def offers(console: Console, page: Json) -> None:
+    if page.get("groups") is not None:
+        offer_groups(console, page)
+        return
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "RESOURCES", "BILLING"):
+        table.add_column(column, overflow="fold")
+    table.add_column("¥/H", justify="right")
+    table.add_column("¥/ACC·H", justify="right")
+    for index, item in enumerate(page["items"], start=page.get("offset", 0) + 1):
+        table.add_row(
+            str(index),
+            item["provider"],
+            item.get("region") or "?",
+            item["instance_type"],
+            resources(item),
+            billing(item.get("billing")),
+            money(item.get("price_per_hour"), item.get("price_estimated", False)),
+            money(item.get("price_per_accelerator_hour"), item.get("price_estimated", False)),
+        )
+    console.print(table)
+    priced = [i["price_per_hour"] for i in page["items"] if i.get("price_per_hour") is not None]
+    shown = len(page["items"])
+    footer = f"Shown {shown} of {page['total']} offers ({page['priced']} priced)"
+    if priced:
+        footer += f", ¥{max(priced):,.2f}/h max on this page"
+    console.print(Text(footer, style="dim"))
+    _warnings(console, page.get("warnings", ()))
+
+
+def offer_groups(console: Console, page: Json) -> None:
+    groups = page["groups"]
+    keys = list(groups[0]["key"]) if groups else []
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for key in keys:
+        table.add_column(key.upper(), overflow="fold")
+    for column in ("OFFERS", "COUNTS", "¥/ACC·H", "¥/H", "BEST"):
+        table.add_column(column, justify="right" if column != "BEST" else "left")
+    for group in groups:
+        best = group["best"]
+        table.add_row(
+            *[str(group["key"][k] or ("CPU only" if k == "accelerator" else "?")) for k in keys],
+            f"{group['offers']} ({group['priced']} priced)",
+            ",".join(str(c) for c in group["accelerator_counts"]) or "-",
+            _range(
+                group["min_price_per_accelerator_hour"], group["max_price_per_accelerator_hour"]
+            ),
+            _range(group["min_price_per_hour"], group["max_price_per_hour"]),
+            f"{best['provider']} {best['instance_type']} {best.get('region') or ''}".strip(),
+        )
+    console.print(table)
+    console.print(Text(f"{len(groups)} groups of {page['total']} offers", style="dim"))
+    _warnings(console, page.get("warnings", ()))
+
+
+def _range(low: float | None, high: float | None) -> Text:
+    if low is None or high is None:
+        return UNKNOWN
+    if abs(low - high) < 0.005:
+        return Text(f"¥{low:,.2f}")
+    return Text(f"¥{low:,.2f}..{high:,.2f}")
+
+
+def recommendation(console: Console, answer: Json) -> None:
+    options = answer.get("options", [])
+    if options:
+        table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+        for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "ACCELERATORS", "BILLING"):
+            table.add_column(column, overflow="fold")
+        for column in ("¥/H", "HOURS", "TOTAL", "FIT"):
+            table.add_column(column, justify="right")
+        for option in options:
+            acc = option.get("accelerator")
+            nodes = option.get("nodes", 1)
+            accel = "CPU only" if not acc else f"{acc['count']}x{acc['name']}"
+            if nodes > 1:
+                accel = f"{nodes} nodes x {accel}"
+            fit = "-"
+            if option.get("per_device_gib") is not None and option.get("headroom_gib") is not None:
+                fit = f"{option['per_device_gib']:.1f} GiB (+{option['headroom_gib']:.1f})"
+            estimated = option.get("price_estimated", False)
+            table.add_row(
+                str(option["rank"]) + (" *" if option.get("pareto") else ""),
+                option["provider"],
+                option.get("region") or ", ".join(option.get("regions", [])[:2]) or "any",
+                option["instance_type"],
+                accel,
+                billing(option.get("billing")),
+                money(option.get("price_per_hour"), estimated),
+                number(option.get("hours")),
+                money(option.get("total_cost"), estimated),
+                fit,
+            )
+        console.print(table)
+        console.print(Text("* on the cost–time Pareto front", style="dim"))
+    console.print()
+    console.print(Text(answer.get("summary", ""), style="bold"))
+    for hint in answer.get("relax", []):
+        nearest = hint.get("nearest")
+        line = f"- without {hint['constraint']}: {hint['removed']} more candidates"
+        console.print(line + (f", e.g. {nearest}" if nearest else ""))
+    _warnings(console, answer.get("warnings", ()))
+    for advice in answer.get("advice", []):
+        console.print(Text(f"- {advice['text']}", style="dim"))
+
+
+def estimate(console: Console, answer: Json) -> None:
+    memory = answer["memory"]
+    console.print(Text("Memory per device", style="bold"))
+    table = Table(show_edge=False, box=None, header_style="bold")
+    table.add_column("PART")
+    table.add_column("GiB", justify="right")
+    for key in ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead"):
+        value = memory.get(f"{key}_gib")
+        if value is not None:
+            table.add_row(key.replace("_", " "), f"{value:.2f}")
+    total = f"{memory['per_device_gib']:.2f}"
+    table.add_row(Text("per device", style="bold"), Text(total, style="bold"))
+    console.print(table)
+    compute = answer.get("compute") or {}
+    if compute.get("flops"):
+        tokens = compute.get("tokens") or 0
+        console.print(f"Compute: {compute['flops']:.3g} FLOPs over {tokens:.3g} tokens")
+    timing = answer.get("time")
+    if timing:
+        mfu = timing.get("mfu")
+        console.print(
+            f"Time: about {timing['hours']:.1f} h ({timing['device_hours']:.1f} device-hours"
+            + (f", MFU {mfu:.2f})" if mfu is not None else ")")
+        )
+    placement = answer.get("placement")
+    if placement:
+        verdict = "fits" if placement["fits"] else "does NOT fit"
+        console.print(
+            f"Placement: {placement['count']}x{placement['accelerator']} {verdict}"
+            f" (headroom {placement['headroom_gib']:.1f} GiB per device)"
+        )
+    host = answer.get("host") or {}
+    if host:
+        console.print(
+            f"Host: {host.get('vcpus')}-{host.get('vcpus_recommended')} vCPUs, "
+            f"{number(host.get('ram_gib'), ' GiB RAM')}, "
+            f"{number(host.get('disk_gib'), ' GiB disk')}"
+        )
+    assumptions = answer.get("assumptions", [])
+    if assumptions:
+        console.print(Text("Assumptions:", style="bold"))
+        for line in assumptions:
+            console.print(Text(f"- {line}", style="dim"))
+
+
+def models(console: Console, presets: Sequence[Json]) -> None:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("ID", "NAME", "KIND", "PARAMS (B)", "LAYERS", "HIDDEN", "HEADS", "KV", "VOCAB"):
+        table.add_column(column, justify="right" if column[0] in "PLHKV" else "left")
+    for p in presets:
+        table.add_row(
+            p["id"],
+            p["display_name"],
+            p["kind"],
+            f"{p['params_b']:.2f}",
+            *(_cell(p.get(k)) for k in ("layers", "hidden", "heads", "kv_heads", "vocab")),
+        )
+    console.print(table)
+    console.print(Text(f"{len(presets)} presets; pass an id or alias to --model", style="dim"))
+
+
+def _cell(value: object) -> str:
+    return "-" if value is None else str(value)
+
+
+def accelerators(console: Console, specs: Sequence[Json]) -> None:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("NAME", "VENDOR", "MEMORY", "BF16 TFLOPS", "FP16 TFLOPS", "GB/S", "STACK"):
+        left = column in ("NAME", "VENDOR", "STACK")
+        table.add_column(column, justify="left" if left else "right")
+    for spec in specs:
+        table.add_row(
+            spec["name"],
+            spec["vendor"],
+            f"{spec['memory_gib']:g} GiB",
+            number(spec.get("bf16_tflops"), digits=0),
+            number(spec.get("fp16_tflops"), digits=0),
+            number(spec.get("mem_bandwidth_gbps"), digits=0),
+            spec.get("stack", "cuda"),
+        )
+    console.print(table)
+
+
+def _warnings(console: Console, warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        console.print(Text(f"! {warning}", style="yellow"))
