@@ -144,6 +144,16 @@ def create_app(
             with contextlib.suppress(Exception):
                 await stores.close()
 
+    routes = _routes()
+    lifespans: list[Any] = [lifespan]
+    if settings.mcp:
+        from service.backend import LocalBackend
+        from service.mcp_server import McpMount
+
+        mount = McpMount(LocalBackend(suanli), settings.host)
+        routes.append(mount.route)
+        lifespans.append(mount.lifespan)
+
     middleware: list[Any] = []
     if settings.rate_limit_per_minute:
         middleware.append(
@@ -157,10 +167,10 @@ def create_app(
     middleware.append(prometheus.middleware)
 
     app = SuanliApp(
-        route_handlers=_routes(),
+        route_handlers=routes,
         dependencies={"suanli": Provide(provide_suanli, sync_to_thread=False)},
         middleware=middleware,
-        lifespan=[lifespan],
+        lifespan=lifespans,
         stores=StoreRegistry(
             stores={"recommend": recommend_store, "rate_limit": rate_store},
             default_factory=stores.namespace,

@@ -16,12 +16,16 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 from litestar.exceptions import HTTPException
 
 from service.errors import ErrorBody, ErrorItem, InputError
+
+if TYPE_CHECKING:
+    from service.settings import Settings
+    from service.state import Suanli
 
 Json = Any
 """A decoded JSON document (the API's response body)."""
@@ -57,6 +61,8 @@ class Backend(Protocol):
 
     where: str
     """``in-process`` or the server's URL (for messages)."""
+    blocking: bool
+    """True when a call waits on the network (async callers run it in a thread)."""
 
     def recommend(self, body: Json) -> Json: ...
 
@@ -90,23 +96,31 @@ def error_from(exc: Exception, where: str) -> ApiError:
 
 
 class LocalBackend:
-    """Answers in this process, on the catalogs the installed plugins ship."""
+    """Answers in this process from an app's :class:`~service.state.Suanli` container
+    (the service's own when the MCP server is mounted in it)."""
 
     where = "in-process"
+    blocking = False
+    """Calls are CPU-only and short: run them where the caller runs (the event loop)."""
 
-    def __init__(self, settings: Any = None) -> None:
+    def __init__(self, suanli: Suanli) -> None:
+        self._suanli = suanli
+
+    @classmethod
+    def shipped(cls, settings: Settings | None = None) -> LocalBackend:
+        """An app of its own on the catalogs the installed plugins ship (the CLI's and
+        ``suanli mcp``'s default): no shared cache or live-price store, quiet logs."""
         from service.app import create_app
         from service.settings import load_settings
         from service.state import STATE_KEY
 
         if settings is None:
-            # The shipped catalogs: no shared cache or live-price store, quiet logs.
             settings = msgspec.structs.replace(
                 load_settings(), redis_url=None, live_prices=False, log_level="WARNING"
             )
-        self._app = create_app(settings)
-        self._suanli = self._app.state[STATE_KEY]
-        self._suanli.catalog.load()
+        suanli: Suanli = create_app(settings).state[STATE_KEY]
+        suanli.catalog.load()
+        return cls(suanli)
 
     def recommend(self, body: Json) -> Json:
         from service.api.body import decode_json
@@ -171,6 +185,8 @@ class LocalBackend:
 class HttpBackend:
     """The same questions sent to a running Suanli server."""
 
+    blocking = True
+
     def __init__(self, url: str, timeout_s: float = 30.0) -> None:
         parts = urllib.parse.urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -222,4 +238,4 @@ def _encode(body: Json) -> bytes:
 
 def open_backend(url: str | None) -> Backend:
     """``HttpBackend(url)`` when a URL is given, else the in-process backend."""
-    return HttpBackend(url) if url else LocalBackend()
+    return HttpBackend(url) if url else LocalBackend.shipped()

@@ -24,9 +24,9 @@ import msgspec
 import typer
 from rich.console import Console
 
+from service import forms as build
 from service.backend import ApiError, Backend, open_backend
 from service.cli import render
-from service.cli import requests as build
 
 VERSION = "0.1.0"
 
@@ -465,7 +465,7 @@ def openapi(
 @app.command()
 def mcp(url: UrlOpt = None) -> None:
     """Run the MCP server on stdio (for Claude Desktop, Cursor, ...)."""
-    from service.assistant import serve_stdio
+    from service.mcp_server import serve_stdio
 
     serve_stdio(open_backend(url))
 

@@ -54,6 +54,10 @@ def offers(console: Console, page: Json) -> None:
     if page.get("groups") is not None:
         offer_groups(console, page)
         return
+    if not page["items"]:
+        console.print(f"No offer matches these filters ({page['total']} in all pages).")
+        _warnings(console, page.get("warnings", ()))
+        return
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "RESOURCES", "BILLING"):
         table.add_column(column, overflow="fold")

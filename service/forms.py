@@ -1,9 +1,10 @@
-"""CLI flags -> the API's request bodies and query parameters (pure functions).
+"""CLI flags and MCP tool arguments -> the API's request bodies and query parameters.
 
-The CLI validates nothing the API validates: names, bounds and combinations go through
-as given, and the API's 400 (field, reason, closest names) is what the user reads. Only
-what a shell cannot express is translated here: ``20M`` tokens, ``--count 2..8``, a
-``13b`` model size, ``--set key=value`` for any other workload field.
+Pure functions shared by :mod:`service.cli` and :mod:`service.mcp_server`. They validate
+nothing the API validates: names, bounds and combinations go through as given, and the
+API's 400 (field, reason, closest names) is what the user or the model reads. Only what a
+shell cannot express is translated here: ``20M`` tokens, ``--count 2..8``, a ``13b``
+model size, ``--set key=value`` for any other workload field.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ class FlagError(ValueError):
     """A flag value the shell form cannot be read as (the message names the flag)."""
 
 
-def amount(flag: str, text: str) -> float:
+def amount(flag: str, text: str | float) -> float:
     """``20M`` -> 2e7, ``1.5B`` -> 1.5e9, ``3e6`` -> 3e6 (K, M, B/G, T suffixes)."""
+    if isinstance(text, int | float):
+        return text
     match = _AMOUNT.match(text)
     if match is None:
         raise FlagError(f"{flag}: expected a number such as 2e7, 20M or 1.5B, got {text!r}")
@@ -81,15 +84,17 @@ def workload(
     kind: str | None = None,
     model: str | None = None,
     method: str | None = None,
-    tokens: str | None = None,
+    tokens: str | float | None = None,
     seq_len: int | None = None,
     context_len: int | None = None,
     concurrency: int | None = None,
     precision: str | None = None,
     data_gb: float | None = None,
     extra: Sequence[str] = (),
+    fields: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``workload`` object: only the flags given (the API fills its defaults)."""
+    """The ``workload`` object: only the flags given (the API fills its defaults);
+    ``extra`` are ``key=value`` strings, ``fields`` a mapping (MCP) of other fields."""
     serving = context_len is not None or concurrency is not None
     body: dict[str, Any] = {
         "kind": infer_kind(kind, method=method, data_gb=data_gb, serving=serving)
@@ -106,6 +111,7 @@ def workload(
     }
     body.update({k: v for k, v in given.items() if v is not None})
     body.update(assignments(extra))
+    body.update(fields or {})
     return body
 
 
