@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, Request, get
-from litestar.exceptions import ValidationException
 
 from service.api.query import parse_query
 from service.offers import OfferPage, OfferQuery, list_offers
@@ -36,7 +35,6 @@ class OffersController(Controller):
         summary="List offers across providers (filter, sort, group, page)",
         description=DESCRIPTION,
         sync_to_thread=False,
-        raises=[ValidationException],
         opt={"query": OfferQuery},
     )
     def list_offers(self, request: Request[Any, Any, Any], suanli: SuanliDep) -> OfferPage:
