@@ -266,33 +266,37 @@ def recommend(
     as_json: JsonOpt = False,
 ) -> None:
     """Rank cloud servers for a job: price, time, total cost, fit, and why."""
-    body = build.recommend_body(
-        _workload(
-            kind,
-            model,
-            method,
-            tokens,
-            seq_len,
-            context_len,
-            concurrency,
-            precision,
-            data_gb,
-            extra,
-        ),
-        build.constraints(
-            providers=provider or (),
-            regions=region or (),
-            gpus=gpu or (),
-            billing=billing or (),
-            max_price=max_price,
-            budget=budget,
-            deadline_hours=deadline,
-        ),
-        objective=_value(objective),
-        top_k=top_k,
-        lang=_value(lang),
-    )
-    _run(url, as_json, lambda b: b.recommend(body), render.recommendation)
+
+    def ask(backend: Backend) -> Any:
+        body = build.recommend_body(
+            _workload(
+                kind,
+                model,
+                method,
+                tokens,
+                seq_len,
+                context_len,
+                concurrency,
+                precision,
+                data_gb,
+                extra,
+            ),
+            build.constraints(
+                providers=provider or (),
+                regions=region or (),
+                gpus=gpu or (),
+                billing=billing or (),
+                max_price=max_price,
+                budget=budget,
+                deadline_hours=deadline,
+            ),
+            objective=_value(objective),
+            top_k=top_k,
+            lang=_value(lang),
+        )
+        return backend.recommend(body)
+
+    _run(url, as_json, ask, render.recommendation)
 
 
 @app.command()
