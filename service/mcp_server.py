@@ -90,6 +90,12 @@ LangArg = Annotated[
 ]
 
 
+def _text(wrapped: str) -> str:
+    """A description as paragraphs of one line each (source lines are wrapped at 92)."""
+    paragraphs = wrapped.strip().split("\n\n")
+    return "\n\n".join(" ".join(p.split("\n")) for p in paragraphs)
+
+
 def _call(backend: Backend, ask: Callable[[], T]) -> Any:
     """Run a backend call; the API's refusal becomes a tool error the model can read."""
     try:
@@ -106,13 +112,15 @@ async def _answer(backend: Backend, ask: Callable[[], T]) -> Any:
 
 def build_mcp(backend: Backend, version: str = "0.1.0") -> MCPServer:
     """The MCP server with Suanli's five tools answering from ``backend``."""
-    server = MCPServer("suanli", title="Suanli (算力)", version=version, instructions=INSTRUCTIONS)
+    server = MCPServer(
+        "suanli", title="Suanli (算力)", version=version, instructions=_text(INSTRUCTIONS)
+    )
 
     @server.tool(
         name="recommend_servers",
         title="Recommend cloud servers for a deep-learning job / 推荐云服务器",
         annotations=READ_ONLY,
-        description="""Rank rentable cloud servers (GPU/NPU instances) for a training,
+        description=_text("""Rank rentable cloud servers (GPU/NPU instances) for a training,
 fine-tuning, serving or preprocessing job across Alibaba, Tencent, Huawei and Volcano
 Engine, by total cost (default), time or a balance. 为深度学习任务推荐云服务器并按成本/时间排序。
 
@@ -124,7 +132,7 @@ Returns `options` (rank, provider, region, instance_type, accelerator {name, cou
 memory_gib}, nodes, billing, price_per_hour and total_cost in CNY — null means unknown,
 never free — hours, memory fit and headroom, reasons, warnings), `advice`, and
 `summary`: one sentence in `lang` to say to the user as is. With no option left, options
-is empty and `relax` tells which constraint to loosen.""",
+is empty and `relax` tells which constraint to loosen."""),
     )
     async def recommend_servers(
         model: ModelArg = None,
@@ -203,7 +211,7 @@ is empty and `relax` tells which constraint to loosen.""",
         name="estimate_resources",
         title="Estimate GPU memory, compute and time of a job / 估算显存与时间",
         annotations=READ_ONLY,
-        description="""Size a deep-learning job: GPU memory per device (weights, gradients,
+        description=_text("""Size a deep-learning job: GPU memory per device (weights, gradients,
 optimizer states, activations, KV cache, overhead, in GiB), FLOPs, and — with an
 accelerator and count — whether it fits and the hours it takes, plus host vCPU/RAM/disk.
 估算训练/推理任务需要多少显存、算力和时间。
@@ -212,7 +220,7 @@ Pass the same workload fields as recommend_servers; add accelerator (list_accele
 names, e.g. 'A100-80GB') and count to place it. Returns `memory`, `compute`, `time`
 (null without a placement), `host`, `placement` {fits, headroom_gib} and `assumptions`:
 every prior used, in words — mention the main ones when you quote the numbers, they are
-estimates.""",
+estimates."""),
     )
     async def estimate_resources(
         model: ModelArg = None,
@@ -262,7 +270,7 @@ estimates.""",
         name="list_offers",
         title="List cloud GPU/NPU offers and prices / 查询云服务器报价",
         annotations=READ_ONLY,
-        description="""List rentable instances across every provider, cheapest first:
+        description=_text("""List rentable instances across every provider, cheapest first:
 one instance type in one region under one billing mode, with its price per hour (CNY)
 and per accelerator-hour, the price's source and date, and the specs. 列出各云厂商的 GPU/NPU
 实例报价。
@@ -272,7 +280,7 @@ per instance, min_accelerator_memory_gib, providers, regions, billing, max_price
 sort by 'price', 'price_per_accelerator', 'memory' or 'total_memory'; group_by
 'accelerator' / 'provider' / 'region' for a summary per group. Returns `items`, `total`,
 `priced`, optional `groups`, and each catalog's date. Unknown prices are null and listed
-last — say "price unknown", never treat them as cheap.""",
+last — say "price unknown", never treat them as cheap."""),
     )
     async def list_offers(
         accelerators: Annotated[
@@ -334,10 +342,10 @@ last — say "price unknown", never treat them as cheap.""",
         name="list_models",
         title="List model presets / 模型列表",
         annotations=READ_ONLY,
-        description="""The model presets the other tools accept as `model`: id, display
-name, kind, parameters in billions, aliases (any of them works) and the source of the
-architecture. Call it when a user names a model and you are unsure of the id. 可用的模型
-预设（id 与别名）。""",
+        description=_text("""Returns the model presets the other tools accept as `model`:
+id, display name, kind, parameters in billions, aliases (any of them works) and the
+source of the architecture. Call it when a user names a model and you are unsure of the
+id. 可用的模型预设（id 与别名）。"""),
     )
     async def list_models() -> dict[str, Any]:
         presets = await _answer(backend, backend.models)
@@ -348,10 +356,10 @@ architecture. Call it when a user names a model and you are unsure of the id. �
         name="list_accelerators",
         title="List accelerators / 加速卡列表",
         annotations=READ_ONLY,
-        description="""The GPUs and NPUs the catalogs use, with memory (GiB), dense BF16 /
-FP16 TFLOPS, memory bandwidth (GB/s), software stack (cuda or cann for Ascend) and
-aliases. Use these names for `accelerators` / `accelerator` in the other tools. 可用的
-GPU/NPU 名称与规格。""",
+        description=_text("""Returns the GPUs and NPUs the catalogs use, with memory (GiB),
+dense BF16 / FP16 TFLOPS, memory bandwidth (GB/s), software stack (cuda, or cann for
+Ascend) and aliases. Use these names for `accelerators` / `accelerator` in the other
+tools. 可用的 GPU/NPU 名称与规格。"""),
     )
     async def list_accelerators() -> dict[str, Any]:
         specs = await _answer(backend, backend.accelerators)

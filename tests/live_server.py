@@ -42,10 +42,12 @@ class LiveServer:
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as response:
-                    if response.status == 200:
-                        return
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as response,
+            ):
+                if response.status == 200:
+                    return
             if self.process.poll() is not None:
                 break
             time.sleep(0.2)

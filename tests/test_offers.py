@@ -44,7 +44,8 @@ def refused(client: TestClient[Litestar], query: str) -> dict[str, Any]:
     response = client.get(f"/v1/offers?{query}")
     assert response.status_code == 400, response.text
     body: dict[str, Any] = response.json()
-    assert body["status_code"] == 400 and body["extra"], body
+    assert body["status_code"] == 400, body
+    assert body["extra"], body
     item: dict[str, Any] = body["extra"][0]
     assert item["source"] == "query"
     return item
@@ -101,9 +102,7 @@ def test_price_order_with_unknown_prices_last(client: TestClient[Litestar]) -> N
         ("total_memory", "total_accelerator_memory_gib", True),
     ],
 )
-def test_other_sorts(
-    client: TestClient[Litestar], sort: str, field: str, descending: bool
-) -> None:
+def test_other_sorts(client: TestClient[Litestar], sort: str, field: str, descending: bool) -> None:
     items = offers(client, sort=sort)["items"]
     assert offers(client, sort=sort)["sort"] == sort
     priced_first(items, field)
@@ -145,14 +144,16 @@ def test_filters_combine(client: TestClient[Litestar]) -> None:
         assert item["accelerator"]["name"] in ("A10", "V100-16GB", "V100-32GB")
         assert 2 <= item["accelerator"]["count"] <= 4
         assert item["billing"] == "on_demand"
-        assert item["price_per_hour"] is not None and item["price_per_hour"] <= 80
-        assert item["vcpus"] >= 8 and item["memory_gib"] >= 32
+        assert item["price_per_hour"] is not None
+        assert item["price_per_hour"] <= 80
+        assert item["vcpus"] >= 8
+        assert item["memory_gib"] >= 32
     region = offers(client, region="cn-shanghai", provider="alibaba")
-    assert region["items"] and {(o["region"], o["provider"]) for o in region["items"]} == {
-        ("cn-shanghai", "alibaba")
-    }
+    assert region["items"]
+    assert {(o["region"], o["provider"]) for o in region["items"]} == {("cn-shanghai", "alibaba")}
     big = offers(client, min_accelerator_memory_gib=64)["items"]
-    assert big and all(o["accelerator"]["memory_gib"] >= 64 for o in big)
+    assert big
+    assert all(o["accelerator"]["memory_gib"] >= 64 for o in big)
     assert offers(client, priced_only=True)["priced"] == offers(client, priced_only=True)["total"]
 
 
@@ -163,7 +164,9 @@ def test_cpu_only_types_only_when_asked(client: TestClient[Litestar]) -> None:
     assert cpu, "the shipped catalogs list CPU-only types"
     assert with_cpu["total"] == offers(client)["total"] + len(cpu)
     # An accelerator filter or count excludes CPU-only types even when asked for.
-    assert all(o["accelerator"] for o in offers(client, include_cpu=True, accelerator="T4")["items"])
+    assert all(
+        o["accelerator"] for o in offers(client, include_cpu=True, accelerator="T4")["items"]
+    )
 
 
 def test_groups_summarise_the_matching_offers(client: TestClient[Litestar]) -> None:
@@ -178,7 +181,8 @@ def test_groups_summarise_the_matching_offers(client: TestClient[Litestar]) -> N
             and o["provider"] == group["key"]["provider"]
         ]
         prices = [o["price_per_hour"] for o in members if o["price_per_hour"] is not None]
-        assert group["offers"] == len(members) and group["priced"] == len(prices)
+        assert group["offers"] == len(members)
+        assert group["priced"] == len(prices)
         assert group["min_price_per_hour"] == (min(prices) if prices else None)
         assert group["max_price_per_hour"] == (max(prices) if prices else None)
         assert group["accelerator_counts"] == sorted({o["accelerator"]["count"] for o in members})
@@ -206,7 +210,10 @@ def test_every_provider_catalog_is_dated(client: TestClient[Litestar]) -> None:
     }
     assert all(c["as_of"] for c in page["catalogs"])
     item = page["items"][0]
-    assert item["source"] and item["as_of"] and item["price_reference"] and item["price_as_of"]
+    assert item["source"]
+    assert item["as_of"]
+    assert item["price_reference"]
+    assert item["price_as_of"]
 
 
 @pytest.mark.parametrize(
@@ -246,7 +253,8 @@ def test_bad_values_name_the_parameter(
     client: TestClient[Litestar], query: str, key: str, words: str
 ) -> None:
     item = refused(client, query)
-    assert item["key"] == key and words in item["message"], item
+    assert item["key"] == key, item
+    assert words in item["message"], item
 
 
 def test_contract_documents_every_parameter_and_field(client: TestClient[Litestar]) -> None:
@@ -258,7 +266,8 @@ def test_contract_documents_every_parameter_and_field(client: TestClient[Litesta
             "billing", "max_price", "min_vcpus", "min_memory_gib", "sort", "group_by",
             "limit", "offset"} <= names  # fmt: skip
     for parameter in operation["parameters"]:
-        assert parameter["in"] == "query" and parameter["description"], parameter
+        assert parameter["in"] == "query", parameter
+        assert parameter["description"], parameter
     schemas = document["components"]["schemas"]
     for name in ("OfferPage", "OfferItem", "OfferGroupItem"):
         for field, prop in schemas[name]["properties"].items():

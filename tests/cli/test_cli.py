@@ -65,7 +65,9 @@ def test_offers_table(server: LiveServer) -> None:
     page = rest(server, "/v1/offers?accelerator=A100&limit=5")
     for where in ([], ["--url", server.url]):
         out = run("offers", "--gpu", "A100", "--limit", "5", *where).stdout
-        assert "PROVIDER" in out and "INSTANCE TYPE" in out and "¥/ACC·H" in out
+        assert "PROVIDER" in out
+        assert "INSTANCE TYPE" in out
+        assert "¥/ACC·H" in out
         for item in page["items"]:
             assert item["instance_type"] in out
             assert f"¥{item['price_per_hour']:,.2f}" in out
@@ -81,12 +83,15 @@ def test_offers_flags_become_the_query(server: LiveServer) -> None:
              "&group_by=accelerator&group_by=provider")  # fmt: skip
     assert run_json(*args) == rest(server, f"/v1/offers?{query}")
     table = run(*args).stdout
-    assert "ACCELERATOR" in table and "PROVIDER" in table and "groups of" in table
+    assert "ACCELERATOR" in table
+    assert "PROVIDER" in table
+    assert "groups of" in table
 
 
 def test_unknown_price_reads_unknown() -> None:
     out = run("offers", "--provider", "volcengine", "--limit", "3").stdout
-    assert "unknown" in out and "¥0.00" not in out
+    assert "unknown" in out
+    assert "¥0.00" not in out
 
 
 def test_recommend_same_answer_in_process_and_from_the_server(server: LiveServer) -> None:
@@ -95,17 +100,20 @@ def test_recommend_same_answer_in_process_and_from_the_server(server: LiveServer
     remote = run_json("recommend", *flags, "--url", server.url)
     direct = rest(server, "/v1/recommend", {**QLORA_BODY, "lang": "en", "top_k": 3})
     assert local == remote == direct
-    assert len(local["options"]) == 3 and local["lang"] == "en"
+    assert len(local["options"]) == 3
+    assert local["lang"] == "en"
     table = run("recommend", *flags).stdout
     assert local["summary"] in table
     top = local["options"][0]
-    assert top["instance_type"] in table and f"¥{top['total_cost']:,.2f}" in table
+    assert top["instance_type"] in table
+    assert f"¥{top['total_cost']:,.2f}" in table
 
 
 def test_recommend_constraints_reach_the_planner() -> None:
     answer = run_json("recommend", *QLORA, "--provider", "tencent", "--gpu", "A100",
                       "--objective", "time", "--lang", "zh")  # fmt: skip
-    assert answer["objective"] == "time" and answer["lang"] == "zh"
+    assert answer["objective"] == "time"
+    assert answer["lang"] == "zh"
     assert answer["options"]
     assert {o["provider"] for o in answer["options"]} == {"tencent"}
     assert all(o["accelerator"]["name"].startswith("A100") for o in answer["options"])
@@ -155,7 +163,8 @@ def test_models_and_accelerators(server: LiveServer) -> None:
 def test_version_and_completion() -> None:
     assert run("--version").stdout.strip() == "suanli 0.1.0"
     script = run("--show-completion", "bash").stdout
-    assert "_SUANLI_COMPLETE" in script and "complete" in script
+    assert "_SUANLI_COMPLETE" in script
+    assert "complete" in script
 
 
 def test_prices_refresh_takes_every_option(tmp_path: Path) -> None:
