@@ -185,8 +185,16 @@ def flatmap_path_parameters(
 def flatmap_query(
     context: schemathesis.HookContext, query: dict[str, Any]
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """Often filter by an accelerator that exists (random strings are unknown names)."""
-    if not isinstance(query, dict) or not _valid_name(query.get("accelerator"), 64):
+    """Often filter by an accelerator that exists (random strings are unknown names);
+    ``/v1/offers`` takes a list of them."""
+    if not isinstance(query, dict):
+        return st.just(query)
+    given = query.get("accelerator")
+    if isinstance(given, list) and given and all(_valid_name(a, 64) for a in given):
+        return st.sampled_from([None, *_known_names().accelerators]).map(
+            lambda name: query if name is None else {**query, "accelerator": [name]}
+        )
+    if not _valid_name(given, 64):
         return st.just(query)
     return st.sampled_from([None, *_known_names().accelerators]).map(
         lambda name: query if name is None else {**query, "accelerator": name}

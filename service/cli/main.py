@@ -84,6 +84,7 @@ UrlOpt = Annotated[
     str | None,
     typer.Option(
         "--url",
+        metavar="URL",
         envvar="SUANLI_URL",
         help="Ask this Suanli server instead of answering in-process (e.g. http://127.0.0.1:8000).",
     ),
@@ -92,7 +93,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON docu
 ModelOpt = Annotated[
     str | None,
     typer.Option(
-        "--model", "-m", help="Preset id or alias (see `suanli models`), or a size such as 13b."
+        "--model",
+        "-m",
+        metavar="MODEL",
+        help="Preset id or alias (see `suanli models`), or a size such as 13b.",
     ),
 ]
 MethodOpt = Annotated[
@@ -100,7 +104,9 @@ MethodOpt = Annotated[
 ]
 TokensOpt = Annotated[
     str | None,
-    typer.Option("--tokens", "-t", help="Training tokens (dataset x epochs): 2e7, 20M, 1.5B."),
+    typer.Option(
+        "--tokens", "-t", metavar="N", help="Training tokens (dataset x epochs): 2e7, 20M, 1.5B."
+    ),
 ]
 SeqLenOpt = Annotated[int | None, typer.Option("--seq-len", help="Sequence length in tokens.")]
 KindOpt = Annotated[
@@ -127,6 +133,7 @@ SetOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--set",
+        metavar="KEY=VALUE",
         help="Any other workload field, KEY=VALUE (repeatable), e.g. "
         "--set lora_rank=64 --set framework=deepspeed.",
     ),
@@ -230,14 +237,21 @@ def recommend(
     seq_len: SeqLenOpt = None,
     kind: KindOpt = None,
     provider: Annotated[
-        list[str] | None, typer.Option("--provider", "-p", help="Only this provider (repeatable).")
+        list[str] | None,
+        typer.Option("--provider", "-p", metavar="NAME", help="Only this provider (repeatable)."),
     ] = None,
     gpu: Annotated[
         list[str] | None,
-        typer.Option("--gpu", "-g", help="Only this accelerator or family: A100, 910B (repeat)."),
+        typer.Option(
+            "--gpu",
+            "-g",
+            metavar="NAME",
+            help="Only this accelerator or family: A100, 910B (repeat).",
+        ),
     ] = None,
     region: Annotated[
-        list[str] | None, typer.Option("--region", "-r", help="Only this region (repeatable).")
+        list[str] | None,
+        typer.Option("--region", "-r", metavar="REGION", help="Only this region (repeatable)."),
     ] = None,
     objective: Annotated[
         Objective | None,
@@ -248,7 +262,8 @@ def recommend(
     ] = None,
     lang: Annotated[Lang | None, typer.Option("--lang", help="zh (default) or en.")] = None,
     billing: Annotated[
-        list[str] | None, typer.Option("--billing", help="on_demand, monthly, spot (repeatable).")
+        list[str] | None,
+        typer.Option("--billing", metavar="MODE", help="on_demand, monthly, spot (repeatable)."),
     ] = None,
     max_price: Annotated[
         float | None, typer.Option("--max-price", help="At most this many CNY per hour.")
@@ -307,7 +322,10 @@ def estimate(
     seq_len: SeqLenOpt = None,
     kind: KindOpt = None,
     gpu: Annotated[
-        str | None, typer.Option("--gpu", "-g", help="Place on this accelerator, e.g. A100-80GB.")
+        str | None,
+        typer.Option(
+            "--gpu", "-g", metavar="NAME", help="Place on this accelerator, e.g. A100-80GB."
+        ),
     ] = None,
     count: Annotated[
         int | None, typer.Option("--count", "-n", help="Accelerators in total (with --gpu).")
@@ -349,22 +367,33 @@ def estimate(
 def offers(
     gpu: Annotated[
         list[str] | None,
-        typer.Option("--gpu", "-g", help="Accelerator or family: A100, H800, 910B (repeatable)."),
+        typer.Option(
+            "--gpu",
+            "-g",
+            metavar="NAME",
+            help="Accelerator or family: A100, H800, 910B (repeatable).",
+        ),
     ] = None,
     count: Annotated[
-        str | None, typer.Option("--count", "-n", help="Accelerators per instance: 8, 2..8, 4..")
+        str | None,
+        typer.Option(
+            "--count", "-n", metavar="N|MIN..MAX", help="Accelerators per instance: 8, 2..8, 4.."
+        ),
     ] = None,
     provider: Annotated[
-        list[str] | None, typer.Option("--provider", "-p", help="Provider (repeatable).")
+        list[str] | None,
+        typer.Option("--provider", "-p", metavar="NAME", help="Provider (repeatable)."),
     ] = None,
     region: Annotated[
-        list[str] | None, typer.Option("--region", "-r", help="Region (repeatable).")
+        list[str] | None,
+        typer.Option("--region", "-r", metavar="REGION", help="Region (repeatable)."),
     ] = None,
     max_price: Annotated[
         float | None, typer.Option("--max-price", help="At most this many CNY per hour.")
     ] = None,
     billing: Annotated[
-        list[str] | None, typer.Option("--billing", help="on_demand, monthly, spot (repeatable).")
+        list[str] | None,
+        typer.Option("--billing", metavar="MODE", help="on_demand, monthly, spot (repeatable)."),
     ] = None,
     min_gpu_memory: Annotated[
         float | None, typer.Option("--min-gpu-memory", help="GiB per accelerator, at least.")
@@ -382,7 +411,9 @@ def offers(
     sort: Annotated[Sort | None, typer.Option("--sort", help="Order (default price).")] = None,
     group_by: Annotated[
         list[str] | None,
-        typer.Option("--group-by", help="accelerator, provider, region (repeatable or a,b)."),
+        typer.Option(
+            "--group-by", metavar="KEY", help="accelerator, provider, region (repeatable or a,b)."
+        ),
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Offers per page (1-500).")] = None,
     offset: Annotated[int | None, typer.Option("--offset", help="Offers to skip.")] = None,
@@ -477,10 +508,12 @@ def mcp(url: UrlOpt = None) -> None:
 @prices_app.command("refresh")
 def prices_refresh(
     provider: Annotated[
-        list[str] | None, typer.Option("--provider", help="Only this provider (repeatable).")
+        list[str] | None,
+        typer.Option("--provider", metavar="NAME", help="Only this provider (repeatable)."),
     ] = None,
     region: Annotated[
-        list[str] | None, typer.Option("--region", help="Only this region (repeatable).")
+        list[str] | None,
+        typer.Option("--region", metavar="REGION", help="Only this region (repeatable)."),
     ] = None,
     output: Annotated[
         str | None, typer.Option(help="Also write results and snapshots to this JSON file.")
