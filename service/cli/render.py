@@ -60,7 +60,7 @@ def offers(console: Console, page: Json) -> None:
         return
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "RESOURCES", "BILLING"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, no_wrap=column != "RESOURCES")
     table.add_column("¥/H", justify="right")
     table.add_column("¥/ACC·H", justify="right")
     for index, item in enumerate(page["items"], start=page.get("offset", 0) + 1):
@@ -90,10 +90,13 @@ def offer_groups(console: Console, page: Json) -> None:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for key in keys:
         table.add_column(key.upper(), overflow="fold")
-    for column in ("OFFERS", "COUNTS", "¥/ACC·H", "¥/H", "BEST"):
-        table.add_column(column, justify="right" if column != "BEST" else "left")
+    for column in ("OFFERS", "COUNTS", "¥/ACC·H", "¥/H", "BEST OFFER"):
+        table.add_column(column, justify="right" if column != "BEST OFFER" else "left")
     for group in groups:
         best = group["best"]
+        where = best.get("region") or "?"
+        if "provider" not in keys:
+            where = f"{best['provider']} {where}"
         table.add_row(
             *[str(group["key"][k] or ("CPU only" if k == "accelerator" else "?")) for k in keys],
             f"{group['offers']} ({group['priced']} priced)",
@@ -102,7 +105,7 @@ def offer_groups(console: Console, page: Json) -> None:
                 group["min_price_per_accelerator_hour"], group["max_price_per_accelerator_hour"]
             ),
             _range(group["min_price_per_hour"], group["max_price_per_hour"]),
-            f"{best['provider']} {best['instance_type']} {best.get('region') or ''}".strip(),
+            f"{best['instance_type']} ({where})",
         )
     console.print(table)
     console.print(Text(f"{len(groups)} groups of {page['total']} offers", style="dim"))
@@ -122,9 +125,9 @@ def recommendation(console: Console, answer: Json) -> None:
     if options:
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
         for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "ACCELERATORS", "BILLING"):
-            table.add_column(column, overflow="fold")
-        for column in ("¥/H", "HOURS", "TOTAL", "FIT"):
-            table.add_column(column, justify="right")
+            table.add_column(column, no_wrap=column != "REGION")
+        for column in ("¥/H", "HOURS", "TOTAL", "GPU MEM"):
+            table.add_column(column, justify="right", no_wrap=True)
         for option in options:
             acc = option.get("accelerator")
             nodes = option.get("nodes", 1)
@@ -133,12 +136,13 @@ def recommendation(console: Console, answer: Json) -> None:
                 accel = f"{nodes} nodes x {accel}"
             fit = "-"
             if option.get("per_device_gib") is not None and option.get("headroom_gib") is not None:
-                fit = f"{option['per_device_gib']:.1f} GiB (+{option['headroom_gib']:.1f})"
+                used, free = option["per_device_gib"], option["headroom_gib"]
+                fit = f"{used:.1f}/{used + free:.0f} GiB"
             estimated = option.get("price_estimated", False)
             table.add_row(
                 str(option["rank"]) + (" *" if option.get("pareto") else ""),
                 option["provider"],
-                option.get("region") or ", ".join(option.get("regions", [])[:2]) or "any",
+                _where(option),
                 option["instance_type"],
                 accel,
                 billing(option.get("billing")),
@@ -148,7 +152,8 @@ def recommendation(console: Console, answer: Json) -> None:
                 fit,
             )
         console.print(table)
-        console.print(Text("* on the cost–time Pareto front", style="dim"))
+        if any(option.get("pareto") for option in options):
+            console.print(Text("* on the cost–time Pareto front", style="dim"))
     console.print()
     console.print(Text(answer.get("summary", ""), style="bold"))
     for hint in answer.get("relax", []):
@@ -158,6 +163,16 @@ def recommendation(console: Console, answer: Json) -> None:
     _warnings(console, answer.get("warnings", ()))
     for advice in answer.get("advice", []):
         console.print(Text(f"- {advice['text']}", style="dim"))
+
+
+def _where(option: Json) -> str:
+    """The option's region, or its first region and how many more share the offer."""
+    if option.get("region"):
+        return str(option["region"])
+    regions = option.get("regions") or []
+    if not regions:
+        return "any"
+    return regions[0] + (f" +{len(regions) - 1}" if len(regions) > 1 else "")
 
 
 def estimate(console: Console, answer: Json) -> None:
