@@ -91,7 +91,9 @@ def offer_groups(console: Console, page: Json) -> None:
     for key in keys:
         table.add_column(key.upper(), overflow="fold")
     for column in ("OFFERS", "COUNTS", "¥/ACC·H", "¥/H", "BEST OFFER"):
-        table.add_column(column, justify="right" if column != "BEST OFFER" else "left")
+        table.add_column(
+            column, justify="right" if column != "BEST OFFER" else "left", no_wrap=True
+        )
     for group in groups:
         best = group["best"]
         where = best.get("region") or "?"
