@@ -174,7 +174,8 @@ def _where(option: Json) -> str:
     regions = option.get("regions") or []
     if not regions:
         return "any"
-    return regions[0] + (f" +{len(regions) - 1}" if len(regions) > 1 else "")
+    more = f" +{len(regions) - 1}" if len(regions) > 1 else ""
+    return f"{regions[0]}{more}"
 
 
 def estimate(console: Console, answer: Json) -> None:

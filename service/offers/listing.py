@@ -1,0 +1,349 @@
+"""Listing offers: one index per catalog snapshot, then filter, group and page.
+
+An *offer* is one instance type in one region under one billing mode with its price.
+Catalog rows the planner cannot use (a spec nobody confirmed) are listed too, with
+``missing`` naming what is unknown: this is a catalog view, not a recommendation. A list
+price given for every region (``"*"``) becomes one offer per region where the type is
+sold. Unknown prices are ``null`` and sort after every priced offer, whatever the sort.
+
+Every offer of a snapshot is built once, in every sort order, the first time the
+snapshot is listed (:class:`OfferIndex`); a request then only filters (keeping the
+order), groups and slices.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import get_args
+
+import msgspec
+
+from service.accelerators import AcceleratorRegistry
+from service.api.query import closest
+from service.catalog import CatalogSnapshot, ProviderCatalog
+from service.errors import InputError
+from service.offers.schema import (
+    GroupKey,
+    OfferGroupItem,
+    OfferItem,
+    OfferPage,
+    OfferQuery,
+    SortKey,
+)
+from service.planning.schema import CatalogRef
+from service.providers import ALL_REGIONS, AcceleratorRef, InstanceType, Price
+
+
+class _Resolved(msgspec.Struct, frozen=True):
+    """The query's names resolved against the snapshot and the registry."""
+
+    accelerators: frozenset[str] | None
+    providers: frozenset[str] | None
+    regions: frozenset[str] | None
+
+
+def known_regions(snapshot: CatalogSnapshot) -> set[str]:
+    """Every region id a provider, an instance type or a price names."""
+    regions: set[str] = set()
+    for catalog in snapshot.providers:
+        regions.update(catalog.regions)
+        for row in catalog.instance_types:
+            regions.update(row.regions)
+        regions.update(p.region for p in catalog.prices)
+    regions.discard(ALL_REGIONS)
+    return regions
+
+
+def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry) -> _Resolved:
+    if (
+        query.min_accelerators is not None
+        and query.max_accelerators is not None
+        and query.min_accelerators > query.max_accelerators
+    ):
+        raise InputError(
+            "max_accelerators",
+            f"max_accelerators ({query.max_accelerators}) is below min_accelerators "
+            f"({query.min_accelerators})",
+            source="query",
+        )
+    accelerators: set[str] | None = None
+    if query.accelerator:
+        accelerators = set()
+        for name in query.accelerator:
+            matches = registry.matching(name)
+            if not matches:
+                raise InputError(
+                    "accelerator",
+                    f"unknown accelerator {name!r}",
+                    registry.suggest(name),
+                    source="query",
+                )
+            accelerators.update(spec.name for spec in matches)
+    providers = None
+    if query.provider:
+        loaded = index.providers
+        for name in query.provider:
+            if name not in loaded:
+                raise InputError(
+                    "provider",
+                    f"unknown provider {name!r}; loaded: {', '.join(sorted(loaded)) or 'none'}",
+                    closest(name, loaded),
+                    source="query",
+                )
+        providers = frozenset(query.provider)
+    regions = None
+    if query.region:
+        known = index.regions
+        for name in query.region:
+            if name not in known:
+                raise InputError(
+                    "region", f"unknown region {name!r}", closest(name, known), source="query"
+                )
+        regions = frozenset(query.region)
+    return _Resolved(
+        accelerators=None if accelerators is None else frozenset(accelerators),
+        providers=providers,
+        regions=regions,
+    )
+
+
+def _row_matches(row: InstanceType, query: OfferQuery, names: frozenset[str] | None) -> bool:
+    if row.is_cpu_only:
+        if not query.include_cpu or names is not None:
+            return False
+        if query.min_accelerators is not None or query.min_accelerator_memory_gib is not None:
+            return False
+    else:
+        if names is not None and row.accelerator not in names:
+            return False
+        count = row.accelerator_count
+        if query.min_accelerators is not None and count < query.min_accelerators:
+            return False
+        if query.max_accelerators is not None and count > query.max_accelerators:
+            return False
+        wanted = query.min_accelerator_memory_gib
+        if wanted is not None and (row.accelerator_memory_gib is None or
+                                   row.accelerator_memory_gib < wanted):  # fmt: skip
+            return False
+    if query.min_vcpus is not None and (row.vcpus is None or row.vcpus < query.min_vcpus):
+        return False
+    wanted_ram = query.min_memory_gib
+    return wanted_ram is None or (row.memory_gib is not None and row.memory_gib >= wanted_ram)
+
+
+def _item(
+    catalog: ProviderCatalog, row: InstanceType, region: str | None, price: Price | None
+) -> OfferItem:
+    count = row.accelerator_count
+    per_hour = None if price is None else price.price_per_hour
+    memory = row.accelerator_memory_gib
+    return OfferItem(
+        provider=catalog.name,
+        provider_display_name=catalog.display_name,
+        region=region,
+        instance_type=row.instance_type,
+        family=row.family,
+        accelerator=AcceleratorRef.of(row),
+        total_accelerator_memory_gib=None if memory is None or not count else memory * count,
+        vcpus=row.vcpus,
+        memory_gib=row.memory_gib,
+        network_gbps=row.network_gbps,
+        rdma=row.rdma,
+        billing=None if price is None else price.billing,
+        price_per_hour=per_hour,
+        price_per_month=None if price is None else price.price_per_month,
+        price_per_accelerator_hour=(
+            None if per_hour is None or not count else round(per_hour / count, 4)
+        ),
+        currency=catalog.currency if price is None else price.currency,
+        price_source=None if price is None else price.price_source,
+        price_estimated=False if price is None else price.estimated,
+        price_basis=None if price is None else price.basis,
+        price_reference=None if price is None else price.source,
+        price_as_of=None if price is None else price.as_of,
+        source=row.source,
+        as_of=row.as_of,
+        confidence=row.confidence,
+        missing=list(row.missing_fields),
+    )
+
+
+class _Entry(msgspec.Struct, frozen=True):
+    """An offer with the catalog row and price it was built from (what filters read)."""
+
+    provider: str
+    row: InstanceType
+    price: Price | None
+    item: OfferItem
+
+
+def _entries(catalog: ProviderCatalog) -> list[_Entry]:
+    by_type: dict[str, list[Price]] = {}
+    for listed in catalog.prices:
+        by_type.setdefault(listed.instance_type, []).append(listed)
+    entries = []
+    for row in catalog.instance_types:
+        prices: Sequence[Price | None] = by_type.get(row.instance_type) or [None]
+        for price in prices:
+            if price is None or price.region == ALL_REGIONS:
+                regions: Sequence[str | None] = row.regions or [None]
+            else:
+                regions = [price.region]
+            entries += [
+                _Entry(catalog.name, row, price, _item(catalog, row, region, price))
+                for region in regions
+            ]
+    return entries
+
+
+class OfferIndex:
+    """Every offer of one catalog snapshot, built once, in each sort order."""
+
+    def __init__(self, snapshot: CatalogSnapshot) -> None:
+        entries = [entry for catalog in snapshot.providers for entry in _entries(catalog)]
+        self.orders: dict[SortKey, tuple[_Entry, ...]] = {}
+        for sort in get_args(SortKey):
+            key = _sort_key(sort)
+            self.orders[sort] = tuple(sorted(entries, key=lambda e: key(e.item)))
+        self.regions = frozenset(known_regions(snapshot))
+        self.providers = frozenset(c.name for c in snapshot.providers)
+
+
+_INDEXES: list[tuple[CatalogSnapshot, OfferIndex]] = []
+_INDEX_LOCK = threading.Lock()
+_KEEP = 4
+"""Snapshots indexed at once (one per app; tests build several apps in one process)."""
+
+
+def offer_index(snapshot: CatalogSnapshot) -> OfferIndex:
+    """The snapshot's index, built on its first listing (snapshots are immutable)."""
+    for indexed, index in _INDEXES:
+        if indexed is snapshot:
+            return index
+    with _INDEX_LOCK:
+        for indexed, index in _INDEXES:
+            if indexed is snapshot:
+                return index
+        index = OfferIndex(snapshot)
+        _INDEXES.insert(0, (snapshot, index))
+        del _INDEXES[_KEEP:]
+        return index
+
+
+def _keeps(entry: _Entry, query: OfferQuery, resolved: _Resolved) -> bool:
+    """Does the offer pass every filter of the query?"""
+    if resolved.providers is not None and entry.provider not in resolved.providers:
+        return False
+    if not _row_matches(entry.row, query, resolved.accelerators):
+        return False
+    price = entry.price
+    per_hour = None if price is None else price.price_per_hour
+    needs_price = query.priced_only or query.max_price is not None or bool(query.billing)
+    if needs_price and (price is None or per_hour is None):
+        return False
+    if price is not None and query.billing and price.billing not in query.billing:
+        return False
+    if query.max_price is not None and (per_hour is None or per_hour > query.max_price):
+        return False
+    return resolved.regions is None or entry.item.region in resolved.regions
+
+
+def _sort_key(sort: SortKey) -> Callable[[OfferItem], tuple[object, ...]]:
+    def tail(o: OfferItem) -> tuple[float, str, str, str, str]:
+        price = o.price_per_hour
+        return (
+            price if price is not None else 0.0,
+            o.provider,
+            o.instance_type,
+            o.region or "",
+            o.billing or "",
+        )
+
+    if sort == "price":
+        return lambda o: (o.price_per_hour is None, *tail(o))
+    if sort == "price_per_accelerator":
+        return lambda o: (
+            o.price_per_accelerator_hour is None,
+            o.price_per_accelerator_hour or 0.0,
+            o.price_per_hour is None,
+            *tail(o),
+        )
+    if sort == "memory":
+        return lambda o: (
+            o.accelerator is None or o.accelerator.memory_gib is None,
+            -(o.accelerator.memory_gib or 0.0) if o.accelerator else 0.0,
+            o.price_per_hour is None,
+            *tail(o),
+        )
+    return lambda o: (
+        o.total_accelerator_memory_gib is None,
+        -(o.total_accelerator_memory_gib or 0.0),
+        o.price_per_hour is None,
+        *tail(o),
+    )
+
+
+def _group_value(offer: OfferItem, key: GroupKey) -> str | None:
+    if key == "accelerator":
+        return None if offer.accelerator is None else offer.accelerator.name
+    if key == "provider":
+        return offer.provider
+    return offer.region
+
+
+def _groups(offers: Sequence[OfferItem], keys: Sequence[GroupKey]) -> list[OfferGroupItem]:
+    """Summaries in the order of each group's first offer (offers are already sorted)."""
+    members: dict[tuple[str | None, ...], list[OfferItem]] = {}
+    for offer in offers:
+        members.setdefault(tuple(_group_value(offer, k) for k in keys), []).append(offer)
+    groups = []
+    for values, group in members.items():
+        prices = [o.price_per_hour for o in group if o.price_per_hour is not None]
+        per_acc = [
+            o.price_per_accelerator_hour for o in group if o.price_per_accelerator_hour is not None
+        ]
+        groups.append(
+            OfferGroupItem(
+                key=dict(zip(keys, values, strict=True)),
+                offers=len(group),
+                priced=len(prices),
+                accelerator_counts=sorted({o.accelerator.count for o in group if o.accelerator}),
+                min_price_per_hour=min(prices, default=None),
+                max_price_per_hour=max(prices, default=None),
+                min_price_per_accelerator_hour=min(per_acc, default=None),
+                max_price_per_accelerator_hour=max(per_acc, default=None),
+                providers=sorted({o.provider for o in group}),
+                regions=sorted({o.region for o in group if o.region is not None}),
+                best=group[0],
+            )
+        )
+    return groups
+
+
+def list_offers(
+    query: OfferQuery, snapshot: CatalogSnapshot, registry: AcceleratorRegistry
+) -> OfferPage:
+    """Every offer of ``snapshot`` matching ``query``, sorted, paged and grouped.
+
+    Raises :class:`InputError` (a 400 naming the query parameter, with suggestions) for
+    unknown accelerator, provider or region names and a count range that is empty.
+    """
+    index = offer_index(snapshot)
+    resolved = _resolve(query, index, registry)
+    offers = [e.item for e in index.orders[query.sort] if _keeps(e, query, resolved)]
+    group_keys = list(dict.fromkeys(query.group_by))
+    return OfferPage(
+        items=offers[query.offset : query.offset + query.limit],
+        total=len(offers),
+        priced=sum(o.price_per_hour is not None for o in offers),
+        limit=query.limit,
+        offset=query.offset,
+        sort=query.sort,
+        groups=_groups(offers, group_keys) if group_keys else None,
+        catalogs=[
+            CatalogRef(provider=c.name, as_of=c.as_of, prices_as_of=c.prices_as_of)
+            for c in snapshot.providers
+        ],
+        warnings=list(snapshot.warnings),
+    )
