@@ -150,7 +150,7 @@ def create_app(
         from service.backend import LocalBackend
         from service.mcp_server import McpMount
 
-        mount = McpMount(LocalBackend(suanli), settings.host)
+        mount = McpMount(LocalBackend(suanli), settings.host, settings.max_body_bytes)
         routes.append(mount.route)
         lifespans.append(mount.lifespan)
 

@@ -378,12 +378,19 @@ def serve_stdio(backend: Backend) -> None:
 class McpMount:
     """The tools over streamable HTTP, as a litestar ASGI mount plus its lifespan."""
 
-    def __init__(self, backend: Backend, host: str, path: str = "/mcp") -> None:
+    def __init__(
+        self, backend: Backend, host: str, max_body_bytes: int, path: str = "/mcp"
+    ) -> None:
         self.server = build_mcp(backend)
         # Builds the SDK's session manager (stateless, JSON answers: any replica can
-        # answer any request); its DNS-rebinding guard is on for a loopback `host`.
+        # answer any request); its DNS-rebinding guard is on for a loopback `host`, and
+        # bodies are limited like every other route's (SUANLI_MAX_BODY_BYTES).
         self.server.streamable_http_app(
-            streamable_http_path="/", stateless_http=True, json_response=True, host=host
+            streamable_http_path="/",
+            stateless_http=True,
+            json_response=True,
+            host=host,
+            max_request_body_size=max_body_bytes,
         )
         manager = self.server.session_manager
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -155,3 +156,16 @@ async def test_stdio_tools_can_ask_a_server(mcp_server: LiveServer) -> None:
 def test_mcp_is_off_by_default(client: TestClient[Litestar]) -> None:
     assert client.post("/mcp", json={}).status_code == 404
     assert "/mcp" not in client.get("/schema/openapi.json").json()["paths"]
+
+
+def test_http_transport_limits_bodies_like_every_route(mcp_server: LiveServer) -> None:
+    """SUANLI_MAX_BODY_BYTES (64 KiB by default) holds for /mcp too."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "x" * 70_000})
+    request = urllib.request.Request(
+        f"{mcp_server.url}/mcp",
+        data=body.encode(),
+        headers={"content-type": "application/json", "accept": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 413
