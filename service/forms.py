@@ -192,6 +192,7 @@ def offer_params(
     min_memory: float | None = None,
     include_cpu: bool = False,
     priced_only: bool = False,
+    fold_regions: bool = False,
     sort: str | None = None,
     group_by: Sequence[str] = (),
     limit: int | None = None,
@@ -222,6 +223,8 @@ def offer_params(
         params.append(("include_cpu", "true"))
     if priced_only:
         params.append(("priced_only", "true"))
+    if fold_regions:
+        params.append(("fold_regions", "true"))
     for value in group_by:
         params += [("group_by", part.strip()) for part in value.split(",") if part.strip()]
     return params

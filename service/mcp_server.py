@@ -307,6 +307,13 @@ last — say "price unknown", never treat them as cheap."""),
         priced_only: Annotated[
             bool, Field(description="Leave out offers whose price is unknown.")
         ] = False,
+        fold_regions: Annotated[
+            bool,
+            Field(
+                description="One offer per instance type and price with all its regions in "
+                "`regions` (default true); false = one offer per region."
+            ),
+        ] = True,
         sort: Annotated[
             Literal["price", "price_per_accelerator", "memory", "total_memory"] | None,
             Field(description="Order of the list (default 'price')."),
@@ -326,6 +333,7 @@ last — say "price unknown", never treat them as cheap."""),
             max_price=max_price,
             min_gpu_memory=min_accelerator_memory_gib,
             priced_only=priced_only,
+            fold_regions=fold_regions,
             sort=sort,
             group_by=group_by or (),
             limit=limit,

@@ -80,13 +80,20 @@ async def exercise(client: Client, rest: Rest) -> None:
 
     offers = await client.call_tool("list_offers", {"accelerators": ["A100"], "limit": 3})
     assert not offers.is_error
-    assert offers.structured_content == rest("/v1/offers?accelerator=A100&limit=3", None)
+    expected_offers = rest("/v1/offers?accelerator=A100&limit=3&fold_regions=true", None)
+    assert offers.structured_content == expected_offers
 
     grouped = await client.call_tool(
         "list_offers", {"accelerators": ["A10"], "min_accelerators": 2, "group_by": ["provider"]}
     )
     query = urllib.parse.urlencode(
-        {"accelerator": "A10", "min_accelerators": 2, "group_by": "provider", "limit": 20}
+        {
+            "accelerator": "A10",
+            "fold_regions": "true",
+            "group_by": "provider",
+            "limit": 20,
+            "min_accelerators": 2,
+        }
     )
     assert grouped.structured_content == rest(f"/v1/offers?{query}", None)
 
@@ -149,7 +156,7 @@ async def test_stdio_tools_can_ask_a_server(mcp_server: LiveServer) -> None:
     async with Client(params) as session:
         answer = await session.call_tool("list_offers", {"accelerators": ["V100"], "limit": 2})
         assert answer.structured_content == _rest_over(mcp_server)(
-            "/v1/offers?accelerator=V100&limit=2", None
+            "/v1/offers?accelerator=V100&limit=2&fold_regions=true", None
         )
 
 

@@ -193,6 +193,24 @@ def test_groups_summarise_the_matching_offers(client: TestClient[Litestar]) -> N
     assert offers(client)["groups"] is None
 
 
+def test_fold_regions_keeps_every_region_once(client: TestClient[Litestar]) -> None:
+    """Folded: one offer per (provider, type, billing, price), listing the regions of
+    every offer it stands for, first the one shown; nothing else changes."""
+    flat = offers(client, accelerator="A100")["items"]
+    folded = offers(client, accelerator="A100", fold_regions=True)["items"]
+    assert all(o["regions"] == ([o["region"]] if o["region"] else []) for o in flat)
+    expected: dict[tuple[Any, ...], list[str]] = {}
+    for o in flat:
+        key = (o["provider"], o["instance_type"], o["billing"], o["price_per_hour"])
+        expected.setdefault(key, []).extend(r for r in o["regions"] if r not in expected[key])
+    assert len(folded) == len(expected) < len(flat)
+    for o in folded:
+        key = (o["provider"], o["instance_type"], o["billing"], o["price_per_hour"])
+        assert o["regions"] == expected[key]
+        assert o["region"] == (o["regions"][0] if o["regions"] else None)
+    priced_first(folded)
+
+
 def test_paging_slices_the_full_list(client: TestClient[Litestar]) -> None:
     full = offers(client)["items"]
     page = page_of(client, limit=7, offset=5)

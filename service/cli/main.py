@@ -408,6 +408,13 @@ def offers(
     priced_only: Annotated[
         bool, typer.Option("--priced-only", help="Leave out offers with an unknown price.")
     ] = False,
+    all_regions: Annotated[
+        bool,
+        typer.Option(
+            "--all-regions",
+            help="One row per region (default: one per type and price, its regions folded).",
+        ),
+    ] = False,
     sort: Annotated[Sort | None, typer.Option("--sort", help="Order (default price).")] = None,
     group_by: Annotated[
         list[str] | None,
@@ -435,6 +442,7 @@ def offers(
             min_memory=min_memory,
             include_cpu=include_cpu,
             priced_only=priced_only,
+            fold_regions=not all_regions,
             sort=_value(sort),
             group_by=group_by or (),
             limit=limit,

@@ -67,7 +67,7 @@ def offers(console: Console, page: Json) -> None:
         table.add_row(
             str(index),
             item["provider"],
-            item.get("region") or "?",
+            _where(item, unknown="?"),
             item["instance_type"],
             resources(item),
             billing(item.get("billing")),
@@ -167,13 +167,13 @@ def recommendation(console: Console, answer: Json) -> None:
         console.print(Text(f"- {advice['text']}", style="dim"))
 
 
-def _where(option: Json) -> str:
-    """The option's region, or its first region and how many more share the offer."""
+def _where(option: Json, unknown: str = "any") -> str:
+    """The region, and how many more regions share the same offer (``cn-beijing +3``)."""
+    regions = [r for r in option.get("regions") or [] if r != option.get("region")]
     if option.get("region"):
-        return str(option["region"])
-    regions = option.get("regions") or []
+        regions.insert(0, option["region"])
     if not regions:
-        return "any"
+        return unknown
     more = f" +{len(regions) - 1}" if len(regions) > 1 else ""
     return f"{regions[0]}{more}"
 

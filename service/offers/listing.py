@@ -142,6 +142,7 @@ def _item(
         provider=catalog.name,
         provider_display_name=catalog.display_name,
         region=region,
+        regions=[] if region is None else [region],
         instance_type=row.instance_type,
         family=row.family,
         accelerator=AcceleratorRef.of(row),
@@ -284,6 +285,22 @@ def _sort_key(sort: SortKey) -> Callable[[OfferItem], tuple[object, ...]]:
     )
 
 
+def fold_regions(offers: Sequence[OfferItem]) -> list[OfferItem]:
+    """Offers that differ only in region, folded into the first (in the given order),
+    which lists them all in ``regions``."""
+    folds: dict[tuple[str, str, str | None, float | None], list[str]] = {}
+    first: list[tuple[OfferItem, list[str]]] = []
+    for offer in offers:
+        key = (offer.provider, offer.instance_type, offer.billing, offer.price_per_hour)
+        regions = folds.get(key)
+        if regions is None:
+            regions = folds[key] = list(offer.regions)
+            first.append((offer, regions))
+        else:
+            regions.extend(r for r in offer.regions if r not in regions)
+    return [msgspec.structs.replace(offer, regions=regions) for offer, regions in first]
+
+
 def _group_value(offer: OfferItem, key: GroupKey) -> str | None:
     if key == "accelerator":
         return None if offer.accelerator is None else offer.accelerator.name
@@ -314,7 +331,7 @@ def _groups(offers: Sequence[OfferItem], keys: Sequence[GroupKey]) -> list[Offer
                 min_price_per_accelerator_hour=min(per_acc, default=None),
                 max_price_per_accelerator_hour=max(per_acc, default=None),
                 providers=sorted({o.provider for o in group}),
-                regions=sorted({o.region for o in group if o.region is not None}),
+                regions=sorted({region for o in group for region in o.regions}),
                 best=group[0],
             )
         )
@@ -332,6 +349,8 @@ def list_offers(
     index = offer_index(snapshot)
     resolved = _resolve(query, index, registry)
     offers = [e.item for e in index.orders[query.sort] if _keeps(e, query, resolved)]
+    if query.fold_regions:
+        offers = fold_regions(offers)
     group_keys = list(dict.fromkeys(query.group_by))
     return OfferPage(
         items=offers[query.offset : query.offset + query.limit],

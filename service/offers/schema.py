@@ -109,6 +109,14 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             description="Also list CPU-only instance types (default: accelerator offers only)."
         ),
     ] = False
+    fold_regions: Annotated[
+        bool,
+        msgspec.Meta(
+            description="One offer per instance type, billing and price, listing in "
+            "`regions` every region where that same price holds (`sky show-gpus` style); "
+            "default: one offer per region."
+        ),
+    ] = False
     priced_only: Annotated[
         bool, msgspec.Meta(description="Leave out offers whose price is unknown.")
     ] = False
@@ -147,6 +155,13 @@ class OfferItem(msgspec.Struct, frozen=True, kw_only=True):
     region: Annotated[
         str | None,
         msgspec.Meta(description="Region id; `null` when no source says where it is sold."),
+    ]
+    regions: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="With `fold_regions`: every region of this same offer (type, "
+            "billing, price), `region` first; otherwise just `region` (empty if unknown)."
+        ),
     ]
     instance_type: Annotated[str, msgspec.Meta(description="The cloud's exact API name.")]
     family: Annotated[str, msgspec.Meta(description="Instance family.")]

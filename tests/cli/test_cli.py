@@ -56,13 +56,17 @@ def rest(server: LiveServer, path: str, body: Any = None) -> Any:
 def test_offers_json_is_the_api_document(server: LiveServer) -> None:
     local = run_json("offers", "--gpu", "A100")
     remote = run_json("offers", "--gpu", "A100", "--url", server.url)
-    assert local == remote == rest(server, "/v1/offers?accelerator=A100")
+    # Regions folded by default (`--all-regions` lists one row per region).
+    assert local == remote == rest(server, "/v1/offers?accelerator=A100&fold_regions=true")
+    per_region = run_json("offers", "--gpu", "A100", "--all-regions")
+    assert per_region == rest(server, "/v1/offers?accelerator=A100")
+    assert per_region["total"] > local["total"]
     assert local["total"] > 0
     assert {o["accelerator"]["name"] for o in local["items"]} <= {"A100-40GB", "A100-80GB"}
 
 
 def test_offers_table(server: LiveServer) -> None:
-    page = rest(server, "/v1/offers?accelerator=A100&limit=5")
+    page = rest(server, "/v1/offers?accelerator=A100&limit=5&fold_regions=true")
     for where in ([], ["--url", server.url]):
         out = run("offers", "--gpu", "A100", "--limit", "5", *where).stdout
         assert "PROVIDER" in out
@@ -80,7 +84,7 @@ def test_offers_flags_become_the_query(server: LiveServer) -> None:
             "accelerator,provider", "--billing", "on_demand"]  # fmt: skip
     query = ("accelerator=A10&accelerator=V100&min_accelerators=2&max_accelerators=4"
              "&provider=alibaba&max_price=80&sort=price_per_accelerator&billing=on_demand"
-             "&group_by=accelerator&group_by=provider")  # fmt: skip
+             "&fold_regions=true&group_by=accelerator&group_by=provider")  # fmt: skip
     assert run_json(*args) == rest(server, f"/v1/offers?{query}")
     table = run(*args).stdout
     assert "ACCELERATOR" in table
