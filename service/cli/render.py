@@ -46,8 +46,14 @@ def resources(item: Json) -> str:
     return ", ".join(parts)
 
 
-def billing(value: str | None) -> str:
-    return {"on_demand": "on-demand", None: "?"}.get(value, value or "?")
+_BILLING = {
+    "en": {"on_demand": "on-demand", "monthly": "monthly", "spot": "spot"},
+    "zh": {"on_demand": "按量", "monthly": "包月", "spot": "竞价"},
+}
+
+
+def billing(value: str | None, lang: str = "en") -> str:
+    return _BILLING[lang].get(value or "", "?")
 
 
 def offers(console: Console, page: Json) -> None:
@@ -122,20 +128,36 @@ def _range(low: float | None, high: float | None) -> Text:
     return Text(f"¥{low:,.2f}..{high:,.2f}")
 
 
+_HEADERS = {
+    "en": ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "ACCELERATORS", "BILLING", "¥/H",
+           "HOURS", "TOTAL", "GPU MEM"),
+    "zh": ("#", "云厂商", "地域", "实例规格", "加速卡", "计费", "¥/小时", "小时", "总价", "显存"),
+}  # fmt: skip
+_PARETO = {"en": "* on the cost–time Pareto front", "zh": "* 位于成本–时间帕累托前沿"}
+
+
 def recommendation(console: Console, answer: Json) -> None:
+    """Options in the answer's language (the headers too), then the summary sentence."""
     options = answer.get("options", [])
+    lang = "zh" if answer.get("lang") == "zh" else "en"
     if options:
         table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
-        for column in ("#", "PROVIDER", "REGION", "INSTANCE TYPE", "ACCELERATORS", "BILLING"):
-            table.add_column(column, no_wrap=column != "REGION")
-        for column in ("¥/H", "HOURS", "TOTAL", "GPU MEM"):
-            table.add_column(column, justify="right", no_wrap=True)
+        headers = _HEADERS[lang]
+        for index, column in enumerate(headers):
+            right = index >= 6
+            table.add_column(
+                column, justify="right" if right else "left", no_wrap=index != 2 or right
+            )
         for option in options:
             acc = option.get("accelerator")
             nodes = option.get("nodes", 1)
-            accel = "CPU only" if not acc else f"{acc['count']}x{acc['name']}"
+            accel = (
+                ("CPU only" if lang == "en" else "仅 CPU")
+                if not acc
+                else f"{acc['count']}x{acc['name']}"
+            )
             if nodes > 1:
-                accel = f"{nodes} nodes x {accel}"
+                accel = f"{nodes} nodes x {accel}" if lang == "en" else f"{nodes} 节点 x {accel}"
             fit = "-"
             if option.get("per_device_gib") is not None and option.get("headroom_gib") is not None:
                 used, free = option["per_device_gib"], option["headroom_gib"]
@@ -147,7 +169,7 @@ def recommendation(console: Console, answer: Json) -> None:
                 _where(option),
                 option["instance_type"],
                 accel,
-                billing(option.get("billing")),
+                billing(option.get("billing"), lang),
                 money(option.get("price_per_hour"), estimated),
                 number(option.get("hours")),
                 money(option.get("total_cost"), estimated),
@@ -155,7 +177,7 @@ def recommendation(console: Console, answer: Json) -> None:
             )
         console.print(table)
         if any(option.get("pareto") for option in options):
-            console.print(Text("* on the cost–time Pareto front", style="dim"))
+            console.print(Text(_PARETO[lang], style="dim"))
     console.print()
     console.print(Text(answer.get("summary", ""), style="bold"))
     for hint in answer.get("relax", []):

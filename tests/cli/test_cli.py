@@ -229,3 +229,14 @@ def test_refresh_fails_when_credentials_are_set_but_nothing_can_be_fetched(
     assert "credentials are set, so this is an error" in done.stderr
     results = {r["provider"]: r["outcome"] for r in json.loads(out.read_text())["results"]}
     assert results == dict.fromkeys(BUILTIN_PROVIDERS, "disabled")
+
+
+def test_recommend_table_speaks_the_answers_language() -> None:
+    answer = run_json("recommend", *QLORA, "--lang", "zh", "--top-k", "2")
+    table = run("recommend", *QLORA, "--lang", "zh", "--top-k", "2").stdout
+    assert "云厂商" in table
+    assert "实例规格" in table
+    assert answer["summary"] in table
+    assert {"on_demand": "按量", "monthly": "包月", "spot": "竞价"}[
+        answer["options"][0]["billing"]
+    ] in table
