@@ -18,6 +18,7 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from litestar.stores.registry import StoreRegistry
@@ -50,7 +51,7 @@ from service.live_prices import (
 )
 from service.metrics import CATALOG_RELOADS
 from service.observability import configure_logging, request_id_middleware
-from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
+from service.openapi import finish_contract
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.settings import Settings, load_settings
@@ -174,15 +175,16 @@ def create_app(
             ),
             contact=Contact(name="Suanli"),
             use_handler_docstrings=True,
+            # Only the JSON document (at /schema and /schema/openapi.json): litestar's
+            # documentation UIs load their scripts from public CDNs, blank offline.
+            render_plugins=[JsonRenderPlugin(path=["/", "/openapi.json"])],
         ),
         request_max_body_size=settings.max_body_bytes,
         debug=False,
         logging_config=None,
     )
     app.state[STATE_KEY] = suanli
-    align_request_schemas(app)
-    document_asgi_routes(app)
-    document_common_errors(app)
+    finish_contract(app)
     return app
 
 

@@ -57,6 +57,7 @@ class AdminController(Controller):
         "/reload",
         status_code=200,
         summary="Reload catalogs and price overrides",
+        operation_id="reloadCatalogs",
         raises=[NotAuthorizedException, NotFoundException],
     )
     async def reload(self, suanli: SuanliDep) -> ReloadResult:

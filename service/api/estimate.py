@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import msgspec
 from litestar import Controller, post
-from litestar.exceptions import ValidationException
 from litestar.params import JSONBody
 
+from service.api import examples
 from service.api.body import strict_json_body
 from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.state import SuanliDep
@@ -33,8 +33,9 @@ class EstimateController(Controller):
     @post(
         status_code=200,
         summary="Estimate memory, compute, time and host needs of a deep-learning job",
-        raises=[ValidationException],
+        operation_id="estimate",
         sync_to_thread=False,
+        opt={"examples": examples.ESTIMATE},
     )
     def estimate(self, data: JSONBody[EstimateRequest], suanli: SuanliDep) -> EstimateResponse:
         """Size a pre-training, fine-tuning, inference or preprocessing job.

@@ -29,7 +29,7 @@ class HealthController(Controller):
     tags = ["health"]
     include_in_schema = True
 
-    @get("/healthz", sync_to_thread=False, summary="Liveness")
+    @get("/healthz", sync_to_thread=False, summary="Liveness", operation_id="healthz")
     def healthz(self) -> Health:
         """Always 200 while the process serves requests (the liveness probe)."""
         return Health(status="ok")
@@ -37,6 +37,7 @@ class HealthController(Controller):
     @get(
         "/readyz",
         summary="Readiness",
+        operation_id="readyz",
         responses={
             503: ResponseSpec(data_container=Readiness, description="Not ready, with reasons")
         },

@@ -63,7 +63,7 @@ class ModelsController(Controller):
     path = "/v1/models"
     tags = ["models"]
 
-    @get(summary="List model presets", sync_to_thread=False)
+    @get(summary="List model presets", sync_to_thread=False, operation_id="listModels")
     def list_models(self, suanli: SuanliDep) -> list[ModelInfo]:
         """Every model preset `workload.model` can name (ids and aliases), with the exact
         architecture and the public source each figure comes from."""

@@ -7,6 +7,7 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get
 from litestar.exceptions import NotFoundException, ValidationException
+from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
@@ -175,7 +176,9 @@ class ProvidersController(Controller):
     path = "/v1"
     tags = ["catalog"]
 
-    @get("/providers", sync_to_thread=False, summary="Loaded providers")
+    @get(
+        "/providers", sync_to_thread=False, summary="Loaded providers", operation_id="listProviders"
+    )
     def providers(self, suanli: SuanliDep) -> list[ProviderInfo]:
         """Every provider plugin: what loaded, its regions, catalog size and date, live
         price status; failed and excluded plugins are listed with the reason."""
@@ -207,34 +210,83 @@ class ProvidersController(Controller):
         "/providers/{name:str}/instance-types",
         sync_to_thread=False,
         summary="A provider's instance types, filtered and paged",
+        operation_id="listInstanceTypes",
         raises=[NotFoundException, ValidationException],
     )
     def instance_types(
         self,
         suanli: SuanliDep,
-        name: Annotated[str, PathParameter(max_length=64)],
+        name: Annotated[str, PathParameter(max_length=64, examples=_example("alibaba"))],
         accelerator: Annotated[
-            str | None, QueryParameter(max_length=64, description="Name or family, e.g. A100, 910B")
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Name or family, e.g. A100, 910B",
+                examples=_example("A100"),
+            ),
         ] = None,
         # schema_extra repeats the zero bounds: litestar drops falsy bounds (ge=0, gt=0)
         # of optional parameters from the OpenAPI document.
         min_accelerator_memory_gib: Annotated[
-            float | None, QueryParameter(ge=0, le=4096, schema_extra={"minimum": 0})
+            float | None,
+            QueryParameter(
+                ge=0,
+                le=4096,
+                schema_extra={"minimum": 0},
+                description="Memory of each accelerator at least this many GiB.",
+                examples=_example(40),
+            ),
         ] = None,
         min_accelerators: Annotated[
-            int | None, QueryParameter(ge=0, le=1024, schema_extra={"minimum": 0})
+            int | None,
+            QueryParameter(
+                ge=0,
+                le=1024,
+                schema_extra={"minimum": 0},
+                description="At least this many accelerators per instance.",
+                examples=_example(1),
+            ),
         ] = None,
-        region: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        region: Annotated[
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Sold in this region (a region id, e.g. cn-beijing).",
+                examples=_example("cn-beijing"),
+            ),
+        ] = None,
         max_price: Annotated[
             float | None,
             QueryParameter(
-                gt=0, le=1_000_000, description="CNY per hour", schema_extra={"exclusiveMinimum": 0}
+                gt=0,
+                le=1_000_000,
+                description="Only prices of at most this many CNY per hour.",
+                schema_extra={"exclusiveMinimum": 0},
+                examples=_example(60),
             ),
         ] = None,
-        billing: Annotated[Billing | None, QueryParameter()] = None,
-        cpu_only: Annotated[bool | None, QueryParameter()] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
-        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
+        billing: Annotated[
+            Billing | None,
+            QueryParameter(
+                description="Only prices of this billing.", examples=_example("on_demand")
+            ),
+        ] = None,
+        cpu_only: Annotated[
+            bool | None,
+            QueryParameter(
+                description="true: only types without accelerators; false: only with.",
+                examples=_example(False),
+            ),
+        ] = None,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=500, description="Page size.", examples=_example(20))
+        ] = 50,
+        offset: Annotated[
+            int,
+            QueryParameter(
+                ge=0, le=1_000_000, description="Items to skip (paging).", examples=_example(0)
+            ),
+        ] = 0,
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
@@ -270,10 +322,20 @@ class ProvidersController(Controller):
             items=items[offset : offset + limit], total=len(items), limit=limit, offset=offset
         )
 
-    @get("/accelerators", sync_to_thread=False, summary="Accelerator registry")
+    @get(
+        "/accelerators",
+        sync_to_thread=False,
+        summary="Accelerator registry",
+        operation_id="listAccelerators",
+    )
     def accelerators(self, suanli: SuanliDep) -> list[AcceleratorSpec]:
         """Every GPU/NPU the catalogs use, with dense throughput figures and sources."""
         return sorted(suanli.accelerators.all(), key=lambda s: (s.vendor, s.name))
+
+
+def _example(value: object) -> list[Example]:
+    """The one example of a parameter (it feeds the contract and schemathesis)."""
+    return [Example(summary="example", value=value)]
 
 
 def _absent(name: str, status: str, error: str | None) -> ProviderInfo:
