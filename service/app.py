@@ -39,6 +39,7 @@ from service.api.estimate import EstimateController
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.providers import ProvidersController
+from service import web
 from service.api.recommend import recommend_route
 from service.cache import LocalStore, RequestCache, StoreFactory
 from service.catalog import CatalogService
@@ -62,7 +63,7 @@ from service.state import STATE_KEY, Suanli, provide_suanli
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
-EXEMPT_FROM_RATE_LIMIT = ["/healthz", "/readyz", "/metrics", "/schema"]
+EXEMPT_FROM_RATE_LIMIT = ["/healthz", "/readyz", "/metrics", "/schema", "/static"]
 
 
 def create_app(
@@ -223,6 +224,7 @@ def _routes() -> list[ControllerRouterHandler]:
         recommend_route,
         AdminController,
         MetricsController,
+        *web.routes(),
     ]
 
 
