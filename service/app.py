@@ -33,13 +33,13 @@ from litestar.types import (
     Send,
 )
 
+from service import web
 from service.accelerators import AcceleratorRegistry
 from service.api.admin import AdminController
 from service.api.estimate import EstimateController
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.providers import ProvidersController
-from service import web
 from service.api.recommend import recommend_route
 from service.cache import LocalStore, RequestCache, StoreFactory
 from service.catalog import CatalogService

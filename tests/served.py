@@ -45,10 +45,12 @@ class ServedApp:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"suanli serve exited with {self.process.returncode}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as response:
-                    if response.status == 200:
-                        return
+            with (
+                contextlib.suppress(OSError),
+                urllib.request.urlopen(f"{self.url}/readyz", timeout=2) as response,
+            ):
+                if response.status == 200:
+                    return
             time.sleep(0.2)
         self.stop()
         raise RuntimeError("suanli serve did not become ready")

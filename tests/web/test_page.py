@@ -13,6 +13,7 @@ Needs Debian's ``chromium`` and ``chromium-driver``: without them the tests skip
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -24,16 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from tests.served import ServedApp, served
-
-selenium = pytest.importorskip("selenium")
-
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.remote.webdriver import WebDriver  # noqa: E402
-from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -102,8 +100,10 @@ def fill(browser: WebDriver, values: dict[str, str]) -> None:
 def submit_and_wait(browser: WebDriver, rows: int) -> None:
     browser.find_element(By.ID, "submit").click()
     WebDriverWait(browser, 30).until(
-        lambda d: len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr[data-rank]")) == rows
-        and d.find_element(By.ID, "submit").is_enabled()
+        lambda d: (
+            len(d.find_elements(By.CSS_SELECTOR, "#options tbody tr[data-rank]")) == rows
+            and d.find_element(By.ID, "submit").is_enabled()
+        )
     )
 
 
@@ -140,11 +140,11 @@ def check_chart(browser: WebDriver, options: list[dict[str, Any]]) -> None:
                                                            if o["pareto"]}  # fmt: skip
     # Position follows the numbers: longer job -> further right, dearer -> higher (smaller y).
     by_hours = sorted(plotted.values(), key=lambda o: o["hours"])
-    for a, b in zip(by_hours, by_hours[1:], strict=False):
+    for a, b in itertools.pairwise(by_hours):
         if b["hours"] > a["hours"]:
             assert dots[b["rank"]]["cx"] > dots[a["rank"]]["cx"]
     by_cost = sorted(plotted.values(), key=lambda o: o["total_cost"])
-    for a, b in zip(by_cost, by_cost[1:], strict=False):
+    for a, b in itertools.pairwise(by_cost):
         if b["total_cost"] > a["total_cost"]:
             assert dots[b["rank"]]["cy"] < dots[a["rank"]]["cy"]
     front = [d for d in dots.values() if d["pareto"]]
@@ -174,7 +174,7 @@ def test_page_and_assets_come_from_the_service_under_a_strict_csp(app: ServedApp
     assert "default-src 'self'" in csp
 
     class Assets(HTMLParser):
-        found: list[str] = []  # noqa: RUF012
+        found: list[str] = []
 
         def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             values = dict(attrs)
@@ -215,7 +215,8 @@ def test_english_qlora_form_shows_the_api_answer_as_table_and_chart(
         "objective": "cost", "lang": "en", "top_k": 8,
     }  # fmt: skip
     status, answer = api(app, "/v1/recommend", request)
-    assert status == 200 and answer["options"], answer
+    assert status == 200, answer
+    assert answer["options"], answer
     submit_and_wait(browser, len(answer["options"]))
 
     assert browser.find_element(By.ID, "summary").text == answer["summary"]
@@ -252,7 +253,8 @@ def test_chinese_serving_form_answers_in_chinese(browser: WebDriver, app: Served
         "constraints": {}, "objective": "cost", "lang": "zh", "top_k": 10,
     }  # fmt: skip
     status, answer = api(app, "/v1/recommend", request)
-    assert status == 200 and answer["options"], answer
+    assert status == 200, answer
+    assert answer["options"], answer
     submit_and_wait(browser, len(answer["options"]))
     summary = browser.find_element(By.ID, "summary").text
     assert summary == answer["summary"]
