@@ -50,7 +50,7 @@ from service.live_prices import (
     discover_live_jobs,
     run_refresh_schedule,
 )
-from service.metrics import CATALOG_RELOADS
+from service.metrics import CATALOG_RELOADS, watch_live_prices
 from service.observability import configure_logging, request_id_middleware
 from service.openapi import finish_contract
 from service.overrides import load_overrides
@@ -87,6 +87,11 @@ def create_app(
         PriceSnapshotStore(stores.namespace("prices")),
         {job.name: job.source for job in live_jobs},
         settings.live_price_ttl_s,
+    )
+    watch_live_prices(
+        [job.name for job in live_jobs],
+        age_s=lambda name: monitor.info(name).age_s,
+        failures=lambda name: monitor.info(name).consecutive_failures,
     )
     suanli = Suanli(
         settings=settings,

@@ -29,12 +29,15 @@ from service.errors import InputError
 from service.observability import send_json
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.quality import AnswerQuality
 from service.state import STATE_KEY, Suanli
 
 PATH = "/v1/recommend"
 CACHE_HEADER = "X-Suanli-Cache"
 MAX_ACCEPT_LANGUAGE = 256
 _encoder = msgspec.json.Encoder()
+QUALITY = AnswerQuality()
+"""Process-wide, like the metrics it feeds (labels are keyed by catalog fingerprint)."""
 
 SUMMARY = "Recommend cloud servers for a deep-learning job"
 DESCRIPTION = """Rank real offers of every loaded provider for the workload.
@@ -101,12 +104,15 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
         memo=suanli.placements,
     )
 
-    def compute() -> bytes:
-        return _encoder.encode(recommend(canonical, ctx, lang))
+    key = request_key(canonical, ctx.fingerprint, decoded.digest)
 
-    answer, hit = await suanli.cache.get_or_compute(
-        request_key(canonical, ctx.fingerprint, decoded.digest), compute
-    )
+    def compute() -> bytes:
+        result = recommend(canonical, ctx, lang)
+        QUALITY.computed(key, result)
+        return _encoder.encode(result)
+
+    answer, hit = await suanli.cache.get_or_compute(key, compute)
+    QUALITY.served(key, answer)
     cache = b"hit" if hit else b"miss"
     scope.setdefault("state", {})["cache"] = cache.decode()
     await send_json(send, 200, answer, [(CACHE_HEADER.lower().encode(), cache)])
