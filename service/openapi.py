@@ -146,6 +146,7 @@ def _set_components(document: dict[str, Any], requests: list[Any], responses: li
         if cls is None:
             continue
         _describe_tag(schema, cls)
+        _hoist_descriptions(schema)
         if name not in request_components and not cls.__struct_config__.omit_defaults:
             schema["required"] = sorted(schema.get("properties", {}))
     document.setdefault("components", {}).setdefault("schemas", {}).update(components)
@@ -177,6 +178,18 @@ def _structs(types: Iterable[Any]) -> Iterator[type[msgspec.Struct]]:
             | msgspec.inspect.VarTupleType,
         ):
             stack.append(info.item_type)
+
+
+def _hoist_descriptions(schema: dict[str, Any]) -> None:
+    """``Annotated[T, Meta(description=...)] | None``: msgspec writes the description on
+    the ``T`` member of the ``anyOf``; lift it to the property, where readers (and
+    generators) look for it."""
+    for prop in schema.get("properties", {}).values():
+        if "description" in prop or "anyOf" not in prop:
+            continue
+        texts = {m["description"] for m in prop["anyOf"] if "description" in m}
+        if len(texts) == 1:
+            prop["description"] = texts.pop()
 
 
 def _describe_tag(schema: dict[str, Any], cls: type[msgspec.Struct]) -> None:

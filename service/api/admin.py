@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, post
@@ -39,13 +39,32 @@ def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRoute
 
 
 class ReloadResult(msgspec.Struct, frozen=True, kw_only=True):
-    status: str
-    """``reloaded``, or ``kept_previous`` when the new catalog or overrides were unusable."""
-    fingerprint: str
-    previous_fingerprint: str
-    providers: list[str]
-    offers: int
-    errors: list[str]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`reloaded`, or `kept_previous` when the new catalog or the overrides "
+            "were unusable."
+        ),
+    ]
+    fingerprint: Annotated[str, msgspec.Meta(description="Fingerprint of the catalog now in use.")]
+    previous_fingerprint: Annotated[
+        str, msgspec.Meta(description="Fingerprint of the catalog before the reload.")
+    ]
+    providers: Annotated[
+        list[str], msgspec.Meta(description="Providers in the catalog now in use.")
+    ]
+    offers: Annotated[
+        int,
+        msgspec.Meta(
+            description="Offers (instance type x region x billing) in the catalog now in use."
+        ),
+    ]
+    errors: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Problems found (bad override rows, failing providers); empty when none."
+        ),
+    ]
 
 
 class AdminController(Controller):

@@ -8,6 +8,8 @@ are :class:`~service.errors.InputError`, which the app maps to a 400 naming the 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Controller, post
 from litestar.params import JSONBody
@@ -21,8 +23,20 @@ from service.state import SuanliDep
 class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True):
     """A workload and, optionally, where it runs."""
 
-    workload: Workload
-    placement: Placement | None = None
+    workload: Annotated[
+        Workload,
+        msgspec.Meta(
+            description="The job to size: pre-training, fine-tuning, inference or preprocessing "
+            "(`kind` selects which)."
+        ),
+    ]
+    placement: Annotated[
+        Placement | None,
+        msgspec.Meta(
+            description="Where it runs (accelerator and count); without it the memory is for one "
+            "device and `time` is `null`."
+        ),
+    ] = None
 
 
 class EstimateController(Controller):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
@@ -11,18 +13,36 @@ from service.state import SuanliDep
 
 
 class Health(msgspec.Struct, frozen=True):
-    status: str
+    status: Annotated[
+        str, msgspec.Meta(description="Always `ok` while the process serves requests.")
+    ]
 
 
 class Readiness(msgspec.Struct, frozen=True, kw_only=True):
-    status: str
-    """``ready`` or ``not_ready``."""
-    catalog_loaded: bool
-    catalog_fingerprint: str
-    providers: int
-    redis: str
-    """``ok``, ``down`` or ``not_configured``."""
-    reasons: list[str]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`ready`, or `not_ready` (then `reasons` says why and the status code is "
+            "503)."
+        ),
+    ]
+    catalog_loaded: Annotated[
+        bool, msgspec.Meta(description="True once the first catalog load finished.")
+    ]
+    catalog_fingerprint: Annotated[
+        str,
+        msgspec.Meta(
+            description="Fingerprint of the catalog in use (changes when catalogs or prices "
+            "change; cache keys include it)."
+        ),
+    ]
+    providers: Annotated[int, msgspec.Meta(description="Providers loaded in the catalog.")]
+    redis: Annotated[
+        str, msgspec.Meta(description="`ok`, `down` or `not_configured` (no SUANLI_REDIS_URL).")
+    ]
+    reasons: Annotated[
+        list[str], msgspec.Meta(description="Why the replica is not ready; empty when ready.")
+    ]
 
 
 class HealthController(Controller):

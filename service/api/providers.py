@@ -29,56 +29,154 @@ LivePriceInfo = LivePriceState
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    display_name: str | None
-    currency: str | None
-    regions: list[str]
-    instance_types: int
-    priced_instance_types: int
-    as_of: str | None
-    """Date of the catalog snapshot."""
-    prices_as_of: str | None
-    status: str
-    """``loaded``, ``failed`` (plugin import or provider call failed) or ``excluded``
-    (not in ``SUANLI_PLUGINS``)."""
-    error: str | None = None
-    live_prices: LivePriceInfo | None = None
+    name: Annotated[
+        str,
+        msgspec.Meta(description="Provider name to use in `constraints.providers` and in paths."),
+    ]
+    display_name: Annotated[
+        str | None,
+        msgspec.Meta(description="Human-readable name; `null` for a provider that did not load."),
+    ]
+    currency: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Currency of its prices; `null` for a provider that did not load."
+        ),
+    ]
+    regions: Annotated[list[str], msgspec.Meta(description="Region ids of the catalog.")]
+    instance_types: Annotated[int, msgspec.Meta(description="Instance types in the catalog.")]
+    priced_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types with at least one known price.")
+    ]
+    as_of: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the catalog snapshot; `null` for a provider that did not load."
+        ),
+    ]
+    prices_as_of: Annotated[
+        str | None, msgspec.Meta(description="Date of the newest prices; `null` when none.")
+    ]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`loaded`, `failed` (plugin import or provider call failed; see `error`) "
+            "or `excluded` (not in SUANLI_PLUGINS)."
+        ),
+    ]
+    error: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the provider failed to load; `null` when it loaded."),
+    ] = None
+    live_prices: Annotated[
+        LivePriceInfo | None,
+        msgspec.Meta(
+            description="Live-price status: on or off and why, age of the prices, last refresh "
+            "error; `null` for a provider that did not load."
+        ),
+    ] = None
 
 
 class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
-    region: str
-    billing: Billing
-    price_per_hour: float | None
-    price_per_month: float | None
-    currency: str
-    price_source: PriceSource
-    estimated: bool
-    source: str
-    as_of: str
+    region: Annotated[
+        str, msgspec.Meta(description="Region id, or `*` for a list price given without region.")
+    ]
+    billing: Annotated[Billing, msgspec.Meta(description="`on_demand`, `monthly` or `spot`.")]
+    price_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="CNY per hour (for monthly billing: the month's price divided by 730 h); "
+            "`null` when unknown."
+        ),
+    ]
+    price_per_month: Annotated[
+        float | None, msgspec.Meta(description="CNY per month (monthly billing); `null` otherwise.")
+    ]
+    currency: Annotated[str, msgspec.Meta(description="Currency of the amounts.")]
+    price_source: Annotated[
+        PriceSource, msgspec.Meta(description="`live`, `override`, `snapshot` or `estimated`.")
+    ]
+    estimated: Annotated[
+        bool, msgspec.Meta(description="True for a price not quoted by the cloud (an estimate).")
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the price is published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date (or month) the price was valid on.")]
 
 
 class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
-    instance_type: str
-    family: str
-    accelerator: AcceleratorRef | None
-    vcpus: int | None
-    memory_gib: float | None
-    network_gbps: float | None
-    rdma: Rdma | None
-    local_nvme: str | None
-    regions: list[str]
-    source: str
-    as_of: str
-    confidence: str
-    notes: str | None
-    prices: list[PriceItem]
+    instance_type: Annotated[str, msgspec.Meta(description="The cloud's exact instance type name.")]
+    family: Annotated[str, msgspec.Meta(description="Instance family.")]
+    accelerator: Annotated[
+        AcceleratorRef | None,
+        msgspec.Meta(
+            description="The accelerators of one server (name, count, memory each); `null` for a "
+            "CPU-only type."
+        ),
+    ]
+    vcpus: Annotated[
+        int | None, msgspec.Meta(description="vCPUs; `null` when the source does not say.")
+    ]
+    memory_gib: Annotated[
+        float | None, msgspec.Meta(description="RAM in GiB; `null` when the source does not say.")
+    ]
+    network_gbps: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Network bandwidth in Gbit/s; `null` when the source does not say."
+        ),
+    ]
+    rdma: Annotated[
+        Rdma | None,
+        msgspec.Meta(description="`rdma`, `erdma` or `none`; `null` when the source does not say."),
+    ]
+    local_nvme: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Local NVMe disks as the cloud describes them (e.g. `2 x 3.5 TB`); `null`"
+            " when none or not stated."
+        ),
+    ]
+    regions: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Regions where the type is sold; empty when no source says where."
+        ),
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the specs are published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date the specs were read.")]
+    confidence: Annotated[
+        str, msgspec.Meta(description="How well the row is sourced: `high`, `medium` or `low`.")
+    ]
+    notes: Annotated[
+        str | None, msgspec.Meta(description="Caveats about the row; `null` when none.")
+    ]
+    prices: Annotated[
+        list[PriceItem],
+        msgspec.Meta(
+            description="The type's prices that pass the filters (region, billing, max price)."
+        ),
+    ]
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[InstanceTypeItem]
-    total: int
-    limit: int
-    offset: int
+    items: Annotated[
+        list[InstanceTypeItem], msgspec.Meta(description="This page of instance types.")
+    ]
+    total: Annotated[
+        int, msgspec.Meta(description="Instance types matching the filters, over all pages.")
+    ]
+    limit: Annotated[int, msgspec.Meta(description="Page size used.")]
+    offset: Annotated[int, msgspec.Meta(description="Items skipped before this page.")]
 
 
 def _price_item(price: Price) -> PriceItem:
