@@ -33,7 +33,7 @@ class InputError(ValueError):
         self.source = source
 
 
-class ErrorItem(msgspec.Struct, frozen=True, kw_only=True):
+class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One problem in a request: which field (``key``), why, and what would be valid."""
 
     key: Annotated[
@@ -57,8 +57,11 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True):
     ] = None
 
 
-class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
-    """The one error shape of every 4xx/5xx (litestar's, documented in the schema)."""
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The one error shape of every 4xx/5xx of every route, documented in the schema.
+
+    ``omit_defaults``: the error handlers leave ``extra`` (and an item's ``suggestions``)
+    out when there is nothing to say, so the contract does not list them as required."""
 
     status_code: Annotated[
         int, msgspec.Meta(description="The HTTP status code, repeated in the body.")

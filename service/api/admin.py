@@ -39,6 +39,9 @@ def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRoute
 
 
 class ReloadResult(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /v1/admin/reload`` answer: what was reloaded, or why the previous catalog was
+    kept."""
+
     status: Annotated[
         str,
         msgspec.Meta(

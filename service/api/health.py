@@ -13,12 +13,16 @@ from service.state import SuanliDep
 
 
 class Health(msgspec.Struct, frozen=True):
+    """``GET /healthz`` answer."""
+
     status: Annotated[
         str, msgspec.Meta(description="Always `ok` while the process serves requests.")
     ]
 
 
 class Readiness(msgspec.Struct, frozen=True, kw_only=True):
+    """``GET /readyz`` answer: ready or not, and why."""
+
     status: Annotated[
         str,
         msgspec.Meta(

@@ -29,6 +29,8 @@ LivePriceInfo = LivePriceState
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider plugin: what loaded, its regions, catalog size and dates, live-price status."""
+
     name: Annotated[
         str,
         msgspec.Meta(description="Provider name to use in `constraints.providers` and in paths."),
@@ -78,6 +80,8 @@ class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One price of an instance type: region, billing, amount, source and date."""
+
     region: Annotated[
         str, msgspec.Meta(description="Region id, or `*` for a list price given without region.")
     ]
@@ -109,6 +113,8 @@ class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
+    """One instance type of a provider's catalog, with its sourced specs and prices."""
+
     instance_type: Annotated[str, msgspec.Meta(description="The cloud's exact instance type name.")]
     family: Annotated[str, msgspec.Meta(description="Instance family.")]
     accelerator: Annotated[
@@ -169,6 +175,8 @@ class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of instance types and the total that matched the filters."""
+
     items: Annotated[
         list[InstanceTypeItem], msgspec.Meta(description="This page of instance types.")
     ]
@@ -314,7 +322,14 @@ class ProvidersController(Controller):
     def instance_types(
         self,
         suanli: SuanliDep,
-        name: Annotated[str, PathParameter(max_length=64, examples=_example("alibaba"))],
+        name: Annotated[
+            str,
+            PathParameter(
+                max_length=64,
+                description="Provider name, as listed by GET /v1/providers.",
+                examples=_example("alibaba"),
+            ),
+        ],
         accelerator: Annotated[
             str | None,
             QueryParameter(

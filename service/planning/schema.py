@@ -106,6 +106,9 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /v1/recommend`` body: the workload, the constraints, how to rank and in which
+    language."""
+
     workload: Annotated[
         Workload,
         msgspec.Meta(
@@ -141,6 +144,9 @@ class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Option(msgspec.Struct, frozen=True, kw_only=True):
+    """One ranked option: what to rent (type, count, billing, region), its price with source
+    and date, the estimated time and cost, and why."""
+
     rank: Annotated[
         int, msgspec.Meta(description="Position in the answer, 1 = best for the objective.")
     ]
@@ -317,6 +323,8 @@ class Option(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class Advice(msgspec.Struct, frozen=True, kw_only=True):
+    """One piece of practical advice for the job, in the answer's language."""
+
     topic: Annotated[
         str,
         msgspec.Meta(
@@ -330,6 +338,8 @@ class Advice(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class CatalogRef(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider catalog an answer was computed from, with its dates."""
+
     provider: Annotated[str, msgspec.Meta(description="Provider name.")]
     as_of: Annotated[
         str,
@@ -368,6 +378,9 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class RecommendResponse(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /v1/recommend`` answer: ranked options, the summary sentence, advice and the
+    catalogs used."""
+
     options: Annotated[
         list[Option],
         msgspec.Meta(
