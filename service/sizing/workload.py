@@ -119,7 +119,13 @@ ModelRef = ModelName | ModelSpec
 class _Training(msgspec.Struct, frozen=True, kw_only=True):
     """Fields shared by pre-training and fine-tuning."""
 
-    model: ModelRef
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(
+            description="The model: a preset id or alias from GET /v1/models (a string), or "
+            "its size and optionally its architecture (`{params_b, ...}`)."
+        ),
+    ]
     seq_len: SeqLen = 2048
     micro_batch_size: MicroBatch = 1
     precision: Annotated[
@@ -224,7 +230,13 @@ class Inference(msgspec.Struct, frozen=True, kw_only=True, tag="inference", tag_
     kind: ClassVar[Literal["inference"]] = "inference"
     """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
 
-    model: ModelRef
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(
+            description="The model: a preset id or alias from GET /v1/models (a string), or "
+            "its size and optionally its architecture (`{params_b, ...}`)."
+        ),
+    ]
     precision: Annotated[
         InferencePrecision,
         msgspec.Meta(
