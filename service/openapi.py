@@ -339,7 +339,7 @@ def _add_code_samples(document: dict[str, Any]) -> None:
 def _example_path(path: str, parameters: list[dict[str, Any]]) -> str:
     query = []
     for parameter in parameters:
-        value = _parameter_example(parameter)
+        value = parameter_example(parameter)
         if value is None:
             continue
         if parameter.get("in") == "path":
@@ -349,11 +349,16 @@ def _example_path(path: str, parameters: list[dict[str, Any]]) -> str:
     return path + ("?" + "&".join(query) if query else "")
 
 
-def _parameter_example(parameter: dict[str, Any]) -> Any:
-    examples = parameter.get("examples") or {}
-    for example in examples.values():
+def parameter_example(parameter: dict[str, Any]) -> Any:
+    """A parameter's example value: its ``examples``, ``example`` or its schema's
+    ``examples`` (``msgspec.Meta(examples=...)`` on a query struct field); ``None``."""
+    for example in (parameter.get("examples") or {}).values():
         return example.get("value")
-    return parameter.get("example")
+    if "example" in parameter:
+        return parameter["example"]
+    for value in parameter.get("schema", {}).get("examples", []):
+        return value
+    return None
 
 
 def render_openapi() -> str:

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 
 from service.api import examples
 from service.errors import ErrorBody
-from service.openapi import CONTRACT_PATH
+from service.openapi import CONTRACT_PATH, parameter_example
 
 METHODS = {"get", "put", "post", "delete", "patch"}
 
@@ -79,7 +79,9 @@ def test_every_operation_has_an_example_request(contract: dict[str, Any]) -> Non
         assert sample["source"].startswith("curl "), f"{method} {path}"
         assert "{" not in sample["source"].split("http://")[-1], f"unfilled path in {sample}"
         for parameter in operation.get("parameters", []):
-            assert parameter.get("examples"), f"{method} {path} {parameter['name']} has no example"
+            assert parameter_example(parameter) is not None, (
+                f"{method} {path} {parameter['name']} has no example"
+            )
         body = operation.get("requestBody")
         if body is not None:
             assert body["content"]["application/json"].get("examples"), f"{method} {path}"

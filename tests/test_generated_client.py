@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from service.api import examples
+from service.openapi import parameter_example
 from tests.served import ServedApp, served
 
 pytestmark = pytest.mark.slow
@@ -155,8 +156,7 @@ def test_every_operation_answers_through_the_generated_client(
             kwargs = {}
             for parameter in op.get("parameters", []):
                 if parameter.get("required"):
-                    value = next(iter(parameter["examples"].values()))["value"]
-                    kwargs[_snake(parameter["name"])] = value
+                    kwargs[_snake(parameter["name"])] = parameter_example(parameter)
             answer = call(op_id, **kwargs)
             assert answer.status_code == 200, (path, answer.content)
             assert answer.parsed is not None, path
