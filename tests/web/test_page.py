@@ -266,6 +266,39 @@ def test_chinese_serving_form_answers_in_chinese(browser: WebDriver, app: Served
     assert console_errors(browser) == []
     screenshot(browser, "page-zh.png")
 
+    # Switching the language relabels the page and asks again in that language.
+    english = api(app, "/v1/recommend", {**request, "lang": "en"})[1]
+    Select(browser.find_element(By.ID, "lang")).select_by_value("en")
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "summary").text == english["summary"]
+    )
+    assert browser.find_element(By.ID, "submit").text == "Recommend"
+
+
+def test_no_option_shows_why_and_what_to_relax(browser: WebDriver, app: ServedApp) -> None:
+    open_page(browser, app, "en")
+    fill(browser, {"kind": "finetune", "model": "qwen2.5-7b", "method": "qlora",
+                   "tokens": "1e7", "max_price_per_hour": "1"})  # fmt: skip
+    request = {
+        "workload": {"kind": "finetune", "model": "qwen2.5-7b", "tokens": 10_000_000,
+                     "seq_len": 2048, "method": "qlora"},
+        "constraints": {"max_price_per_hour": 1}, "objective": "cost", "lang": "en",
+        "top_k": 10,
+    }  # fmt: skip
+    answer = api(app, "/v1/recommend", request)[1]
+    assert answer["options"] == []
+    browser.find_element(By.ID, "submit").click()
+    WebDriverWait(browser, 30).until(
+        lambda d: d.find_element(By.ID, "summary").text == answer["summary"]
+    )
+    warnings = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#warnings li")]
+    assert warnings == answer["warnings"]
+    assert any("max_price_per_hour" in h["constraint"] for h in answer["relax"])
+    assert browser.find_element(By.CSS_SELECTOR, "#options tbody").text == (
+        "No option fits these constraints."
+    )
+    assert circles(browser) == []
+
 
 def test_a_refused_request_shows_the_field_and_the_suggestions(
     browser: WebDriver, app: ServedApp
