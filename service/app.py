@@ -52,7 +52,7 @@ from service.live_prices import (
 )
 from service.metrics import CATALOG_RELOADS, watch_live_prices
 from service.observability import configure_logging, request_id_middleware
-from service.openapi import finish_contract
+from service.openapi import finish_contract, schema_router
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.settings import Settings, load_settings
@@ -184,6 +184,7 @@ def create_app(
             # Only the JSON document (at /schema and /schema/openapi.json): litestar's
             # documentation UIs load their scripts from public CDNs, blank offline.
             render_plugins=[JsonRenderPlugin(path=["/", "/openapi.json"])],
+            openapi_router=schema_router(),
         ),
         request_max_body_size=settings.max_body_bytes,
         debug=False,

@@ -32,11 +32,13 @@ import shlex
 import typing
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Litestar, Response
+from litestar import Litestar, Response, Router, get
 from litestar._openapi.plugin import OpenAPIPlugin
+from litestar.exceptions import NotFoundException
+from litestar.params import PathParameter
 from litestar.serialization import encode_json
 
 from service.errors import ErrorBody
@@ -46,6 +48,22 @@ CONTRACT_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.js
 _REF_TEMPLATE = "#/components/schemas/{name}"
 _METHODS = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 _BASE_URL = "http://127.0.0.1:8000"
+
+
+SCHEMA_PATH = "/schema"
+
+
+@get("/{path:str}", include_in_schema=False, sync_to_thread=False)
+def _no_such_document(path: Annotated[str, PathParameter()]) -> None:
+    """litestar answers unknown ``/schema/*`` paths with an HTML page; here they get the
+    one error shape, like every other route."""
+    raise NotFoundException(detail=f"no such document: {SCHEMA_PATH}/{path}; the contract "
+                            f"is at {SCHEMA_PATH}/openapi.json")  # fmt: skip
+
+
+def schema_router() -> Router:
+    """The router litestar fills with the documentation routes (``openapi_router``)."""
+    return Router(SCHEMA_PATH, route_handlers=[_no_such_document], include_in_schema=False)
 
 
 def openapi_document(app: Litestar) -> dict[str, Any]:

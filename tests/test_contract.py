@@ -182,8 +182,10 @@ def test_the_docs_need_no_cdn(client: TestClient[Litestar]) -> None:
     """/schema serves the JSON document only; litestar's UIs (Swagger, ReDoc, Scalar,
     RapiDoc, Elements) load their scripts from public CDNs and are not served."""
     assert client.get("/schema").json()["openapi"].startswith("3.")
-    for ui in ("swagger", "redoc", "elements", "rapidoc", "scalar"):
-        assert client.get(f"/schema/{ui}").status_code == 404
+    for ui in ("swagger", "redoc", "elements", "rapidoc", "scalar", "openapi.yaml"):
+        response = client.get(f"/schema/{ui}")
+        assert response.status_code == 404
+        assert msgspec.convert(response.json(), ErrorBody).detail.startswith("no such document")
     for page in ("/", "/static/app.js", "/static/app.css"):
         text = client.get(page).text.replace('"http://www.w3.org/2000/svg"', "")  # a name
         assert not re.search(r"https?://", text), f"{page} refers to an external resource"
