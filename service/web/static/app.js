@@ -316,7 +316,7 @@ function scale(values, low, high) {
       }
     }
   } else {
-    const step = niceStep((b - a) / 5);
+    const step = niceStep((b - a) / 6);
     for (let v = Math.ceil(a / step) * step; v <= b; v += step) ticks.push(Number(v.toPrecision(6)));
   }
   return { map, ticks, log };
