@@ -87,7 +87,10 @@ def make_plan(
     if count_removed:
         _every_group(buckets, flt, builder, pricer)
     elif work is not None and work > 0 and not flt.cpu_only:
-        scale = 1.0 if mode == "open" else work * BOUND_SLACK
+        # Shrunk by the slack in every mode: a bound computed as log(a / b) may exceed the
+        # key's log(a) - log(b) by an ulp, and exact ties (one 8-GPU node vs eight 1-GPU
+        # replicas) must still be priced to be ranked by their later key elements.
+        scale = (1.0 if mode == "open" else work) * BOUND_SLACK
         order = index.order(builder, objective, mode)
         _bounded_lanes(index, builder, pricer, order, scale, top_k)
     else:
