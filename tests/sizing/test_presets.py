@@ -72,6 +72,7 @@ def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
         qkv_bias=preset.qkv_bias,
         head_dim=preset.head_dim,
         experts=preset.experts,
+        qk_norm=preset.qk_norm,
     )
     assert exact == round(preset.params_b * 1e9)
     if preset.active_params_b is not None:
@@ -85,6 +86,7 @@ def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
             head_dim=preset.head_dim,
             experts=preset.experts,
             experts_per_token=preset.experts_per_token,
+            qk_norm=preset.qk_norm,
         )
         assert active == round(preset.active_params_b * 1e9)
 
