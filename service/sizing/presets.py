@@ -697,7 +697,10 @@ _DISTILL = (
 )
 
 
-def _qwen3(size: str, params: int, tied: bool, **arch: int) -> ModelPreset:
+def _qwen3(
+    size: str, params: int, tied: bool, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int, vocab: int,
+) -> ModelPreset:  # fmt: skip
     repo = f"Qwen/Qwen3-{size}"
     return _decoder(
         f"qwen3-{size.lower()}",
@@ -709,11 +712,19 @@ def _qwen3(size: str, params: int, tied: bool, **arch: int) -> ModelPreset:
         tied_embeddings=tied,
         head_dim=128,
         qk_norm=True,
-        **arch,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        intermediate=intermediate,
+        vocab=vocab,
     )
 
 
-def _qwen3_moe(size: str, params: int, active: int, **arch: int) -> ModelPreset:
+def _qwen3_moe(
+    size: str, params: int, active: int, *, layers: int, hidden: int, heads: int,
+    kv_heads: int, intermediate: int,
+) -> ModelPreset:  # fmt: skip
     repo = f"Qwen/Qwen3-{size}"
     return ModelPreset(
         id=f"qwen3-{size.lower()}",
@@ -730,7 +741,11 @@ def _qwen3_moe(size: str, params: int, active: int, **arch: int) -> ModelPreset:
         aliases=(repo, f"{repo}-Base", f"{repo}-FP8"),
         source=_QWEN3_SRC.format(repo=repo) + " (num_experts 128, num_experts_per_tok 8, "
         "moe_intermediate_size per expert)",
-        **arch,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        intermediate=intermediate,
     )
 
 
@@ -890,25 +905,33 @@ def _distill(size: str, base_name: str, base: ModelPreset) -> ModelPreset:
     )  # fmt: skip
 
 
-def _yi(size: str, params: int, **arch: int) -> ModelPreset:
+def _yi(
+    size: str, params: int, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int,
+) -> ModelPreset:  # fmt: skip
     repo = f"01-ai/Yi-1.5-{size}"
     return _decoder(
         f"yi-1.5-{size.lower()}", f"Yi-1.5-{size}", params,
         _HF.format(repo=repo) + " (Llama architecture, GQA, vocab 64000); exact count from "
         "the config formula",
         (repo, f"{repo}-Chat", f"yi1.5-{size.lower()}"),
-        vocab=64_000, max_positions=4096, **arch,
+        vocab=64_000, max_positions=4096, layers=layers, hidden=hidden, heads=heads,
+        kv_heads=kv_heads, intermediate=intermediate,
     )  # fmt: skip
 
 
-def _internlm(size: str, params: int, **arch: int) -> ModelPreset:
+def _internlm(
+    size: str, params: int, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int,
+) -> ModelPreset:  # fmt: skip
     repo = f"internlm/internlm2_5-{size}"
     return _decoder(
         f"internlm2.5-{size}", f"InternLM2.5-{size.upper()}", params,
         _HF.format(repo=repo) + " (fused wqkv without bias, GQA, vocab 92544, untied output); "
         "exact count from the config formula",
         (repo, f"{repo}-chat", f"internlm2_5-{size}", f"internlm2.5-{size}-chat"),
-        vocab=92_544, max_positions=32_768, fused_qkv=True, **arch,
+        vocab=92_544, max_positions=32_768, fused_qkv=True, layers=layers, hidden=hidden,
+        heads=heads, kv_heads=kv_heads, intermediate=intermediate,
     )  # fmt: skip
 
 
