@@ -34,6 +34,10 @@ class OfferFilter:
     accelerator_count: int | None = None
     """Exactly this many accelerators in total: a type must hold it or divide it."""
     max_accelerators: int | None = None
+    single_node: frozenset[str] = frozenset()
+    """With ``accelerator_count``: accelerators some passing type holds that many of on
+    one node; their multi-node placements are not offered ("8 GPUs" is one 8-GPU node
+    when one exists)."""
 
     def row_reason(self, offer: Offer) -> str:
         """The constraint that removes every offer of this offer's instance type, or ``""``
@@ -55,7 +59,15 @@ class OfferFilter:
         if per_node and self.max_accelerators is not None and per_node > self.max_accelerators:
             return "max_accelerators"
         count = self.accelerator_count
-        if per_node and count is not None and (per_node > count or count % per_node):
+        if (
+            per_node
+            and count is not None
+            and (
+                per_node > count
+                or count % per_node
+                or (per_node < count and row.accelerator in self.single_node)
+            )
+        ):
             return "accelerator_count"
         return ""
 
@@ -99,7 +111,7 @@ def relaxed(flt: OfferFilter, constraint: str) -> OfferFilter:
     if constraint == "max_accelerators":
         return replace(flt, max_accelerators=None)
     if constraint == "accelerator_count":
-        return replace(flt, accelerator_count=None)
+        return replace(flt, accelerator_count=None, single_node=frozenset())
     return flt
 
 

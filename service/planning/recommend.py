@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from service.accelerators import AcceleratorRegistry
 from service.capabilities import hardware_notes
 from service.catalog import CatalogSnapshot, OfferBucket
@@ -117,7 +119,9 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         for i, c in enumerate(top)
     ]
     first = top[0] if top else None
-    alternative = _cheapest_priced(plan) if first is not None and not first.priced else None
+    alternative = None
+    if first is not None and not first.priced:
+        alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, builder, req, ctx)
     estimate = _estimate_for(first, rw, req, ctx)
     host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
@@ -234,7 +238,7 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
             status_code=422,
         )
     billing = _billing(req, interruptible)
-    return OfferFilter(
+    flt = OfferFilter(
         cpu_only=cpu_only,
         providers=providers,
         regions=regions,
@@ -247,6 +251,35 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
         accelerator_count=c.accelerator_count,
         max_accelerators=c.max_accelerators,
     )
+    if c.accelerator_count is not None:
+        flt = dataclasses.replace(flt, single_node=_single_node(ctx, flt, c.accelerator_count))
+    return flt
+
+
+def _single_node(ctx: PlanContext, flt: OfferFilter, count: int) -> frozenset[str]:
+    """Accelerators a type that passes ``flt`` holds exactly ``count`` of on one node
+    (memoized per filter when a memo is shared)."""
+    buckets = ctx.snapshot.buckets
+
+    def build() -> frozenset[str]:
+        found = set()
+        for bucket in buckets:
+            offer = bucket.offer
+            row = offer.instance
+            if (
+                row.accelerator_count == count
+                and row.accelerator not in found
+                and not flt.row_reason(offer)
+                and offer.billing in flt.billing
+                and any(not flt.group_reason(g) for g in bucket.groups)
+            ):
+                found.add(row.accelerator or "")
+        return frozenset(found - {""})
+
+    if ctx.memo is None:
+        return build()
+    ctx.memo.use_catalog(buckets)
+    return ctx.memo.shared(("single_node", id(buckets), flt), build)
 
 
 def _known_regions(ctx: PlanContext) -> frozenset[str]:
@@ -459,6 +492,16 @@ def _hardware(ctx: PlanContext, c: Candidate, precision: str, serving: bool) -> 
     if serving and not spec.mem_bandwidth_gbps:
         notes = (*notes, "no_bandwidth")
     return notes
+
+
+def _cheapest_by_cost(
+    flt: OfferFilter, builder: VariantBuilder, req: RecommendRequest, ctx: PlanContext
+) -> Candidate | None:
+    """The cheapest priced candidate when the answer's walk saw none (ranked by time, the
+    fastest can all be unpriced): one bounded cost ranking of one candidate."""
+    cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
+    best = select(_plan(ctx.snapshot.buckets, flt, builder, cheapest), 1)
+    return best[0] if best and best[0].priced else None
 
 
 def _cheapest_priced(plan: Plan) -> Candidate | None:
