@@ -205,6 +205,9 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                           "without RDMA)."},
     "max_accelerators": {"zh": "{n} 个报价超过 {max_acc} 张加速卡的上限。",
                          "en": "{n} offers exceed the limit of {max_acc} accelerators."},
+    "throughput_unknown": {"zh": "{n} 个报价的加速卡显存带宽未公开，无法确认能达到所需吞吐。",
+                           "en": "{n} offers have accelerators without a published memory "
+                           "bandwidth, so the required throughput cannot be confirmed."},
     "min_vcpus": {"zh": "{n} 个报价每节点少于 {vcpus} 个 vCPU。",
                   "en": "{n} offers have fewer than {vcpus} vCPUs per node."},
     "min_memory_gib": {"zh": "{n} 个报价每节点内存少于 {ram:g} GiB。",

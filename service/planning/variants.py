@@ -224,6 +224,8 @@ class VariantBuilder:
                 return "memory"
             tps = self.cache.throughput(spec, per_node)
             replicas = 1
+            if wl.target_tokens_per_s and tps <= 0:
+                return "throughput_unknown"  # cannot promise a rate it cannot estimate
             if exact is not None:
                 replicas = exact
             elif wl.target_tokens_per_s and tps > 0:
