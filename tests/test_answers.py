@@ -173,11 +173,11 @@ def test_max_accelerators_and_host_minimums(client: Client) -> None:
         assert option["memory_gib"] >= 100 * option["nodes"]
 
 
-def test_accelerator_count_on_a_cpu_job_is_422(client: Client) -> None:
+def test_accelerator_count_on_a_cpu_job_is_400(client: Client) -> None:
     body = {"workload": {"kind": "preprocess", "data_gb": 10},
             "constraints": {"accelerator_count": 2}}  # fmt: skip
     response = client.post("/v1/recommend", json=body)
-    assert response.status_code == 422
+    assert response.status_code == 400
     assert response.json()["extra"][0]["key"] == "constraints.accelerator_count"
 
 

@@ -61,7 +61,7 @@ CONSTRAINTS: dict[str, dict[str, Any]] = {
     "unpriced": {"providers": ["volcengine"]},
 }
 ACCELERATOR_ONLY = ("exact-8", "max-2")
-"""Constraints that a CPU-only job refuses (422)."""
+"""Constraints that a CPU-only job refuses (400)."""
 
 
 def _context(snapshot: CatalogSnapshot, memo: PlacementMemo | None = None) -> PlanContext:

@@ -50,7 +50,8 @@ _AT_PATH = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.S)
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S)
 _KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:')
 _INDEX = re.compile(r"\[\d+\]")
-_FLOAT_FOR_INT = "Expected `int`, got `float`"
+_FLOAT_FOR_INT = re.compile(r"^Expected `(?:[^`]*\| )?int(?: \|[^`]*)?`, got `float`$")
+"""``49.0`` where an integer (or an optional one, ``int | null``) belongs."""
 _MAX_FLOAT_FIXES = 64
 """Integral floats fixed one by one at most (a body has far fewer integer fields)."""
 
@@ -193,7 +194,7 @@ def _with_integral_floats(
     document: Any = None
     for _ in range(_MAX_FLOAT_FIXES):
         match = _AT_PATH.match(str(error))
-        if match is None or match["message"] != _FLOAT_FOR_INT:
+        if match is None or not _FLOAT_FOR_INT.match(match["message"]):
             break
         if document is None:
             try:

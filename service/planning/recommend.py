@@ -201,7 +201,6 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
             raise InputError(
                 f"constraints.{field}",
                 f"{field} applies to accelerator jobs; preprocessing runs on CPUs only",
-                status_code=422,
             )
     if (
         c.accelerator_count is not None
@@ -212,7 +211,6 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
             "constraints.accelerator_count",
             f"accelerator_count ({c.accelerator_count}) exceeds max_accelerators "
             f"({c.max_accelerators})",
-            status_code=422,
         )
     accelerators = None
     if c.accelerators is not None:

@@ -98,6 +98,9 @@ def estimate_resolved(
         time = time_for(rw, spec, devices)
         _time_notes(rw, spec, devices, time, notes)
         if rw.inference is not None:
+            w = rw.workload
+            if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
+                notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
             rate = inference_throughput(rw, spec, devices)
             throughput = rate if rate > 0 else None
             if spec.mem_bandwidth_gbps:

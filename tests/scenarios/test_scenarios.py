@@ -12,12 +12,15 @@ speaks in sentences (no ``None``, no store ids). Then each case's own expectatio
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.app import create_app
+from tests.conftest import app_settings
 from tests.scenarios.cases import CASES, Case
 
 NO_BF16 = {"P4", "P40", "P100", "V100-16GB", "V100-32GB", "T4", "Ascend-910", "Ascend-310P"}
@@ -26,10 +29,8 @@ _STORE_ID = re.compile(r"@[0-9a-f]{7,}|index id")
 
 
 @pytest.fixture(scope="module")
-def scenario_client() -> Any:
-    from service.app import create_app
-    from tests.conftest import app_settings
-
+def scenario_client() -> Iterator[TestClient[Litestar]]:
+    """One real app for the whole suite (the catalogs load once)."""
     with TestClient(app=create_app(app_settings())) as client:
         yield client
 
