@@ -48,7 +48,8 @@ T = TypeVar("T")
 JSON_MEDIA_TYPE = "application/json"
 _AT_PATH = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.S)
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S)
-_KEY = re.compile(rb'"((?:[^"\\]|\\.)*)"\s*:')
+_KEY = re.compile(rb'"([^"\\]*)"\s*:')
+"""A key as it appears in a body without escapes (a string followed by a colon)."""
 _INDEX = re.compile(r"\[\d+\]")
 _FLOAT_FOR_INT = re.compile(r"^Expected `(?:[^`]*\| )?int(?: \|[^`]*)?`, got `float`$")
 """``49.0`` where an integer (or an optional one, ``int | null``) belongs."""

@@ -14,6 +14,7 @@ each constraint that removed something is lifted in turn to find the nearest opt
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -483,7 +484,14 @@ def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
 def _hardware(ctx: PlanContext, c: Candidate, precision: str, serving: bool) -> tuple[str, ...]:
     """Sentence keys for what the option's device changes about the job (capabilities)."""
     name = c.offer.instance.accelerator
-    spec = ctx.accelerators.resolve(name) if name else None
+    return _hardware_notes(ctx.accelerators, name, precision, serving) if name else ()
+
+
+@functools.lru_cache(maxsize=1024)
+def _hardware_notes(
+    registry: AcceleratorRegistry, name: str, precision: str, serving: bool
+) -> tuple[str, ...]:
+    spec = registry.resolve(name)
     if spec is None:
         return ()
     notes = hardware_notes(spec, precision, serving)
