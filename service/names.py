@@ -68,10 +68,10 @@ def localized_name(display_name: str, lang: str) -> str:
 
 
 _SOURCE_LABELS: tuple[tuple[str, str, str], ...] = (
-    ("qcloud-documents", "Tencent Cloud price overview (official documentation)",
+    ("qcloud-documents", "Tencent Cloud price overview, official documentation",
      "腾讯云官方文档《价格总览》"),
-    ("gpu-prices", "a published GPU price comparison (ArthurChiao's blog, copy of the "
-     "provider's purchase page)", "公开的 GPU 价格对比（ArthurChiao 博客，转录自购买页）"),
+    ("gpu-prices", "ArthurChiao's published GPU price comparison, copied from the "
+     "purchase page", "ArthurChiao 博客转录自购买页的 GPU 价格对比"),
     ("bbs.huaweicloud.com", "a Huawei Cloud community forum quote", "华为云社区论坛报价"),
 )  # fmt: skip
 """Substring of a stored source -> how a person names it (en, zh)."""
