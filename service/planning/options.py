@@ -94,7 +94,12 @@ def static_part(
     row_warnings = []
     if row.confidence != "high":
         row_warnings.append(
-            texts.t("low_confidence", lang, conf=row.confidence, notes=row.notes or "")
+            texts.t(
+                "low_confidence",
+                lang,
+                conf=texts.confidence_name(row.confidence, lang),
+                notes=row.notes or "",
+            )
         )
     if cann:
         row_warnings.append(texts.t("ascend", lang))

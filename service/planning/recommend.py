@@ -429,8 +429,9 @@ _SIZE_CONSTRAINTS = ("accelerator_count", "max_accelerators")
 def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     o = c.offer
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
+    unit = "/小时" if lang == "zh" else "/h"
     price = (
-        f"¥{c.price_per_hour:,.2f}/h"
+        f"¥{c.price_per_hour:,.2f}{unit}"
         if c.price_per_hour is not None
         else ("价格未知" if lang == "zh" else "price unknown")
     )
@@ -459,7 +460,7 @@ def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[s
         "max_acc": c.max_accelerators,
         "vcpus": c.min_vcpus,
         "ram": c.min_memory_gib,
-        "precision": getattr(req.workload, "precision", ""),
+        "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": c.max_nodes,
     }
     sentences = [texts.t("no_option", lang)]

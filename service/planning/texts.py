@@ -6,6 +6,8 @@ numbers with units, and exists in Chinese and English.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H, RESTART_H, SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.schema import Lang, Objective
@@ -75,7 +77,7 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "No token count given, so time and total cost are not estimated.",
     },
     "low_confidence": {
-        "zh": "目录可信度{conf}：{notes}",
+        "zh": "目录可信度{conf}（目录原注）：{notes}",
         "en": "Catalog confidence {conf}: {notes}",
     },
     "ascend": {
@@ -231,12 +233,23 @@ _CONSTRAINT: dict[str, dict[Lang, str]] = {
 }
 
 
-def removed_sentence(key: str, count: int, lang: Lang, values: dict[str, object]) -> str:
+def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:
     """The sentence saying ``count`` offers were removed by ``key``."""
     template = _REMOVED.get(key)
     if template is None:
         return t("removed_other", lang, n=count)
     return template[lang].format(n=f"{count:,}", **values)
+
+
+_CONFIDENCE: dict[str, dict[Lang, str]] = {
+    "high": {"zh": "高", "en": "high"},
+    "medium": {"zh": "中", "en": "medium"},
+    "low": {"zh": "低", "en": "low"},
+}
+
+
+def confidence_name(confidence: str, lang: Lang) -> str:
+    return _CONFIDENCE.get(confidence, {}).get(lang, confidence)
 
 
 def constraint_name(key: str, lang: Lang) -> str:
