@@ -421,3 +421,10 @@ def test_no_option_explanation_is_one_clean_sentence_per_constraint(
         assert not re.search(r"[A-Za-z]{3,}", explanation), explanation
     assert all(not _FIELD_NAMES.search(t) for t in texts_of(answer))
     assert json.dumps(answer["relax"], ensure_ascii=False).count("¥") >= 1
+
+
+def test_instance_types_route_takes_the_names_people_use(client: Client) -> None:
+    for name in ("阿里云", "aliyun"):
+        response = client.get(f"/v1/providers/{name}/instance-types", params={"limit": 1})
+        assert response.status_code == 200, response.text
+        assert response.json()["items"][0]["instance_type"].startswith("ecs.")
