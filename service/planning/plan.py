@@ -281,7 +281,10 @@ class _Pricer:
             if objective == "time":
                 key: tuple[float, ...] = (speed, tier, money, v.nodes, len(keys))
             elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
-                order = unpriced_order(v.devices, row.vcpus, row.memory_gib, v.nodes, speed)
+                order = unpriced_order(
+                    v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
+                    speed,
+                )  # fmt: skip
                 key = (tier, money, *order, len(keys))
                 if objective != "cost":
                     key = (INF, *key)
