@@ -106,9 +106,10 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Regions where it is sold are not published; check the console.",
     },
     "rank_unpriced": {
-        "zh": "价格未知：在有价格的方案之后，按够用的最小配置排序（加速卡最少、主机最小）。",
+        "zh": "价格未知：排在所有有价格的方案之后，"
+        "按够用的最小配置排序（加速卡最少、显存最小、主机最小）。",
         "en": "Price unknown: ranked after every priced option, smallest sufficient machine "
-        "first (fewest accelerators, then smallest host).",
+        "first (fewest accelerators, least accelerator memory, then smallest host).",
     },
     "fp16_training": {
         "zh": "{acc} 不支持 BF16：按 FP16 混合精度（带损失缩放）规划，显存相同，用 FP16 峰值算力。",
