@@ -42,11 +42,15 @@ def fold_provider(name: str) -> str:
     return re.sub(r"[\s_\-.]+", "", name.strip().lower())
 
 
-def resolve_provider(name: str, known: Iterable[str]) -> str | None:
-    """The loaded provider a user's name denotes, or ``None``."""
+def resolve_provider(name: str, known: Iterable[str], fold: bool = True) -> str | None:
+    """The loaded provider a user's name denotes, or ``None``. ``fold=False`` (URL paths,
+    which have one spelling): only the exact id or an alias exactly as listed."""
     names = set(known)
     if name in names:
         return name
+    if not fold:
+        target = PROVIDER_ALIASES.get(name)
+        return target if target in names else None
     folded = fold_provider(name)
     for provider in names:
         if fold_provider(provider) == folded:

@@ -240,7 +240,7 @@ class ProvidersController(Controller):
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
         snapshot = suanli.catalog.snapshot
-        resolved = resolve_provider(name, (p.name for p in snapshot.providers))  # 阿里云, aliyun
+        resolved = resolve_provider(name, (p.name for p in snapshot.providers), fold=False)
         catalog = snapshot.provider(resolved) if resolved is not None else None
         if catalog is None:
             known = [p.name for p in snapshot.providers]
