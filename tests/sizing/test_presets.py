@@ -173,7 +173,9 @@ ISSUE_12_IDS = {
 }  # fmt: skip
 
 PUBLISHED_TOTALS = {
-    # totals on the model cards / reproduced elsewhere (e.g. 596,049,920 for Qwen3-0.6B)
+    # config-formula totals; they round to the model cards' figures (0.6B, 8.2B, 30.5B /
+    # 3.3B active, 1.24B, 3.21B), and Qwen3-0.6B's exact 596,049,920 also appears in public
+    # code (a Qwen3Config comment found with the search tools)
     "qwen3-0.6b": 596_049_920,
     "qwen3-8b": 8_190_735_360,
     "qwen3-30b-a3b": 30_532_122_624,
