@@ -32,6 +32,7 @@ from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
+from service.planning.indexes import known_regions_of, monthly_prices, single_node
 from service.planning.options import build_option
 from service.planning.plan import Plan, make_plan, select
 from service.planning.schema import (
@@ -102,7 +103,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
     length_unknown = _length_unknown(req.workload)
-    monthly = _monthly_prices(ctx) if length_unknown and top else {}
+    monthly = monthly_prices(ctx.snapshot.buckets, ctx.memo) if length_unknown and top else {}
     options = [
         build_option(
             i + 1,
@@ -187,7 +188,7 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
         providers = frozenset(chosen)
     regions = None
     if c.regions is not None:
-        known_regions = _known_regions(ctx)
+        known_regions = known_regions_of(ctx.snapshot, ctx.memo)
         for i, region in enumerate(c.regions):
             if region not in known_regions:
                 raise InputError(
@@ -251,76 +252,10 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
         max_accelerators=c.max_accelerators,
     )
     if c.accelerator_count is not None:
-        flt = dataclasses.replace(flt, single_node=_single_node(ctx, flt, c.accelerator_count))
+        flt = dataclasses.replace(
+            flt, single_node=single_node(ctx.snapshot.buckets, flt, c.accelerator_count, ctx.memo)
+        )
     return flt
-
-
-def _single_node(ctx: PlanContext, flt: OfferFilter, count: int) -> frozenset[str]:
-    """Accelerators a type that passes ``flt`` holds exactly ``count`` of on one node
-    (memoized per filter when a memo is shared)."""
-    buckets = ctx.snapshot.buckets
-
-    def build() -> frozenset[str]:
-        found = set()
-        for bucket in buckets:
-            offer = bucket.offer
-            row = offer.instance
-            if (
-                row.accelerator_count == count
-                and row.accelerator not in found
-                and not flt.row_reason(offer)
-                and offer.billing in flt.billing
-                and any(not flt.group_reason(g) for g in bucket.groups)
-            ):
-                found.add(row.accelerator or "")
-        return frozenset(found - {""})
-
-    if ctx.memo is None:
-        return build()
-    ctx.memo.use_catalog(buckets)
-    return ctx.memo.shared(("single_node", id(buckets), flt), build)
-
-
-def _known_regions(ctx: PlanContext) -> frozenset[str]:
-    """Every region a loaded provider declares or sells an offer in (built once per
-    catalog when a memo is shared)."""
-    buckets = ctx.snapshot.buckets
-
-    def build() -> frozenset[str]:
-        regions = {r for p in ctx.snapshot.providers for r in p.regions}
-        for bucket in buckets:
-            for group in bucket.groups:
-                regions.update(group.regions)
-        return frozenset(regions)
-
-    if ctx.memo is None:
-        return build()
-    ctx.memo.use_catalog(buckets)
-    return ctx.memo.shared(("regions", id(buckets)), build)
-
-
-def _monthly_prices(ctx: PlanContext) -> dict[tuple[str, str], float]:
-    """Cheapest monthly price per (provider, instance type), for the break-even shown
-    to jobs of unknown length (built once per catalog when a memo is shared)."""
-    buckets = ctx.snapshot.buckets
-
-    def build() -> dict[tuple[str, str], float]:
-        index: dict[tuple[str, str], float] = {}
-        for bucket in buckets:
-            offer = bucket.offer
-            if offer.billing != "monthly":
-                continue
-            for group in bucket.groups:
-                price = group.offer.price
-                if price is not None and price.price_per_month:
-                    key = (offer.provider, offer.instance.instance_type)
-                    index[key] = min(price.price_per_month, index.get(key, price.price_per_month))
-        return index
-
-    if ctx.memo is None:
-        return build()
-    ctx.memo.use_catalog(buckets)
-    return ctx.memo.shared(("monthly", id(buckets)), build)
 
 
 def _length_unknown(workload: Workload) -> bool:
