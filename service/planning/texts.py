@@ -166,6 +166,10 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "没有同时满足所有约束的方案。",
         "en": "No option meets every constraint.",
     },
+    "removed_other": {
+        "zh": "{n} 个报价因其他原因被排除。",
+        "en": "{n} offers were removed for other reasons.",
+    },
     "relax_hint": {
         "zh": "若放宽{what}，最接近的方案是：{best}。",
         "en": "Without {what}, the nearest option would be: {best}.",
@@ -256,11 +260,6 @@ def confidence_name(confidence: str, lang: Lang) -> str:
 def constraint_name(key: str, lang: Lang) -> str:
     return _CONSTRAINT.get(key, {}).get(lang, key)
 
-
-_T["removed_other"] = {
-    "zh": "{n} 个报价因其他原因被排除。",
-    "en": "{n} offers were removed for other reasons.",
-}
 
 _KIND: dict[str, dict[Lang, str]] = {
     "override": {"zh": "运营方覆盖价", "en": "operator override"},
