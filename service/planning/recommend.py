@@ -3,12 +3,15 @@
 Pure: the same request on the same catalog snapshot gives the same answer (no clock, no
 I/O), which is what makes answers cacheable by (request, catalog fingerprint).
 
-Pipeline: resolve the workload (sizing) → resolve constraint names (registry) → filter
-offers, counting what each constraint removed → candidate placements that fit memory,
-with time and cost per billing mode → budget/deadline → rank by objective, mark the
-Pareto front, fold regions → options with reasons, advice, summary. When nothing is left,
-each constraint that removed something is lifted in turn to find the nearest option
-("did you mean").
+Pipeline: resolve the workload (sizing) → resolve constraint names (provider aliases in
+both languages, accelerator families, regions the providers declare) → filter offers,
+counting what each constraint removed → candidate placements that fit memory on devices
+that can run the job's precision (:mod:`service.capabilities`), with exactly the asked
+accelerator count when there is one, and time and cost per billing mode (no
+subscription for a job of unknown length) → budget/deadline → rank by objective (unknown
+prices after known ones, :mod:`service.planning.unpriced`), mark the Pareto front, fold
+regions → options with reasons, advice, summary. When nothing is left, each constraint
+that removed something is lifted in turn to find the nearest option ("did you mean").
 """
 
 from __future__ import annotations
