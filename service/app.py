@@ -53,8 +53,8 @@ from service.observability import configure_logging, request_id_middleware
 from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
-from service.settings import Settings, load_settings
-from service.shared import CatalogSync
+from service.settings import Settings, check_settings, load_settings
+from service.shared import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
 from service.sizing.presets import ModelRegistry
 from service.state import STATE_KEY, Suanli, provide_suanli
 
@@ -69,6 +69,7 @@ def create_app(
 ) -> Litestar:
     """Build the application. Raises ``SettingsError``/``OverrideError`` on bad config."""
     settings = settings or load_settings()
+    check_settings(settings)
     configure_logging(settings.log_level)
     pm = plugin_manager or get_plugin_manager(allow=settings.plugins)
     overrides = load_overrides(settings.price_overrides) if settings.price_overrides else ()
@@ -86,33 +87,47 @@ def create_app(
         {job.name: job.source for job in live_jobs},
         settings.live_price_ttl_s,
     )
+    board: Board
+    if stores.redis is not None:
+        board = RedisBoard(stores.redis)
+    elif settings.sync_dir:
+        board = FileBoard(settings.sync_dir)
+    else:
+        board = LocalBoard()
+    catalog = CatalogService(
+        pm.hook.suanli_register_providers,
+        overrides,
+        settings.provider_timeout_s,
+        price_layer=monitor.price_layer,
+    )
     suanli = Suanli(
         settings=settings,
         accelerators=AcceleratorRegistry(collect(pm.hook.suanli_register_accelerators())),
         models=ModelRegistry(collect(pm.hook.suanli_register_models())),
-        catalog=CatalogService(
-            pm.hook.suanli_register_providers,
-            overrides,
-            settings.provider_timeout_s,
-            price_layer=monitor.price_layer,
-        ),
+        catalog=catalog,
         cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
         shared_store=shared,
-        sync=CatalogSync(stores.namespace("catalog"), settings.refresh_interval_s)
-        if stores.shared
-        else None,
+        sync=CatalogSync(
+            board, settings.refresh_interval_s, fingerprint=lambda: catalog.snapshot.fingerprint
+        ),
         plugin_report=list(pm.report),
         live_prices=monitor,
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        sync = suanli.sync
+        with contextlib.suppress(Exception):  # Redis down at start-up: the watch retries
+            # Before loading: a change published while this worker loads is seen next tick.
+            sync.seen = await sync.current()
         await monitor.load()
         await asyncio.to_thread(_initial_load, suanli)
         tasks = []
-        if suanli.sync is not None:
-            await suanli.sync.remember_current()
-            tasks.append(asyncio.create_task(suanli.sync.watch(lambda: _reload(suanli, monitor))))
+        with contextlib.suppress(Exception):
+            await sync.report()
+        tasks.append(
+            asyncio.create_task(sync.watch(lambda: _reload(suanli, monitor), monitor.changed))
+        )
         stop = asyncio.Event()
         if settings.live_prices:
             tasks.append(
@@ -135,6 +150,7 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await sync.leave()
             with contextlib.suppress(Exception):
                 await stores.close()
 

@@ -152,10 +152,13 @@ class StoreFactory:
 
     def __init__(self, redis_url: str | None, timeout_s: float) -> None:
         self.root: NamespacedStore | None = None
+        self.redis: Redis | None = None
+        """The client under ``root`` (for atomic commands a ``Store`` lacks)."""
         self.breaker = Breaker("redis")
         self._primaries: dict[str, Store] = {}
         if redis_url:
-            self.root = RedisStore(build_redis(redis_url, timeout_s), namespace="suanli")
+            self.redis = build_redis(redis_url, timeout_s)
+            self.root = RedisStore(self.redis, namespace="suanli")
 
     @property
     def shared(self) -> bool:

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
+from typing import Protocol
 
 import msgspec
 
@@ -98,8 +99,14 @@ EMPTY_SNAPSHOT = CatalogSnapshot(
     providers=(), statuses=(), offers=(), fingerprint="empty", loaded_at="1970-01-01"
 )
 
-PriceLayer = Callable[[str, Sequence[Price]], Sequence[Price]]
-"""Hook to layer live prices over a provider's snapshot prices (see service.live_prices)."""
+
+class PriceLayer(Protocol):
+    """Hook to layer live prices over a provider's snapshot prices (see
+    service.live_prices); it gets the provider's rows to check live prices against."""
+
+    def __call__(
+        self, provider: str, prices: Sequence[Price], instances: Sequence[InstanceType], /
+    ) -> Sequence[Price]: ...
 
 
 class CatalogService:
@@ -216,7 +223,7 @@ class CatalogService:
     def _priced(self, catalog: ProviderCatalog) -> ProviderCatalog:
         prices: Sequence[Price] = catalog.prices
         if self._price_layer is not None:
-            prices = self._price_layer(catalog.name, prices)
+            prices = self._price_layer(catalog.name, prices, catalog.instance_types)
         prices = apply_overrides(catalog.name, catalog.instance_types, prices, self._overrides)
         return msgspec.structs.replace(catalog, prices=tuple(prices))
 

@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 ACCESS_LOG = logging.getLogger("suanli.access")
 REQUEST_ID_HEADER = "x-request-id"
@@ -108,7 +108,7 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
 
         body_complete = False
 
-        async def receive_watched() -> Message:
+        async def receive_watched() -> ReceiveMessage:
             nonlocal awaiting_body, body_complete
             awaiting_body = not body_complete  # waiting for the client's body, not a disconnect
             message = await receive()

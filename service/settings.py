@@ -50,8 +50,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 600
     """Requests per client per minute on /v1 routes; 0 disables rate limiting."""
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=10_485_760)] = 65_536
-    refresh_interval_s: Seconds = 30.0
-    """How often a replica checks the shared catalog fingerprint in Redis."""
+    refresh_interval_s: Seconds = 1.0
+    """How often every worker checks the shared catalog generation (and reports its own)."""
     live_prices: bool = False
     """Refresh live prices on a schedule inside the service (needs SDK + credentials)."""
     live_price_ttl_s: Seconds = 3600.0
@@ -141,13 +141,12 @@ def check_settings(settings: Settings) -> None:
     """Checks across and inside values that the annotations cannot express; raises
     :class:`SettingsError` with one line naming the variable (start-up calls this)."""
     key = settings.api_key
-    if key:
-        if len(key) < MIN_API_KEY_LENGTH or _PLACEHOLDER.search(key):
-            raise SettingsError(
-                f"SUANLI_API_KEY: refusing a placeholder or short admin key (it needs at least "
-                f"{MIN_API_KEY_LENGTH} characters and no placeholder words; generate one with "
-                "`openssl rand -hex 32`)"
-            )
+    if key and (len(key) < MIN_API_KEY_LENGTH or _PLACEHOLDER.search(key)):
+        raise SettingsError(
+            f"SUANLI_API_KEY: refusing a placeholder or short admin key (it needs at least "
+            f"{MIN_API_KEY_LENGTH} characters and no placeholder words; generate one with "
+            "`openssl rand -hex 32`)"
+        )
     url = settings.redis_url
     if url is not None:
         _check_redis_url(url)
@@ -171,7 +170,7 @@ def _check_redis_url(url: str) -> None:
             "(e.g. redis://redis:6379/0)"
         )
     try:
-        parse_url(url)
+        parse_url(url)  # type: ignore[no-untyped-call]
         path = urlsplit(url).path.strip("/")
         if url.startswith(("redis://", "rediss://")) and path and not path.isdigit():
             raise ValueError("the database after the last '/' must be a number")

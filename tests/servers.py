@@ -102,10 +102,8 @@ class ServerProcess:
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)  # graceful: the master cleans up
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                pass
         with contextlib.suppress(ProcessLookupError):  # and no worker outlives the test
             os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.poll() is None:

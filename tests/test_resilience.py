@@ -98,7 +98,7 @@ def test_slow_body_is_a_408_with_a_clear_reason(server: ServerProcess) -> None:
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(
             b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 200\r\n\r\n{\"workload\": "
+            b'Content-Length: 200\r\n\r\n{"workload": '
         )
         started = time.monotonic()
         _, data = _closed_by_server(sock, 8)
@@ -142,7 +142,9 @@ def test_a_killed_worker_is_respawned_and_only_in_flight_requests_fail(
         thread.join(timeout=15)
     assert server.process.poll() is None, server.tail()
     after = server.worker_pids()
-    assert len(after) == 2 and before[0] not in after and before[1] in after
+    assert len(after) == 2
+    assert before[0] not in after
+    assert before[1] in after
     failed = sum(not ok for results in outcomes for ok in results)
     total = sum(len(results) for results in outcomes)
     assert total > 50, total
