@@ -429,6 +429,10 @@ def test_every_env_from_reference_and_service_account_exists(docs: list[Doc]) ->
 # ----------------------------------------------------------------- settings: names and values
 
 
+REAL_KEY = {"SUANLI_API_KEY": "0f3c9a7d5e1b2c4a6f8e0d2b4c6a8e1f3d5b7c9e"}
+"""What an operator puts in place of the Secret's placeholder."""
+
+
 def _k8s_settings(docs: list[Doc]) -> dict[str, str]:
     config = _named(docs, "ConfigMap", "suanli-config")["data"]
     secret = _named(docs, "Secret", "suanli-secrets")["stringData"]
@@ -459,8 +463,7 @@ def test_env_keys_in_config_map_secret_and_compose_are_known(docs: list[Doc], co
 def test_kubernetes_settings_load_and_have_the_intended_values(docs: list[Doc]) -> None:
     # The shipped Secret is a placeholder, which start-up refuses (next test); with a
     # real key in its place everything else loads as intended.
-    real_key = {"SUANLI_API_KEY": "0f3c9a7d5e1b2c4a6f8e0d2b4c6a8e1f3d5b7c9e"}
-    settings = load_settings({**_k8s_settings(docs), **real_key})
+    settings = load_settings({**_k8s_settings(docs), **REAL_KEY})
     assert settings.workers == 2
     assert settings.redis_url == "redis://redis:6379/0"
     assert settings.live_prices is False  # the CronJob refreshes, not every pod
@@ -575,7 +578,7 @@ def test_cronjob_refreshes_prices_every_30_minutes_one_at_a_time(docs: list[Doc]
 def test_live_prices_stay_fresh_between_cronjob_runs(docs: list[Doc]) -> None:
     (cron,) = _of_kind(docs, "CronJob")
     interval_s = _every_n_minutes(cron["spec"]["schedule"]) * 60
-    settings = load_settings(_k8s_settings(docs))
+    settings = load_settings({**_k8s_settings(docs), **REAL_KEY})
     # a single late or failed run must not mark prices stale
     assert settings.live_price_ttl_s >= 2 * interval_s
 
