@@ -16,7 +16,6 @@ from typing import Any
 from litestar import Litestar, Request, Response
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
-from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
@@ -39,7 +38,7 @@ from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.providers import ProvidersController
 from service.api.recommend import recommend_route
-from service.cache import LocalStore, RequestCache, StoreFactory
+from service.cache import RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
 from service.live_prices import (
@@ -53,7 +52,8 @@ from service.observability import configure_logging, request_id_middleware
 from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
-from service.settings import Settings, check_settings, load_settings
+from service.ratelimit import RateLimiter
+from service.settings import Settings, check_settings, load_settings, parse_client_keys
 from service.shared import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
 from service.sizing.presets import ModelRegistry
 from service.state import STATE_KEY, Suanli, provide_suanli
@@ -61,7 +61,7 @@ from service.state import STATE_KEY, Suanli, provide_suanli
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
-EXEMPT_FROM_RATE_LIMIT = ["/healthz", "/readyz", "/metrics", "/schema"]
+RATE_LIMITER_KEY = "rate_limiter"
 
 
 def create_app(
@@ -74,13 +74,19 @@ def create_app(
     pm = plugin_manager or get_plugin_manager(allow=settings.plugins)
     overrides = load_overrides(settings.price_overrides) if settings.price_overrides else ()
 
-    stores = StoreFactory(settings.redis_url, settings.redis_timeout_s)
+    stores = StoreFactory(settings.redis_url, settings.redis_timeout_s, settings.cache_max_bytes)
     shared = stores.namespace("health") if stores.shared else None
     # Without Redis the local store cannot fail: no breaker between it and each request.
     recommend_store = (
         stores.namespace("recommend") if stores.shared else stores.primary("recommend")
     )
-    rate_store = stores.namespace("rate_limit", fallback=LocalStore())
+    limiter = RateLimiter(
+        settings.rate_limit_per_minute,
+        redis=stores.redis,
+        breaker=stores.breaker,
+        trusted_proxies=settings.trusted_proxies,
+        client_keys=parse_client_keys(settings.client_keys),
+    )
     live_jobs = discover_live_jobs(pm)
     monitor = LivePriceMonitor(
         PriceSnapshotStore(stores.namespace("prices")),
@@ -105,7 +111,9 @@ def create_app(
         accelerators=AcceleratorRegistry(collect(pm.hook.suanli_register_accelerators())),
         models=ModelRegistry(collect(pm.hook.suanli_register_models())),
         catalog=catalog,
-        cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
+        cache=RequestCache(
+            recommend_store, "recommend", settings.cache_ttl_s, verify=stores.shared
+        ),
         shared_store=shared,
         sync=CatalogSync(
             board, settings.refresh_interval_s, fingerprint=lambda: catalog.snapshot.fingerprint
@@ -155,14 +163,6 @@ def create_app(
                 await stores.close()
 
     middleware: list[Any] = []
-    if settings.rate_limit_per_minute:
-        middleware.append(
-            RateLimitConfig(
-                rate_limit=("minute", settings.rate_limit_per_minute),
-                exclude=EXEMPT_FROM_RATE_LIMIT,
-                store="rate_limit",
-            ).middleware
-        )
     prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
     middleware.append(prometheus.middleware)
 
@@ -172,7 +172,7 @@ def create_app(
         middleware=middleware,
         lifespan=[lifespan],
         stores=StoreRegistry(
-            stores={"recommend": recommend_store, "rate_limit": rate_store},
+            stores={"recommend": recommend_store},
             default_factory=stores.namespace,
         ),
         exception_handlers={
@@ -196,6 +196,7 @@ def create_app(
         logging_config=None,
     )
     app.state[STATE_KEY] = suanli
+    app.state[RATE_LIMITER_KEY] = limiter
     align_request_schemas(app)
     document_asgi_routes(app)
     document_common_errors(app)
@@ -218,7 +219,11 @@ class SuanliApp(Litestar):
     @functools.cached_property
     def _outer(self) -> ASGIApp:
         settings: Settings = self.state[STATE_KEY].settings
-        return request_id_middleware(super().__call__, settings.request_timeout_s)
+        limiter: RateLimiter = self.state[RATE_LIMITER_KEY]
+        inner: ASGIApp = super().__call__
+        if limiter.active:  # before routing: a refused request costs no parsing
+            inner = limiter.middleware(inner)
+        return request_id_middleware(inner, settings.request_timeout_s)
 
 
 class MetricsController(PrometheusController):
