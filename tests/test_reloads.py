@@ -64,9 +64,7 @@ def test_reload_reaches_every_worker_before_it_answers(
     assert result["not_applied"] == []
     # Fresh connections land on either worker: none may still hold the old catalog.
     fingerprints = {
-        process.request("GET", "/readyz", headers={"Connection": "close"})[2][
-            "catalog_fingerprint"
-        ]
+        process.request("GET", "/readyz", headers={"Connection": "close"})[2]["catalog_fingerprint"]
         for _ in range(16)
     }
     assert fingerprints == {result["fingerprint"]}
