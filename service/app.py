@@ -290,6 +290,10 @@ def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Re
 
 def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     headers = dict(exc.headers or {})
+    if exc.status_code == 413:  # one wording on every route (raw ASGI ones say the same)
+        limit = request.app.state[STATE_KEY].settings.max_body_bytes
+        detail = f"Request body exceeds {limit} bytes (SUANLI_MAX_BODY_BYTES)"
+        return Response(_error_body(413, detail), status_code=413, headers=headers)
     if exc.status_code == 429 and "Retry-After" not in headers:
         # litestar's limiter sends RateLimit-Reset (seconds) but not the standard header.
         headers["Retry-After"] = str(headers.get("RateLimit-Reset", 60))
