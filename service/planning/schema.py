@@ -23,7 +23,7 @@ TOP_K_MAX = 50
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
-class Constraints(msgspec.Struct, frozen=True, kw_only=True):
+class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the answer must respect. Every field is optional."""
 
     providers: Annotated[
@@ -103,9 +103,45 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True):
             "memory, as a margin against fragmentation and spikes.",
         ),
     ] = 10.0
+    accelerator_count: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Exactly this many accelerators in total, across all nodes "
+                '("8 GPUs" = 8). One node when a type holds that many; split over nodes '
+                "(RDMA only) when it does not. Training picks the ZeRO stage that fits.",
+            ),
+        ]
+        | None
+    ) = None
+    max_accelerators: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=4096, description="At most this many accelerators in total."),
+        ]
+        | None
+    ) = None
+    min_vcpus: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=100_000, description="At least this many vCPUs per node."),
+        ]
+        | None
+    ) = None
+    min_memory_gib: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0, le=1_000_000, description="At least this much host RAM (GiB) per node."
+            ),
+        ]
+        | None
+    ) = None
 
 
-class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
+class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """``POST /v1/recommend`` body: the workload, the constraints, how to rank and in which
     language."""
 
@@ -225,6 +261,13 @@ class Option(msgspec.Struct, frozen=True, kw_only=True):
         str | None,
         msgspec.Meta(description="Date (or month) the price was valid on; `null` when unpriced."),
     ]
+    price_source_ref: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Exact provenance of the price (repository path at a commit, or "
+            "URL) for audits; the reasons name the source in words."
+        ),
+    ] = None
     price_estimated: Annotated[
         bool,
         msgspec.Meta(
