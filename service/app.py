@@ -64,6 +64,7 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 RATE_LIMITER_KEY = "rate_limiter"
+SHUTDOWN_STEP_S = 2.0
 
 
 def create_app(
@@ -160,14 +161,14 @@ def create_app(
         try:
             yield
         finally:
+            # Shutdown must end even when Redis is stuck: every step is bounded.
             stop.set()
             for task in tasks:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            await sync.leave()
-            with contextlib.suppress(Exception):
-                await stores.close()
+            await asyncio.wait(tasks, timeout=SHUTDOWN_STEP_S)
+            for step in (sync.leave, stores.close):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(step(), SHUTDOWN_STEP_S)
 
     middleware: list[Any] = []
     prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
