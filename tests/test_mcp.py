@@ -176,3 +176,13 @@ def test_http_transport_limits_bodies_like_every_route(mcp_server: LiveServer) -
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=30)
     assert refused.value.code == 413
+
+
+def test_http_transport_is_rate_limited_like_the_api(
+    make_client: Callable[..., TestClient[Litestar]],
+) -> None:
+    """The tools run the same planner as /v1: the same per-client budget applies."""
+    limited = make_client(mcp=True, rate_limit_per_minute=2)
+    statuses = [limited.post("/mcp", json={}).status_code for _ in range(3)]
+    assert statuses[2] == 429
+    assert 429 not in statuses[:2]

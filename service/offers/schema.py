@@ -27,6 +27,7 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     accelerator: Annotated[
         list[Name],
         msgspec.Meta(
+            examples=[["A100"]],
             max_length=32,
             description="Accelerator names or families (repeatable): `A100` (both A100s), "
             "`A100-80GB`, `910B` (every Ascend 910B), `nvidia a10`. Unknown names are a 400 "
@@ -37,7 +38,10 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         Annotated[
             int,
             msgspec.Meta(
-                ge=1, le=1024, description="At least this many accelerators per instance."
+                ge=1,
+                le=1024,
+                examples=[1],
+                description="At least this many accelerators per instance.",
             ),
         ]
         | None
@@ -45,7 +49,12 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     max_accelerators: (
         Annotated[
             int,
-            msgspec.Meta(ge=1, le=1024, description="At most this many accelerators per instance."),
+            msgspec.Meta(
+                ge=1,
+                le=1024,
+                examples=[8],
+                description="At most this many accelerators per instance.",
+            ),
         ]
         | None
     ) = None
@@ -53,7 +62,10 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         Annotated[
             float,
             msgspec.Meta(
-                ge=0, le=4096, description="At least this much memory per accelerator, in GiB."
+                ge=0,
+                le=4096,
+                examples=[40],
+                description="At least this much memory per accelerator, in GiB.",
             ),
         ]
         | None
@@ -61,6 +73,7 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     provider: Annotated[
         list[Name],
         msgspec.Meta(
+            examples=[["tencent"]],
             max_length=16,
             description="Provider names from GET /v1/providers (repeatable), e.g. `alibaba`.",
         ),
@@ -68,6 +81,7 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     region: Annotated[
         list[Name],
         msgspec.Meta(
+            examples=[["ap-beijing"]],
             max_length=64,
             description="Region ids (repeatable), e.g. `cn-beijing`, `ap-shanghai`. An offer "
             "whose region is unknown never matches.",
@@ -76,6 +90,7 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
     billing: Annotated[
         list[Billing],
         msgspec.Meta(
+            examples=[["on_demand"]],
             max_length=3,
             description="Billing modes (repeatable): `on_demand`, `monthly`, `spot`. Offers "
             "without a price have no known billing and never match.",
@@ -87,6 +102,7 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
             msgspec.Meta(
                 gt=0,
                 le=1_000_000,
+                examples=[100],
                 description="At most this many CNY per hour for the instance (monthly prices "
                 "count as the month / 730 h). Unpriced offers never match.",
             ),
@@ -94,54 +110,64 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         | None
     ) = None
     min_vcpus: (
-        Annotated[int, msgspec.Meta(ge=1, le=100_000, description="At least this many vCPUs.")]
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=100_000, examples=[8], description="At least this many vCPUs."),
+        ]
         | None
     ) = None
     min_memory_gib: (
         Annotated[
-            float, msgspec.Meta(ge=0, le=1_000_000, description="At least this much host RAM, GiB.")
+            float,
+            msgspec.Meta(
+                ge=0, le=1_000_000, examples=[32], description="At least this much host RAM, GiB."
+            ),
         ]
         | None
     ) = None
     include_cpu: Annotated[
         bool,
         msgspec.Meta(
-            description="Also list CPU-only instance types (default: accelerator offers only)."
+            examples=[False],
+            description="Also list CPU-only instance types (default: accelerator offers only).",
         ),
     ] = False
     fold_regions: Annotated[
         bool,
         msgspec.Meta(
+            examples=[True],
             description="One offer per instance type, billing and price, listing in "
             "`regions` every region where that same price holds (`sky show-gpus` style); "
-            "default: one offer per region."
+            "default: one offer per region.",
         ),
     ] = False
     priced_only: Annotated[
-        bool, msgspec.Meta(description="Leave out offers whose price is unknown.")
+        bool, msgspec.Meta(examples=[True], description="Leave out offers whose price is unknown.")
     ] = False
     sort: Annotated[
         SortKey,
         msgspec.Meta(
+            examples=["price"],
             description="`price` (CNY per hour, cheapest first), `price_per_accelerator` "
             "(per accelerator-hour, cheapest first), `memory` (memory per accelerator, "
             "largest first) or `total_memory` (accelerator memory of the instance, largest "
-            "first). Unknown prices always come last."
+            "first). Unknown prices always come last.",
         ),
     ] = "price"
     group_by: Annotated[
         list[GroupKey],
         msgspec.Meta(
+            examples=[["provider"]],
             max_length=3,
             description="Also summarise the matching offers per `accelerator`, `provider` "
             "and/or `region` (repeatable): counts, price ranges and the cheapest offer.",
         ),
     ] = msgspec.field(default_factory=list)
     limit: Annotated[
-        int, msgspec.Meta(ge=1, le=MAX_LIMIT, description="Offers per page (1-500).")
+        int, msgspec.Meta(ge=1, le=MAX_LIMIT, examples=[20], description="Offers per page (1-500).")
     ] = 50
     offset: Annotated[
-        int, msgspec.Meta(ge=0, le=1_000_000, description="Offers to skip (paging).")
+        int, msgspec.Meta(ge=0, le=1_000_000, examples=[0], description="Offers to skip (paging).")
     ] = 0
 
 
