@@ -104,7 +104,13 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
     local_nvme: str | None = None
     cpu_model: str | None = None
     regions: tuple[str, ...] = ()
-    """Regions where the type is sold; empty when no source says where (unknown)."""
+    """Regions a source places the type in; empty when no source says where (unknown).
+    A region constraint keeps the row only in these regions."""
+    zones: tuple[str, ...] = ()
+    """Availability zones a source names (e.g. ``ap-guangzhou-4``); empty when none does."""
+    regions_note: str | None = None
+    """Why the region list is short or empty (e.g. the cloud documents the family only
+    as sold in "some regions"), so an empty list reads as unknown, not as unsold."""
     source: Source
     as_of: AsOf
     confidence: Confidence = "high"
@@ -121,6 +127,16 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
         if not self.is_cpu_only:
             needed["accelerator_memory_gib"] = self.accelerator_memory_gib
         return tuple(name for name, value in needed.items() if value is None)
+
+
+class PriceRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A superseded price kept for provenance: what it was, where it came from, when."""
+
+    price_per_hour: float | None
+    price_per_month: float | None = None
+    source: Source
+    as_of: AsOf
+    notes: str | None = None
 
 
 class Price(msgspec.Struct, frozen=True, kw_only=True):
@@ -141,7 +157,24 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
     """True for a price not quoted by the cloud (e.g. a marketplace reference); ``basis``
     then says what it stands on and responses label it as estimated."""
     basis: str | None = None
+    price_low: float | None = None
+    """Estimates only: the low end of the estimate's range (CNY per hour)."""
+    price_high: float | None = None
+    """Estimates only: the high end of the estimate's range (CNY per hour); ranking
+    treats an estimate as cheaper than a confirmed price only below this bound."""
+    interruption_rate_per_hour: float | None = None
+    """Spot only: expected reclaims per node-hour used by the interruption model."""
+    history: tuple[PriceRecord, ...] = ()
+    """Older prices this one replaced (same type, region and billing), newest first."""
     notes: str | None = None
+
+    @property
+    def ranking_price(self) -> float | None:
+        """The price ranking uses: an estimate counts at the top of its range, so it ranks
+        ahead of a confirmed price only when it is clearly (beyond its range) cheaper."""
+        if self.estimated and self.price_high is not None:
+            return self.price_high
+        return self.price_per_hour
 
 
 class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
