@@ -95,6 +95,7 @@ def create_app(
             overrides,
             settings.provider_timeout_s,
             price_layer=monitor.price_layer,
+            price_estimates=settings.price_estimates,
         ),
         cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
         shared_store=shared,

@@ -129,6 +129,28 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
         return tuple(name for name, value in needed.items() if value is None)
 
 
+class SpotRules(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider's documented spot (preemptible) rules, the basis of spot estimates.
+
+    ``None`` fields are rules the provider does not publish; without ``discount_floor``
+    no spot price is estimated (a spot quote from the live adapter still counts).
+    """
+
+    discount_floor: float | None = None
+    """Lowest documented spot price as a fraction of the on-demand price (0.1 = 1折)."""
+    discount_cap: float = 1.0
+    """Highest spot price as a fraction of on demand (the default bid cap)."""
+    protection_hours: float | None = None
+    """Hours after purchase during which the instance is not reclaimed."""
+    notice_minutes: float | None = None
+    """Warning before a reclaim."""
+    interruption_rate_per_hour: float | None = None
+    """Reclaims per node-hour the interruption model assumes (no cloud publishes one)."""
+    source: Source
+    as_of: AsOf
+    notes: str | None = None
+
+
 class PriceRecord(msgspec.Struct, frozen=True, kw_only=True):
     """A superseded price kept for provenance: what it was, where it came from, when."""
 
@@ -206,6 +228,15 @@ class Offer(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def price_per_hour(self) -> float | None:
         return None if self.price is None else self.price.price_per_hour
+
+    @property
+    def ranking_price(self) -> float | None:
+        """Price per hour for ranking (an estimate at the top of its range)."""
+        return None if self.price is None else self.price.ranking_price
+
+    @property
+    def estimated(self) -> bool:
+        return self.price is not None and self.price.estimated
 
 
 @runtime_checkable

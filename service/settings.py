@@ -53,6 +53,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Refresh live prices on a schedule inside the service (needs SDK + credentials)."""
     live_price_ttl_s: Seconds = 3600.0
     """Age after which live prices are served marked stale while a refresh runs."""
+    price_estimates: bool = True
+    """Estimate prices of unpriced rows with the documented price model
+    (service/price_model.py); ``false`` leaves them unknown."""
 
     def __repr__(self) -> str:
         """Like the default, but secrets (API key, Redis URL credentials) are masked."""

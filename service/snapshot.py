@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import msgspec
 
-from service.providers import AsOf, InstanceType, Price
+from service.providers import AsOf, InstanceType, Price, SpotRules
 
 
 class CatalogFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,6 +26,8 @@ class CatalogFile(msgspec.Struct, frozen=True, kw_only=True):
     as_of: AsOf
     """When this snapshot was compiled (rows carry their own source dates)."""
     regions: tuple[str, ...]
+    regions_source: str | None = None
+    """Where the provider's region ids come from (an SDK file or an official page)."""
     instance_types: tuple[InstanceType, ...]
 
 
@@ -35,6 +37,8 @@ class PriceFile(msgspec.Struct, frozen=True, kw_only=True):
     provider: str
     as_of: AsOf
     prices: tuple[Price, ...] = ()
+    spot_rules: SpotRules | None = None
+    """The provider's documented spot rules (basis of spot estimates)."""
 
 
 class SnapshotError(ValueError):
@@ -63,6 +67,8 @@ class SnapshotProvider:
         self.currency = catalog.currency
         self.catalog_as_of = catalog.as_of
         self.prices_as_of = prices.as_of if prices else None
+        self.spot_rules = prices.spot_rules if prices else None
+        self.regions_source = catalog.regions_source
         self._regions = catalog.regions
         self._instance_types = catalog.instance_types
         self._prices = prices.prices if prices else ()

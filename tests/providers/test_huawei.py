@@ -247,7 +247,9 @@ def test_rows_are_sourced_and_flavor_names_look_like_huawei_ids(
 def test_regions() -> None:
     provider = load_provider()
     regions = list(provider.regions())
-    assert {"cn-north-4", "cn-east-3", "cn-southwest-2", "af-south-1", "ap-southeast-3"} <= set(regions)
+    assert {"cn-north-4", "cn-east-3", "cn-southwest-2", "af-south-1", "ap-southeast-3"} <= set(
+        regions
+    )
     assert len(regions) == 26, "the ECS region ids of the Huawei SDK"
     rows = {r.instance_type: r for r in provider.instance_types()}
     assert rows["modelarts.bm.arm.48u.384g.npu.2d910b"].regions == ("af-south-1",)
