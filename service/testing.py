@@ -95,6 +95,12 @@ class ProviderContract:
         for price in provider.prices():
             _check_price(price, names, regions)
 
+    def test_price_history_is_older_and_sourced(self, provider: Provider) -> None:
+        for price in provider.prices():
+            for record in price.history:
+                assert record.source.strip(), f"{price.instance_type}: history without source"
+                assert record.as_of <= price.as_of, f"{price.instance_type}: history newer"
+
     def test_prices_unique_per_key(self, provider: Provider) -> None:
         keys = Counter((p.instance_type, p.region, p.billing) for p in provider.prices())
         duplicates = [key for key, n in keys.items() if n > 1]

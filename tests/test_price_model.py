@@ -182,3 +182,31 @@ def test_shipped_catalogs_every_accelerated_row_is_priced_estimated_or_unknown()
     volc = {p.instance_type for p in on["volcengine"] if p.estimated}
     assert "ml.pni2.28xlarge" in volc, "A100-80GB is priced at Alibaba"
     assert "ml.hpcpni3ln.45xlarge" not in volc, "H20 is priced nowhere: unknown"
+
+
+def test_supersede_keeps_the_replaced_price_as_history() -> None:
+    from service.snapshot import supersede
+
+    old = price("a.0", 17.2)
+    newer = Price(
+        instance_type="a.0",
+        region="r1",
+        billing="on_demand",
+        price_per_hour=15.0,
+        source="newer list",
+        as_of="2026-09",
+    )
+    (merged,) = supersede([old], [newer])
+    assert merged.price_per_hour == 15.0
+    assert [(h.price_per_hour, h.source, h.as_of) for h in merged.history] == [
+        (17.2, "test list", "2025-06")
+    ]
+    stale = Price(
+        instance_type="a.0",
+        region="r1",
+        billing="on_demand",
+        price_per_hour=9.0,
+        source="older",
+        as_of="2020",
+    )
+    assert supersede([merged], [stale]) == [merged], "an older figure never replaces a newer"
