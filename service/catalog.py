@@ -247,7 +247,13 @@ def add_estimates(
     if not enabled:
         return list(catalogs)
     inputs = [
-        CatalogPrices(name=c.name, rows=c.instance_types, prices=c.prices, spot_rules=c.spot_rules)
+        CatalogPrices(
+            name=c.name,
+            rows=c.instance_types,
+            prices=c.prices,
+            spot_rules=c.spot_rules,
+            display_name=c.display_name,
+        )
         for c in catalogs
     ]
     extra = with_estimates(inputs)

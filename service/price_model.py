@@ -74,6 +74,7 @@ class CardHour:
 @dataclass(frozen=True, slots=True)
 class ProviderTerms:
     name: str
+    display_name: str
     vcpu_hour: float
     gib_hour: float
     host_rows: int
@@ -108,6 +109,7 @@ class CatalogPrices:
     rows: Sequence[InstanceType]
     prices: Sequence[Price]
     spot_rules: SpotRules | None = None
+    display_name: str = ""
 
 
 def _confirmed(prices: Iterable[Price]) -> list[Price]:
@@ -274,6 +276,7 @@ def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
         dates = [as_of for _, _, as_of in points.get(name, [])]
         model[name] = ProviderTerms(
             name=name,
+            display_name=cat.display_name or name,
             vcpu_hour=vcpu,
             gib_hour=gib,
             host_rows=len(points.get(name, [])) if not borrowed_host else 0,
@@ -295,10 +298,15 @@ class Estimate:
     low: float
     high: float
     basis: str
+    """What the estimate stands on, as an English sentence fragment."""
+    basis_zh: str = ""
 
 
-def estimate_hourly(terms: ProviderTerms, row: InstanceType) -> Estimate | None:
-    """The on-demand estimate for one row, or ``None`` when the model cannot say."""
+def estimate_hourly(
+    terms: ProviderTerms, row: InstanceType, names: Mapping[str, str] | None = None
+) -> Estimate | None:
+    """The on-demand estimate for one row, or ``None`` when the model cannot say.
+    ``names`` maps provider names to display names for the basis sentence."""
     if row.vcpus is None or row.memory_gib is None:
         return None
     host = _host_cost(terms.vcpu_hour, terms.gib_hour, row)
@@ -322,7 +330,8 @@ def estimate_hourly(terms: ProviderTerms, row: InstanceType) -> Estimate | None:
         low_rel, high_rel = min(low_rel, -BORROWED_SPREAD), max(high_rel, BORROWED_SPREAD)
     low = point * max(0.05, 1.0 + low_rel)
     high = point * (1.0 + high_rel)
-    return Estimate(point, low, high, _basis(terms, row, card, card_part, host))
+    basis, basis_zh = _basis(terms, row, card, names)
+    return Estimate(point, low, high, basis, basis_zh)
 
 
 def _money(value: float) -> str:
@@ -330,32 +339,41 @@ def _money(value: float) -> str:
 
 
 def _basis(
-    terms: ProviderTerms, row: InstanceType, card: CardHour | None, card_part: float, host: float
-) -> str:
-    parts = []
-    if card is not None and row.accelerator:
-        where = "/".join(card.providers)
-        how = (
-            f"borrowed from {where}, {card.rows} priced rows"
-            if card.borrowed
-            else f"fitted on {card.rows} priced {row.accelerator} rows of {where}"
-        )
-        parts.append(
-            f"{row.accelerator_count} × {row.accelerator} at {_money(card.value)}/card-hour ({how})"
-        )
-    host_how = (
-        "median host terms of the clouds with enough priced rows"
-        if terms.host_borrowed
-        else f"{terms.name}'s host terms fitted on its {terms.rows} priced rows"
+    terms: ProviderTerms,
+    row: InstanceType,
+    card: CardHour | None,
+    names: Mapping[str, str] | None,
+) -> tuple[str, str]:
+    """(English, Chinese) basis: which priced rows and terms the estimate comes from."""
+    shown = dict(names or {})
+    shown.setdefault(terms.name, terms.display_name)
+    host = (
+        f"{_money(terms.vcpu_hour)} per vCPU-hour and {_money(terms.gib_hour)} per GiB-hour",
+        f"每 vCPU 每小时 {_money(terms.vcpu_hour)}、每 GiB 每小时 {_money(terms.gib_hour)}",
     )
-    parts.append(
-        f"{row.vcpus} vCPU × {_money(terms.vcpu_hour)} + {row.memory_gib:g} GiB × "
-        f"{_money(terms.gib_hour)} ({host_how})"
-    )
+    if terms.host_borrowed:
+        host_en = f"{host[0]} (median host rates of the clouds with enough priced types)"
+        host_zh = f"{host[1]}（取定价机型足够多的云的主机费率中位数）"
+    else:
+        host_en = f"{host[0]} (fitted on {terms.rows} priced {terms.display_name} types)"
+        host_zh = f"{host[1]}（按 {terms.display_name} 的 {terms.rows} 个已定价机型拟合）"
+    if card is None or row.accelerator is None:
+        return f"host rates {host_en}", f"主机费率 {host_zh}"
+    where = "/".join(shown.get(n, n) for n in card.providers)
+    acc = row.accelerator
+    if card.borrowed:
+        card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
+        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用 {where} 的价格）"
+    else:
+        card_en = (
+            f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} types)"
+        )
+        card_zh = (
+            f"{acc} 每卡每小时 {_money(card.value)}（来自 {where} 的 {card.rows} 个已定价机型）"
+        )
     return (
-        f"price model: {' + '.join(parts)} = {_money(card_part + host)}/h; "
-        f"range from the fit's residuals"
-        + (" and the spread between clouds" if card is not None and card.borrowed else "")
+        f"{row.accelerator_count} × {card_en}, plus host rates {host_en}",
+        f"{row.accelerator_count} 卡 × {card_zh}，加主机费率 {host_zh}",
     )
 
 
@@ -371,6 +389,7 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
     terms = model.terms(cat.name)
     if terms is None:
         return []
+    names = {n: t.display_name for n, t in model.providers.items()}
     covered: dict[str, set[Billing]] = {}
     on_demand: dict[str, Price] = {}
     for p in cat.prices:
@@ -389,7 +408,7 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
         region = _row_regions_key(row)
         hourly: Estimate | None = None
         if "on_demand" not in have:
-            hourly = estimate_hourly(terms, row)
+            hourly = estimate_hourly(terms, row, names)
             if hourly is not None:
                 out.append(_price(row, region, "on_demand", hourly, terms.newest))
         base = hourly
@@ -397,7 +416,11 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
         if base is None and confirmed is not None and confirmed.price_per_hour is not None:
             value = confirmed.price_per_hour
             base = Estimate(
-                value, value, value, f"the confirmed on-demand price ({confirmed.source})"
+                value,
+                value,
+                value,
+                f"the confirmed on-demand price of {_money(value)}/h",
+                f"已确认的按量价格 {_money(value)}/小时",
             )
             region = confirmed.region
         if base is None:
@@ -421,6 +444,7 @@ def _price(row: InstanceType, region: str, billing: Billing, est: Estimate, as_o
         price_source="estimated",
         estimated=True,
         basis=est.basis,
+        basis_zh=est.basis_zh,
         price_low=round(est.low, 4),
         price_high=round(est.high, 4),
     )
@@ -431,8 +455,12 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
     low_r, mid_r, high_r = terms.monthly_ratio
     month = hourly.point * mid_r
     basis = (
-        f"{hourly.basis}; a month costs {mid_r:.0f} on-demand hours at {terms.name} "
-        f"(median of its types priced both ways; {low_r:.0f}–{high_r:.0f})"
+        f"{hourly.basis}; a month costs {mid_r:.0f} on-demand hours at {terms.display_name} "
+        f"(median of its types priced both ways, {low_r:.0f}–{high_r:.0f})"
+    )
+    basis_zh = (
+        f"{hourly.basis_zh}；{terms.display_name} 包月约等于 {mid_r:.0f} 小时按量"
+        f"（两种计费都有定价的机型的中位数，{low_r:.0f}–{high_r:.0f}）"
     )
     return Price(
         instance_type=row.instance_type,
@@ -445,6 +473,7 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
         price_source="estimated",
         estimated=True,
         basis=basis,
+        basis_zh=basis_zh,
         price_low=round(hourly.low * low_r / HOURS_PER_MONTH, 4),
         price_high=round(hourly.high * high_r / HOURS_PER_MONTH, 4),
     )
@@ -454,19 +483,24 @@ def _spot(row: InstanceType, region: str, base: Estimate, rules: SpotRules) -> P
     floor = rules.discount_floor or 0.0
     cap = rules.discount_cap
     basis = (
-        f"spot rules of the provider ({rules.source}): between {floor:.0%} and {cap:.0%} of "
-        f"the on-demand price, shown at the cap; on-demand basis: {base.basis}"
+        f"the provider's documented spot range, {floor:.0%}–{cap:.0%} of the on-demand price "
+        f"(shown at the top), over {base.basis}"
+    )
+    basis_zh = (
+        f"按云厂商公布的抢占式价格区间（按量价格的 {floor:.0%}–{cap:.0%}，取上限），"
+        f"按量部分：{base.basis_zh}"
     )
     return Price(
         instance_type=row.instance_type,
         region=region,
         billing="spot",
         price_per_hour=round(base.point * cap, 4),
-        source=rules.source,
+        source=f"{MODEL_SOURCE}; spot rules: {rules.source}",
         as_of=rules.as_of,
         price_source="estimated",
         estimated=True,
         basis=basis,
+        basis_zh=basis_zh,
         price_low=round(base.low * floor, 4),
         price_high=round(base.high * cap, 4),
         interruption_rate_per_hour=rules.interruption_rate_per_hour,

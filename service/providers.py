@@ -179,6 +179,8 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
     """True for a price not quoted by the cloud (e.g. a marketplace reference); ``basis``
     then says what it stands on and responses label it as estimated."""
     basis: str | None = None
+    basis_zh: str | None = None
+    """The same basis in Chinese (estimates made by the price model)."""
     price_low: float | None = None
     """Estimates only: the low end of the estimate's range (CNY per hour)."""
     price_high: float | None = None

@@ -89,8 +89,8 @@ def test_fit_recovers_the_terms_of_an_exact_world() -> None:
     # residuals are ~0, so the range is the minimum ±15 %
     assert est.low == pytest.approx(est.point * 0.85, rel=1e-3)
     assert est.high == pytest.approx(est.point * 1.15, rel=1e-3)
-    assert "2 × A10" in est.basis
-    assert "fitted on 6 priced A10 rows of p" in est.basis
+    assert est.basis.startswith("2 × A10 at ¥10.00 per card-hour (from 6 priced p types)")
+    assert est.basis_zh.startswith("2 卡 × A10 每卡每小时 ¥10.00")
 
 
 def test_an_accelerator_nobody_prices_stays_unknown() -> None:
@@ -126,7 +126,8 @@ def test_spot_estimate_follows_the_documented_rules() -> None:
     assert confirmed.price_low == pytest.approx(1.72)
     assert confirmed.price_high == pytest.approx(17.2)
     assert confirmed.interruption_rate_per_hour == 0.05
-    assert "between 10% and 100%" in (confirmed.basis or "")
+    assert "10%–100% of the on-demand price" in (confirmed.basis or "")
+    assert "¥17.20/h" in (confirmed.basis or "")
     no_rules = CatalogPrices(name="p", rows=CAT.rows, prices=CAT.prices)
     assert not [
         p for p in estimated_prices(no_rules, fit_price_model([no_rules])) if p.billing == "spot"
@@ -146,7 +147,7 @@ def test_a_provider_without_prices_borrows_card_hours_with_a_wider_range() -> No
     assert est is not None
     assert est.point == pytest.approx(truth(2, 24, 96.0), rel=1e-2)
     assert est.high == pytest.approx(est.point * (1 + BORROWED_SPREAD), rel=1e-3)
-    assert "borrowed from p" in est.basis
+    assert "(borrowed from p)" in est.basis
 
 
 def test_cpu_rows_stay_unknown_without_a_confirmed_cpu_price() -> None:
