@@ -395,7 +395,8 @@ def bucket_offers(offers: Sequence[Offer]) -> tuple[OfferBucket, ...]:
         by_bucket.setdefault(key, []).append(group)
     buckets = []
     for groups in by_bucket.values():
-        groups.sort(key=lambda g: (g.offer.price_per_hour is None, g.offer.price_per_hour or 0.0))
+        # by the price ranking uses (an estimate counts at the top of its range)
+        groups.sort(key=lambda g: (g.offer.ranking_price is None, g.offer.ranking_price or 0.0))
         buckets.append(
             OfferBucket(
                 offer=groups[0].offer, groups=tuple(groups), offers=sum(g.offers for g in groups)

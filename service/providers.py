@@ -200,6 +200,14 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
             return self.price_high
         return self.price_per_hour
 
+    @property
+    def ranking_month(self) -> float | None:
+        """The month's price ranking uses: an estimate scaled to the top of its range."""
+        month = self.price_per_month
+        if month is None or not self.estimated or not self.price_high or not self.price_per_hour:
+            return month
+        return month * self.price_high / self.price_per_hour
+
 
 class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
     """The accelerators of an instance type as responses show them (pinned field names)."""

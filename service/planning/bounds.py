@@ -65,8 +65,9 @@ class LaneBound:
 def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
     offer = lane.groups[0][0]  # the lane's cheapest passing group
     price = offer.price
-    hourly = None if price is None else price.price_per_hour
-    monthly = price.price_per_month if price and offer.billing == "monthly" else None
+    # the prices ranking uses (an estimate at the top of its range), so the bound holds
+    hourly = None if price is None else price.ranking_price
+    monthly = price.ranking_month if price and offer.billing == "monthly" else None
     spot = offer.billing == "spot" and mode == "train"  # (serving is not interrupted)
     tier, floor, money, speed, balance, balance_floor = 2.0, INF, INF, INF, INF, INF
     items = lane.placements.items if lane.placements is not None else ()
