@@ -89,6 +89,13 @@ class ProviderContract:
             unknown = set(row.regions) - regions
             assert not unknown, f"{row.instance_type}: regions {unknown} not in provider.regions()"
 
+    def test_zones_belong_to_row_regions(self, provider: Provider) -> None:
+        for row in provider.instance_types():
+            for zone in row.zones:
+                assert any(zone.startswith(f"{r}-") for r in row.regions), (
+                    f"{row.instance_type}: zone {zone} outside its regions {row.regions}"
+                )
+
     def test_prices_positive_or_unknown(self, provider: Provider) -> None:
         names = {row.instance_type for row in provider.instance_types()}
         regions = set(provider.regions()) | {ALL_REGIONS}
