@@ -107,17 +107,15 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         return devices * peak * 1e12 * IMAGE_SERVING_MFU / per_sample
     concurrency = b.concurrency
     step_bytes = b.weights + b.kv_per_token * b.context_len * concurrency
-    times = []
-    if accelerator.mem_bandwidth_gbps:
-        times.append(
-            step_bytes / (devices * accelerator.mem_bandwidth_gbps * 1e9 * BANDWIDTH_EFFICIENCY)
-        )
+    if not accelerator.mem_bandwidth_gbps:
+        # Decoding is bandwidth-bound: without the bandwidth the compute bound alone would
+        # overstate the rate many times over, so there is no rate at all.
+        return 0.0
+    times = [step_bytes / (devices * accelerator.mem_bandwidth_gbps * 1e9 * BANDWIDTH_EFFICIENCY)]
     if peak:
         times.append(
             2.0 * rw.arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
         )
-    if not times:
-        return 0.0
     return concurrency / max(times)
 
 

@@ -98,12 +98,22 @@ def estimate_resolved(
         time = time_for(rw, spec, devices)
         _time_notes(rw, spec, devices, time, notes)
         if rw.inference is not None:
-            throughput = inference_throughput(rw, spec, devices)
-            notes.append(
-                f"Decode throughput bounded by memory bandwidth ({spec.mem_bandwidth_gbps} GB/s "
-                f"x {devices} at {BANDWIDTH_EFFICIENCY:.0%} efficiency) or compute, whichever "
-                "is slower."
-            )
+            w = rw.workload
+            if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
+                notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
+            rate = inference_throughput(rw, spec, devices)
+            throughput = rate if rate > 0 else None
+            if spec.mem_bandwidth_gbps:
+                notes.append(
+                    f"Decode throughput bounded by memory bandwidth ({spec.mem_bandwidth_gbps:g} "
+                    f"GB/s x {devices} at {BANDWIDTH_EFFICIENCY:.0%} efficiency) or compute, "
+                    "whichever is slower."
+                )
+            elif not rw.image_model:
+                notes.append(
+                    f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
+                    "no time or price per token) is estimated."
+                )
     else:
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")

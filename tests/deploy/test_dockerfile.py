@@ -327,7 +327,7 @@ def test_only_runtime_dependencies_are_installed(stages: list[Stage]) -> None:
         for part in run.args.split("&&")
         if "pip install" in part
     ]
-    package = 'pip install ".${CLOUD_EXTRAS:+[${CLOUD_EXTRAS}]}"'
+    package = 'pip install -c constraints.txt ".${CLOUD_EXTRAS:+[${CLOUD_EXTRAS}]}"'
     assert package in installs, installs
     pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
     extras = pyproject["project"]["optional-dependencies"]
