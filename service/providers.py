@@ -192,19 +192,37 @@ class SpotRules(msgspec.Struct, frozen=True, kw_only=True):
     no spot price is estimated (a spot quote from the live adapter still counts).
     """
 
-    discount_floor: float | None = None
-    """Lowest documented spot price as a fraction of the on-demand price (0.1 = 1折)."""
-    discount_cap: float = 1.0
-    """Highest spot price as a fraction of on demand (the default bid cap)."""
-    protection_hours: float | None = None
-    """Hours after purchase during which the instance is not reclaimed."""
-    notice_minutes: float | None = None
-    """Warning before a reclaim."""
-    interruption_rate_per_hour: float | None = None
-    """Reclaims per node-hour the interruption model assumes (no cloud publishes one)."""
-    source: Source
-    as_of: AsOf
-    notes: str | None = None
+    discount_floor: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Lowest documented spot price as a fraction of on demand (0.1 = 90% off)."
+        ),
+    ] = None
+    discount_cap: Annotated[
+        float,
+        msgspec.Meta(description="Highest spot price as a fraction of on demand (the bid cap)."),
+    ] = 1.0
+    protection_hours: Annotated[
+        float | None,
+        msgspec.Meta(description="Hours after purchase during which it is not reclaimed."),
+    ] = None
+    notice_minutes: Annotated[
+        float | None, msgspec.Meta(description="Warning given before a reclaim, in minutes.")
+    ] = None
+    interruption_rate_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Reclaims per node-hour the interruption model assumes "
+            "(no cloud publishes one)."
+        ),
+    ] = None
+    source: Annotated[
+        Source, msgspec.Meta(description="Where the rules are published (URLs or repo paths).")
+    ]
+    as_of: Annotated[AsOf, msgspec.Meta(description="Date of the newest rule source.")]
+    notes: Annotated[
+        str | None, msgspec.Meta(description="What the rules leave open; `null` when nothing.")
+    ] = None
 
 
 class PriceRecord(msgspec.Struct, frozen=True, kw_only=True):
