@@ -355,7 +355,7 @@ def _basis(
         host_en = f"{host[0]} (median host rates of the clouds with enough priced types)"
         host_zh = f"{host[1]}（取定价机型足够多的云的主机费率中位数）"
     else:
-        host_en = f"{host[0]} (fitted on {terms.rows} priced {terms.display_name} types)"
+        host_en = f"{host[0]} (fitted on {terms.rows} priced {terms.display_name} types)"  # >= 6
         host_zh = f"{host[1]}（按 {terms.display_name} 的 {terms.rows} 个已定价机型拟合）"
     if card is None or row.accelerator is None:
         return f"host rates {host_en}", f"主机费率 {host_zh}"
@@ -365,8 +365,9 @@ def _basis(
         card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
         card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用 {where} 的价格）"
     else:
+        types = "type" if card.rows == 1 else "types"
         card_en = (
-            f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} types)"
+            f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} {types})"
         )
         card_zh = (
             f"{acc} 每卡每小时 {_money(card.value)}（来自 {where} 的 {card.rows} 个已定价机型）"

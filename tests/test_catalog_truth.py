@@ -97,3 +97,27 @@ def test_confirmed_price_stays_ahead_of_an_estimate_that_is_not_clearly_cheaper(
     assert estimated, "the A10 multi-card sizes are estimated"
     # the estimate's own total is lower, but not below the confirmed one beyond its range
     assert min(o["total_cost"] for o in estimated) < top["total_cost"]
+
+
+def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> None:
+    workload = {"kind": "finetune", "model": "qwen2.5-72b", "method": "lora", "tokens": 2 * 10**7}
+    for lang, words in (("en", ("about ¥", "estimated")), ("zh", ("约 ¥", "估算"))):
+        body = client.post(
+            "/v1/recommend",
+            json={"workload": workload, "constraints": {"accelerators": ["910B"]}, "lang": lang},
+        ).json()
+        top = body["options"][0]
+        assert top["price_estimated"]
+        assert all(w in body["summary"] for w in words), body["summary"]
+        warning = next(w for w in top["warnings"] if "¥236.40" in w)
+        assert "153.66" in warning
+        assert "319.14" in warning
+    # a relax hint naming an estimated option says it is estimated
+    body = recommend(
+        client,
+        {"workload": workload, "constraints": {"accelerators": ["910B"], "regions": ["cn-east-3"]}},
+    )
+    assert not body["options"]
+    hints = [w for w in body["warnings"] if "¥" in w]
+    assert hints, body["warnings"]
+    assert all("estimated" in h for h in hints if "Ascend" in h or "modelarts" in h), hints

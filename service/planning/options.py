@@ -87,8 +87,22 @@ def static_part(
         price_texts.append(texts.t("price_source", lang, src=source, as_of=price.as_of, kind=kind))
         if price.as_of < STALE_BEFORE and price.price_source == "snapshot":
             price_warnings.append(texts.t("stale", lang, as_of=price.as_of))
-        if price.estimated:
-            price_warnings.append(texts.t("estimated", lang, basis=price.basis or ""))
+        if price.estimated and price.price_per_hour is not None:
+            basis = (price.basis_zh if lang == "zh" else None) or price.basis or ""
+            low = price.price_low if price.price_low is not None else price.price_per_hour
+            high = price.price_high if price.price_high is not None else price.price_per_hour
+            per = ("（每节点）" if lang == "zh" else " per node") if nodes > 1 else ""
+            price_warnings.append(
+                texts.t(
+                    "estimated",
+                    lang,
+                    price=price.price_per_hour,
+                    per=per,
+                    basis=basis,
+                    low=low,
+                    high=high,
+                )
+            )
     else:
         price_warnings.append(texts.t("unpriced", lang))
     row_warnings = []
