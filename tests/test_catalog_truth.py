@@ -121,3 +121,36 @@ def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> N
     hints = [w for w in body["warnings"] if "¥" in w]
     assert hints, body["warnings"]
     assert all("estimated" in h for h in hints if "Ascend" in h or "modelarts" in h), hints
+
+
+def test_spot_overhead_uses_the_rate_the_spot_price_states() -> None:
+    from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
+    from service.planning.plan import _spot
+    from service.planning.variants import Variant
+    from service.providers import InstanceType, Offer, Price
+
+    row = InstanceType(
+        instance_type="x", family="x", vcpus=8, memory_gib=32.0, source="test", as_of="2026"
+    )
+    variant = Variant(
+        nodes=2, devices=0, fit=None, hours=10.0, spot=spot_overhead(10.0, 2), throughput=None
+    )
+
+    def offer(rate: float | None) -> Offer:
+        price = Price(
+            instance_type="x",
+            region="r",
+            billing="spot",
+            price_per_hour=1.0,
+            source="test",
+            as_of="2026",
+            interruption_rate_per_hour=rate,
+        )
+        return Offer(provider="p", instance=row, region="r", billing="spot", price=price)
+
+    assert _spot(offer(None), variant) == variant.spot
+    assert _spot(offer(SPOT_INTERRUPTIONS_PER_HOUR), variant) == variant.spot
+    doubled = _spot(offer(2 * SPOT_INTERRUPTIONS_PER_HOUR), variant)
+    assert variant.spot is not None
+    assert doubled.overhead_hours == pytest.approx(2 * variant.spot.overhead_hours)
+    assert doubled.expected_interruptions == pytest.approx(2 * 10.0 * 2 * 0.05)

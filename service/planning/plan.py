@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from service.catalog import OfferBucket
 from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order
 from service.planning.candidates import Candidate
-from service.planning.cost import break_even_hours, monthly_cost, per_million_tokens
+from service.planning.cost import (
+    SPOT_INTERRUPTIONS_PER_HOUR,
+    SpotOverhead,
+    break_even_hours,
+    monthly_cost,
+    per_million_tokens,
+    spot_overhead,
+)
 from service.planning.filters import OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.schema import Objective
@@ -263,7 +270,7 @@ class _Pricer:
             if hourly is not None:
                 per_hour = hourly * v.nodes
                 if spot and v.spot is not None:
-                    hours = v.spot.effective_hours
+                    hours = _spot(offer, v).effective_hours
                 if hours is not None:
                     total = monthly_cost(monthly, v.nodes, hours) if monthly else per_hour * hours
             if deadline is not None and (hours or INF) > deadline:
@@ -298,6 +305,17 @@ class _Pricer:
 
     def plan(self, inference: bool) -> Plan:
         return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+
+
+def _spot(offer: Offer, v: Variant) -> SpotOverhead:
+    """The variant's spot overhead at the reclaim rate its price states (the provider's
+    spot rules), else the model's default rate."""
+    assert v.spot is not None
+    price = offer.price
+    rate = None if price is None else price.interruption_rate_per_hour
+    if rate is None or rate == SPOT_INTERRUPTIONS_PER_HOUR or v.hours is None:
+        return v.spot
+    return spot_overhead(v.hours, v.nodes, rate)
 
 
 def _rank_scale(offer: Offer) -> float:
@@ -344,7 +362,7 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
             if per_hour is not None:
                 candidate.price_per_million_tokens = per_million_tokens(per_hour, v.throughput)
         if offer.billing == "spot":
-            candidate.spot = v.spot
+            candidate.spot = _spot(offer, v) if v.spot is not None else None
         price = offer.price
         if offer.billing == "monthly" and price is not None and price.price_per_month:
             od = plan.on_demand.get((offer.provider, offer.instance.instance_type))
