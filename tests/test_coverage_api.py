@@ -88,3 +88,13 @@ def test_no_internal_store_ids_in_shipped_sources() -> None:
     for path in ROOT.glob("plugins/*/catalog.json"):
         for row in json.loads(path.read_text(encoding="utf-8"))["instance_types"]:
             assert row["source"].strip(), row["instance_type"]
+
+
+def test_recommend_catalogs_carry_honest_price_dates(client: TestClient[Litestar]) -> None:
+    body = {"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}}
+    catalogs = {
+        c["provider"]: c for c in client.post("/v1/recommend", json=body).json()["catalogs"]
+    }
+    assert catalogs["huawei"]["prices_as_of"] == "2026-05-15"
+    assert catalogs["tencent"]["prices_oldest"] == "2021"
+    assert catalogs["volcengine"]["prices_as_of"] is None

@@ -143,7 +143,12 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
             alternative=_describe(alternative, ctx, lang) if alternative else None,
         ),
         catalogs=[
-            CatalogRef(provider=p.name, as_of=p.as_of, prices_as_of=p.prices_as_of)
+            CatalogRef(
+                provider=p.name,
+                as_of=p.as_of,
+                prices_as_of=p.prices_as_of,
+                prices_oldest=p.prices_oldest,
+            )
             for p in ctx.snapshot.providers
         ],
         warnings=warnings,

@@ -396,6 +396,12 @@ class CatalogRef(msgspec.Struct, frozen=True, kw_only=True):
             description="Date of the newest prices used for this provider; `null` when it has none."
         ),
     ] = None
+    prices_oldest: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the oldest confirmed price of this provider; `null` when none."
+        ),
+    ] = None
 
 
 class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
