@@ -66,6 +66,8 @@ def test_72b_lora_on_910b_gets_multi_card_ascend_nodes(client: TestClient[Litest
     assert top["accelerator"]["count"] == 8
     assert top["price_estimated"] is True
     assert top["price_per_hour"] == pytest.approx(8 * 29.55, rel=1e-3)
+    assert top["price_low_per_hour"] == pytest.approx(153.66)
+    assert top["price_high_per_hour"] == pytest.approx(319.14)
 
 
 def test_estimates_switched_off_leave_prices_unknown(
@@ -93,10 +95,14 @@ def test_confirmed_price_stays_ahead_of_an_estimate_that_is_not_clearly_cheaper(
     options = body["options"]
     top = options[0]
     assert not top["price_estimated"]
+    assert top["price_high_per_hour"] is None
     estimated = [o for o in options if o["price_estimated"] and o["billing"] == "on_demand"]
     assert estimated, "the A10 multi-card sizes are estimated"
     # the estimate's own total is lower, but not below the confirmed one beyond its range
     assert min(o["total_cost"] for o in estimated) < top["total_cost"]
+    for o in estimated:
+        upper = o["total_cost"] * o["price_high_per_hour"] / o["price_per_hour"]
+        assert upper >= top["total_cost"] - 0.01, o
 
 
 def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> None:

@@ -182,6 +182,8 @@ def build_option(
         rank=rank,
         regions=c.regions,
         price_per_hour=_round(c.price_per_hour),
+        price_low_per_hour=_estimate_bound(c, "low"),
+        price_high_per_hour=_estimate_bound(c, "high"),
         hours=_round(c.hours, 3),
         total_cost=_round(c.total_cost),
         throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
@@ -191,6 +193,15 @@ def build_option(
         reasons=reasons,
         warnings=warnings,
     )
+
+
+def _estimate_bound(c: Candidate, end: str) -> float | None:
+    """An estimated price's range end for all the option's nodes (``None`` if quoted)."""
+    price = c.offer.price
+    if price is None or not price.estimated:
+        return None
+    value = price.price_low if end == "low" else price.price_high
+    return None if value is None else _round(value * c.nodes)
 
 
 def _round(value: float | None, digits: int = 2) -> float | None:
