@@ -92,10 +92,21 @@ def test_offers_flags_become_the_query(server: LiveServer) -> None:
     assert "groups of" in table
 
 
-def test_unknown_price_reads_unknown() -> None:
-    out = run("offers", "--provider", "volcengine", "--limit", "3").stdout
-    assert "unknown" in out
-    assert "¥0.00" not in out
+def test_unknown_price_reads_unknown_and_estimates_are_marked() -> None:
+    """Without price estimates the unpriced volcengine rows read ``unknown``; with them
+    every estimated price carries ``~`` and ``(est.)``."""
+    quiet = {**ENV, "SUANLI_PRICE_ESTIMATES": "false"}
+    result = CliRunner().invoke(
+        app, ["offers", "--provider", "volcengine", "--limit", "3"], env=quiet
+    )
+    assert result.exit_code == 0, result.stderr
+    assert "unknown" in result.stdout
+    assert "¥0.00" not in result.stdout
+    page = run_json("offers", "--provider", "volcengine", "--limit", "3")
+    table = run("offers", "--provider", "volcengine", "--limit", "3").stdout
+    for item in page["items"]:
+        if item["price_estimated"]:
+            assert f"~¥{item['price_per_hour']:,.2f} (est.)" in table
 
 
 def test_recommend_same_answer_in_process_and_from_the_server(server: LiveServer) -> None:
