@@ -2,7 +2,7 @@
 
 Each function takes the API's JSON document (the same one ``--json`` prints) and prints
 it for a person: unknown prices read ``unknown`` (never a zero), estimated prices are
-marked ``~`` with ``est.``, and the summary sentence closes the recommendation.
+marked ``~`` (with a footnote), and the summary sentence closes the recommendation.
 """
 
 from __future__ import annotations
@@ -23,7 +23,13 @@ def money(value: float | None, estimated: bool = False) -> Text:
     if value is None:
         return UNKNOWN
     text = f"¥{value:,.2f}"
-    return Text(f"~{text} (est.)" if estimated else text, style="yellow" if estimated else "")
+    return Text(f"~{text}" if estimated else text, style="yellow" if estimated else "")
+
+
+ESTIMATED = {
+    "en": "~ estimated price, not a quote (its basis is in the JSON: price_basis)",
+    "zh": "~ 为估算价格，非报价（依据见 JSON 的 price_basis）",
+}
 
 
 def number(value: float | None, unit: str = "", digits: int = 1) -> str:
@@ -83,6 +89,8 @@ def offers(console: Console, page: Json) -> None:
     console.print(table)
     priced = [i["price_per_hour"] for i in page["items"] if i.get("price_per_hour") is not None]
     shown = len(page["items"])
+    if any(i.get("price_estimated") for i in page["items"]):
+        console.print(Text(ESTIMATED["en"], style="dim"))
     footer = f"Shown {shown} of {page['total']} offers ({page['priced']} priced)"
     if priced:
         footer += f", ¥{max(priced):,.2f}/h max on this page"
@@ -178,6 +186,8 @@ def recommendation(console: Console, answer: Json) -> None:
         console.print(table)
         if any(option.get("pareto") for option in options):
             console.print(Text(_PARETO[lang], style="dim"))
+        if any(option.get("price_estimated") for option in options):
+            console.print(Text(ESTIMATED[lang], style="dim"))
     console.print()
     console.print(Text(answer.get("summary", ""), style="bold"))
     for hint in answer.get("relax", []):

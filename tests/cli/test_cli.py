@@ -94,7 +94,7 @@ def test_offers_flags_become_the_query(server: LiveServer) -> None:
 
 def test_unknown_price_reads_unknown_and_estimates_are_marked() -> None:
     """Without price estimates the unpriced volcengine rows read ``unknown``; with them
-    every estimated price carries ``~`` and ``(est.)``."""
+    every estimated price carries ``~`` and the table says what ``~`` means."""
     quiet = {**ENV, "SUANLI_PRICE_ESTIMATES": "false"}
     result = CliRunner().invoke(
         app, ["offers", "--provider", "volcengine", "--limit", "3"], env=quiet
@@ -104,9 +104,11 @@ def test_unknown_price_reads_unknown_and_estimates_are_marked() -> None:
     assert "¥0.00" not in result.stdout
     page = run_json("offers", "--provider", "volcengine", "--limit", "3")
     table = run("offers", "--provider", "volcengine", "--limit", "3").stdout
-    for item in page["items"]:
-        if item["price_estimated"]:
-            assert f"~¥{item['price_per_hour']:,.2f} (est.)" in table
+    estimated = [item for item in page["items"] if item["price_estimated"]]
+    assert estimated, "the shipped volcengine rows are priced by the estimate model"
+    for item in estimated:
+        assert f"~¥{item['price_per_hour']:,.2f}" in table
+    assert "~ estimated price, not a quote" in table
 
 
 def test_recommend_same_answer_in_process_and_from_the_server(server: LiveServer) -> None:
