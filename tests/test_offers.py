@@ -183,6 +183,8 @@ def test_groups_summarise_the_matching_offers(client: TestClient[Litestar]) -> N
         prices = [o["price_per_hour"] for o in members if o["price_per_hour"] is not None]
         assert group["offers"] == len(members)
         assert group["priced"] == len(prices)
+        estimated = [o for o in members if o["price_estimated"] and o["price_per_hour"]]
+        assert group["estimated"] == len(estimated)
         assert group["min_price_per_hour"] == (min(prices) if prices else None)
         assert group["max_price_per_hour"] == (max(prices) if prices else None)
         assert group["accelerator_counts"] == sorted({o["accelerator"]["count"] for o in members})

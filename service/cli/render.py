@@ -118,22 +118,33 @@ def offer_groups(console: Console, page: Json) -> None:
             f"{group['offers']} ({group['priced']} priced)",
             ",".join(str(c) for c in group["accelerator_counts"]) or "-",
             _range(
-                group["min_price_per_accelerator_hour"], group["max_price_per_accelerator_hour"]
+                group["min_price_per_accelerator_hour"],
+                group["max_price_per_accelerator_hour"],
+                group.get("estimated", 0) > 0,
             ),
-            _range(group["min_price_per_hour"], group["max_price_per_hour"]),
+            _range(
+                group["min_price_per_hour"],
+                group["max_price_per_hour"],
+                group.get("estimated", 0) > 0,
+            ),
             f"{best['instance_type']} ({where})",
         )
     console.print(table)
+    if any(group.get("estimated") for group in groups):
+        console.print(Text("~ the range includes estimated prices (not quotes)", style="dim"))
     console.print(Text(f"{len(groups)} groups of {page['total']} offers", style="dim"))
     _warnings(console, page.get("warnings", ()))
 
 
-def _range(low: float | None, high: float | None) -> Text:
+def _range(low: float | None, high: float | None, estimated: bool = False) -> Text:
+    """``¥low..high``; ``~`` when some prices of the range are estimates."""
     if low is None or high is None:
         return UNKNOWN
+    mark = "~" if estimated else ""
+    style = "yellow" if estimated else ""
     if abs(low - high) < 0.005:
-        return Text(f"¥{low:,.2f}")
-    return Text(f"¥{low:,.2f}..{high:,.2f}")
+        return Text(f"{mark}¥{low:,.2f}", style=style)
+    return Text(f"{mark}¥{low:,.2f}..{high:,.2f}", style=style)
 
 
 _HEADERS = {

@@ -325,6 +325,7 @@ def _groups(offers: Sequence[OfferItem], keys: Sequence[GroupKey]) -> list[Offer
                 key=dict(zip(keys, values, strict=True)),
                 offers=len(group),
                 priced=len(prices),
+                estimated=sum(o.price_estimated for o in group if o.price_per_hour is not None),
                 accelerator_counts=sorted({o.accelerator.count for o in group if o.accelerator}),
                 min_price_per_hour=min(prices, default=None),
                 max_price_per_hour=max(prices, default=None),

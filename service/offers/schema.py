@@ -257,6 +257,10 @@ class OfferGroupItem(msgspec.Struct, frozen=True, kw_only=True):
     ]
     offers: Annotated[int, msgspec.Meta(description="Matching offers in the group.")]
     priced: Annotated[int, msgspec.Meta(description="Of which with a known price.")]
+    estimated: Annotated[
+        int,
+        msgspec.Meta(description="Of the priced, how many prices are estimates, not quotes."),
+    ]
     accelerator_counts: Annotated[
         list[int], msgspec.Meta(description="Accelerators per instance found in the group.")
     ]
