@@ -103,7 +103,7 @@ def offer_groups(console: Console, page: Json) -> None:
     keys = list(groups[0]["key"]) if groups else []
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for key in keys:
-        table.add_column(key.upper(), overflow="fold")
+        table.add_column(key.upper(), no_wrap=True)
     for column in ("OFFERS", "COUNTS", "¥/ACC·H", "¥/H", "BEST OFFER"):
         table.add_column(
             column, justify="right" if column != "BEST OFFER" else "left", no_wrap=True
