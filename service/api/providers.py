@@ -7,9 +7,11 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get
 from litestar.exceptions import NotFoundException, ValidationException
+from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
+from service.coverage import coverage
 from service.errors import InputError
 from service.live_prices import LivePriceState
 from service.names import resolve_provider
@@ -21,6 +23,7 @@ from service.providers import (
     Price,
     PriceSource,
     Rdma,
+    SpotRules,
 )
 from service.state import SuanliDep
 
@@ -28,57 +31,229 @@ LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
 
 
+class IncompleteRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A row kept out of recommendations because a needed field is unconfirmed."""
+
+    instance_type: Annotated[str, msgspec.Meta(description="The cloud's instance type name.")]
+    missing: Annotated[
+        list[str],
+        msgspec.Meta(description="Fields the planner needs that no source confirmed."),
+    ]
+
+
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    display_name: str | None
-    currency: str | None
-    regions: list[str]
-    instance_types: int
-    priced_instance_types: int
-    as_of: str | None
-    """Date of the catalog snapshot."""
-    prices_as_of: str | None
-    status: str
-    """``loaded``, ``failed`` (plugin import or provider call failed) or ``excluded``
-    (not in ``SUANLI_PLUGINS``)."""
-    error: str | None = None
-    live_prices: LivePriceInfo | None = None
+    """A provider plugin: what loaded, its regions, catalog size and dates, live-price status."""
+
+    name: Annotated[
+        str,
+        msgspec.Meta(description="Provider name to use in `constraints.providers` and in paths."),
+    ]
+    display_name: Annotated[
+        str | None,
+        msgspec.Meta(description="Human-readable name; `null` for a provider that did not load."),
+    ]
+    currency: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Currency of its prices; `null` for a provider that did not load."
+        ),
+    ]
+    regions: Annotated[list[str], msgspec.Meta(description="Region ids of the catalog.")]
+    instance_types: Annotated[int, msgspec.Meta(description="Instance types in the catalog.")]
+    priced_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types with at least one confirmed price.")
+    ]
+    as_of: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the catalog snapshot; `null` for a provider that did not load."
+        ),
+    ]
+    prices_as_of: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the newest confirmed price this provider serves; `null` when none."
+        ),
+    ]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`loaded`, `failed` (plugin import or provider call failed; see `error`) "
+            "or `excluded` (not in SUANLI_PLUGINS)."
+        ),
+    ]
+    error: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the provider failed to load; `null` when it loaded."),
+    ] = None
+    live_prices: Annotated[
+        LivePriceInfo | None,
+        msgspec.Meta(
+            description="Live-price status: on or off and why, age of the prices, last refresh "
+            "error; `null` for a provider that did not load."
+        ),
+    ] = None
+    prices_oldest: Annotated[
+        str | None,
+        msgspec.Meta(description="Date of the oldest confirmed price this provider serves."),
+    ] = None
+    accelerated_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types with a GPU or NPU.")
+    ] = 0
+    accelerated_with_regions: Annotated[
+        int,
+        msgspec.Meta(description="Accelerated instance types a source places in a region."),
+    ] = 0
+    estimated_instance_types: Annotated[
+        int,
+        msgspec.Meta(
+            description="Instance types without a confirmed price that carry a price estimate."
+        ),
+    ] = 0
+    unknown_price_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types whose price is unknown (no estimate).")
+    ] = 0
+    incomplete_instance_types: Annotated[
+        list[IncompleteRow],
+        msgspec.Meta(
+            description="Instance types left out of recommendations, with the missing fields."
+        ),
+    ] = []
+    regions_source: Annotated[
+        str | None, msgspec.Meta(description="Where this provider's region ids come from.")
+    ] = None
+    spot_rules: Annotated[
+        SpotRules | None,
+        msgspec.Meta(description="The provider's documented spot rules behind spot estimates."),
+    ] = None
 
 
 class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
-    region: str
-    billing: Billing
-    price_per_hour: float | None
-    price_per_month: float | None
-    currency: str
-    price_source: PriceSource
-    estimated: bool
-    source: str
-    as_of: str
+    """One price of an instance type: region, billing, amount, source and date."""
+
+    region: Annotated[
+        str, msgspec.Meta(description="Region id, or `*` for a list price given without region.")
+    ]
+    billing: Annotated[Billing, msgspec.Meta(description="`on_demand`, `monthly` or `spot`.")]
+    price_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="CNY per hour (for monthly billing: the month's price divided by 730 h); "
+            "`null` when unknown."
+        ),
+    ]
+    price_per_month: Annotated[
+        float | None, msgspec.Meta(description="CNY per month (monthly billing); `null` otherwise.")
+    ]
+    currency: Annotated[str, msgspec.Meta(description="Currency of the amounts.")]
+    price_source: Annotated[
+        PriceSource, msgspec.Meta(description="`live`, `override`, `snapshot` or `estimated`.")
+    ]
+    estimated: Annotated[
+        bool, msgspec.Meta(description="True for a price not quoted by the cloud (an estimate).")
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the price is published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date (or month) the price was valid on.")]
+    basis: Annotated[str | None, msgspec.Meta(description="What an estimated price stands on.")] = (
+        None
+    )
+    price_low: Annotated[
+        float | None, msgspec.Meta(description="Estimates: low end of the range, CNY per hour.")
+    ] = None
+    price_high: Annotated[
+        float | None, msgspec.Meta(description="Estimates: high end of the range, CNY per hour.")
+    ] = None
 
 
 class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
-    instance_type: str
-    family: str
-    accelerator: AcceleratorRef | None
-    vcpus: int | None
-    memory_gib: float | None
-    network_gbps: float | None
-    rdma: Rdma | None
-    local_nvme: str | None
-    regions: list[str]
-    source: str
-    as_of: str
-    confidence: str
-    notes: str | None
-    prices: list[PriceItem]
+    """One instance type of a provider's catalog, with its sourced specs and prices."""
+
+    instance_type: Annotated[str, msgspec.Meta(description="The cloud's exact instance type name.")]
+    family: Annotated[str, msgspec.Meta(description="Instance family.")]
+    accelerator: Annotated[
+        AcceleratorRef | None,
+        msgspec.Meta(
+            description="The accelerators of one server (name, count, memory each); `null` for a "
+            "CPU-only type."
+        ),
+    ]
+    vcpus: Annotated[
+        int | None, msgspec.Meta(description="vCPUs; `null` when the source does not say.")
+    ]
+    memory_gib: Annotated[
+        float | None, msgspec.Meta(description="RAM in GiB; `null` when the source does not say.")
+    ]
+    network_gbps: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Network bandwidth in Gbit/s; `null` when the source does not say."
+        ),
+    ]
+    rdma: Annotated[
+        Rdma | None,
+        msgspec.Meta(description="`rdma`, `erdma` or `none`; `null` when the source does not say."),
+    ]
+    local_nvme: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Local NVMe disks as the cloud describes them (e.g. `2 x 3.5 TB`); `null`"
+            " when none or not stated."
+        ),
+    ]
+    regions: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Regions where the type is sold; empty when no source says where."
+        ),
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the specs are published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date the specs were read.")]
+    confidence: Annotated[
+        str, msgspec.Meta(description="How well the row is sourced: `high`, `medium` or `low`.")
+    ]
+    notes: Annotated[
+        str | None, msgspec.Meta(description="Caveats about the row; `null` when none.")
+    ]
+    prices: Annotated[
+        list[PriceItem],
+        msgspec.Meta(
+            description="The type's prices that pass the filters (region, billing, max price)."
+        ),
+    ]
+    zones: Annotated[
+        list[str], msgspec.Meta(description="Availability zones a source names for this type.")
+    ] = []
+    regions_note: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the region list is short or empty, and where it comes from."),
+    ] = None
+    missing_fields: Annotated[
+        list[str],
+        msgspec.Meta(description="Fields no source confirmed; the type is not recommended then."),
+    ] = []
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[InstanceTypeItem]
-    total: int
-    limit: int
-    offset: int
+    """A page of instance types and the total that matched the filters."""
+
+    items: Annotated[
+        list[InstanceTypeItem], msgspec.Meta(description="This page of instance types.")
+    ]
+    total: Annotated[
+        int, msgspec.Meta(description="Instance types matching the filters, over all pages.")
+    ]
+    limit: Annotated[int, msgspec.Meta(description="Page size used.")]
+    offset: Annotated[int, msgspec.Meta(description="Items skipped before this page.")]
 
 
 def _price_item(price: Price) -> PriceItem:
@@ -92,6 +267,9 @@ def _price_item(price: Price) -> PriceItem:
         estimated=price.estimated,
         source=price.source,
         as_of=price.as_of,
+        basis=price.basis,
+        price_low=price.price_low,
+        price_high=price.price_high,
     )
 
 
@@ -111,6 +289,9 @@ def _item(row: InstanceType, prices: list[Price]) -> InstanceTypeItem:
         confidence=row.confidence,
         notes=row.notes,
         prices=[_price_item(p) for p in prices],
+        zones=list(row.zones),
+        regions_note=row.regions_note,
+        missing_fields=list(row.missing_fields),
     )
 
 
@@ -176,23 +357,36 @@ class ProvidersController(Controller):
     path = "/v1"
     tags = ["catalog"]
 
-    @get("/providers", sync_to_thread=False, summary="Loaded providers")
+    @get(
+        "/providers", sync_to_thread=False, summary="Loaded providers", operation_id="listProviders"
+    )
     def providers(self, suanli: SuanliDep) -> list[ProviderInfo]:
         """Every provider plugin: what loaded, its regions, catalog size and date, live
         price status; failed and excluded plugins are listed with the reason."""
         snapshot = suanli.catalog.snapshot
         infos: dict[str, ProviderInfo] = {}
         for catalog in snapshot.providers:
-            priced = {p.instance_type for p in catalog.prices if p.price_per_hour}
+            cov = coverage(catalog)
             infos[catalog.name] = ProviderInfo(
                 name=catalog.name,
                 display_name=catalog.display_name,
                 currency=catalog.currency,
                 regions=list(catalog.regions),
-                instance_types=len(catalog.instance_types),
-                priced_instance_types=len(priced),
+                instance_types=cov.rows,
+                priced_instance_types=cov.priced,
                 as_of=catalog.as_of,
                 prices_as_of=catalog.prices_as_of,
+                prices_oldest=catalog.prices_oldest,
+                accelerated_instance_types=cov.accelerated,
+                accelerated_with_regions=cov.accelerated_with_regions,
+                estimated_instance_types=cov.estimated,
+                unknown_price_instance_types=cov.unknown,
+                incomplete_instance_types=[
+                    IncompleteRow(instance_type=name, missing=list(missing))
+                    for name, missing in cov.incomplete
+                ],
+                regions_source=catalog.regions_source,
+                spot_rules=catalog.spot_rules,
                 status="loaded",
                 live_prices=suanli.live_price_info(catalog.name),
             )
@@ -208,34 +402,90 @@ class ProvidersController(Controller):
         "/providers/{name:str}/instance-types",
         sync_to_thread=False,
         summary="A provider's instance types, filtered and paged",
+        operation_id="listInstanceTypes",
         raises=[NotFoundException, ValidationException],
     )
     def instance_types(
         self,
         suanli: SuanliDep,
-        name: Annotated[str, PathParameter(max_length=64)],
+        name: Annotated[
+            str,
+            PathParameter(
+                max_length=64,
+                description="Provider name, as listed by GET /v1/providers.",
+                examples=_example("alibaba"),
+            ),
+        ],
         accelerator: Annotated[
-            str | None, QueryParameter(max_length=64, description="Name or family, e.g. A100, 910B")
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Name or family, e.g. A100, 910B",
+                examples=_example("A100"),
+            ),
         ] = None,
         # schema_extra repeats the zero bounds: litestar drops falsy bounds (ge=0, gt=0)
         # of optional parameters from the OpenAPI document.
         min_accelerator_memory_gib: Annotated[
-            float | None, QueryParameter(ge=0, le=4096, schema_extra={"minimum": 0})
+            float | None,
+            QueryParameter(
+                ge=0,
+                le=4096,
+                schema_extra={"minimum": 0},
+                description="Memory of each accelerator at least this many GiB.",
+                examples=_example(40),
+            ),
         ] = None,
         min_accelerators: Annotated[
-            int | None, QueryParameter(ge=0, le=1024, schema_extra={"minimum": 0})
+            int | None,
+            QueryParameter(
+                ge=0,
+                le=1024,
+                schema_extra={"minimum": 0},
+                description="At least this many accelerators per instance.",
+                examples=_example(1),
+            ),
         ] = None,
-        region: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        region: Annotated[
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Sold in this region (a region id, e.g. cn-beijing).",
+                examples=_example("cn-beijing"),
+            ),
+        ] = None,
         max_price: Annotated[
             float | None,
             QueryParameter(
-                gt=0, le=1_000_000, description="CNY per hour", schema_extra={"exclusiveMinimum": 0}
+                gt=0,
+                le=1_000_000,
+                description="Only prices of at most this many CNY per hour.",
+                schema_extra={"exclusiveMinimum": 0},
+                examples=_example(60),
             ),
         ] = None,
-        billing: Annotated[Billing | None, QueryParameter()] = None,
-        cpu_only: Annotated[bool | None, QueryParameter()] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
-        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
+        billing: Annotated[
+            Billing | None,
+            QueryParameter(
+                description="Only prices of this billing.", examples=_example("on_demand")
+            ),
+        ] = None,
+        cpu_only: Annotated[
+            bool | None,
+            QueryParameter(
+                description="true: only types without accelerators; false: only with.",
+                examples=_example(False),
+            ),
+        ] = None,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=500, description="Page size.", examples=_example(20))
+        ] = 50,
+        offset: Annotated[
+            int,
+            QueryParameter(
+                ge=0, le=1_000_000, description="Items to skip (paging).", examples=_example(0)
+            ),
+        ] = 0,
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
@@ -273,10 +523,20 @@ class ProvidersController(Controller):
             items=items[offset : offset + limit], total=len(items), limit=limit, offset=offset
         )
 
-    @get("/accelerators", sync_to_thread=False, summary="Accelerator registry")
+    @get(
+        "/accelerators",
+        sync_to_thread=False,
+        summary="Accelerator registry",
+        operation_id="listAccelerators",
+    )
     def accelerators(self, suanli: SuanliDep) -> list[AcceleratorSpec]:
         """Every GPU/NPU the catalogs use, with dense throughput figures and sources."""
         return sorted(suanli.accelerators.all(), key=lambda s: (s.vendor, s.name))
+
+
+def _example(value: object) -> list[Example]:
+    """The one example of a parameter (it feeds the contract and schemathesis)."""
+    return [Example(summary="example", value=value)]
 
 
 def _absent(name: str, status: str, error: str | None) -> ProviderInfo:
