@@ -18,12 +18,14 @@ import msgspec
 from service.errors import InputError
 from service.sizing import formulas as f
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
+from service.sizing.profiles import FrameworkProfile, engine_profile, framework_profile
 from service.sizing.workload import (
     Finetune,
     Inference,
     ModelSpec,
     Preprocess,
     Pretrain,
+    Rlhf,
     Workload,
     validate_workload,
 )
@@ -46,9 +48,20 @@ YOLO_DENSITY_REFERENCE = "resnet-50"
 IMAGE_KINDS = frozenset({"cnn", "detector", "diffusion", "vit"})
 
 _BYTES_16 = 2.0
-_OPT_STATE_BYTES = {"adamw": 8.0, "adamw_8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
+_OPT_STATE_BYTES = {
+    "adamw": 8.0,
+    "adamw_8bit": 2.0,
+    "paged_adamw": 8.0,
+    "paged_adamw_8bit": 2.0,
+    "sgd": 4.0,
+    "adafactor": 0.0,
+}
 """Optimizer state bytes per trainable parameter in fp32 (cookbook: AdamW m+v 8,
-SGD momentum 4, 8-bit Adam 2; Adafactor's factored moments are O(rows+cols))."""
+SGD momentum 4, 8-bit Adam 2 (bitsandbytes block-wise 8-bit states, Dettmers et al.
+2022); paged variants have the same bytes but page them to host RAM under pressure;
+Adafactor's factored moments are O(rows+cols))."""
+SEQ2SEQ = "seq2seq"
+"""Arch kind of an encoder-decoder model given with encoder_layers/decoder_layers (T5)."""
 _WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 _KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}
 
@@ -78,10 +91,30 @@ class Arch:
     embedding_params: float = 0.0
     largest_layer_params: float = 0.0
     frozen_params: float = 0.0
+    experts_per_token: int = 1
+    shared_experts: int = 0
+    encoder_layers: int | None = None
+    """Encoder-decoder models: encoder layers (``layers`` = encoder + decoder)."""
 
     @property
     def transformer(self) -> bool:
-        return self.kind in TRANSFORMER_KINDS
+        return self.kind in TRANSFORMER_KINDS or self.kind == SEQ2SEQ
+
+    @property
+    def decoder_layers(self) -> int | None:
+        """Layers that hold a KV cache when serving (all but the encoder's)."""
+        if self.layers is None:
+            return None
+        return self.layers - (self.encoder_layers or 0)
+
+    @property
+    def routed_expert_params(self) -> float:
+        """Parameters of all routed experts (0 for dense models): 3·h·I (gated) or
+        2·h·I per expert per MoE layer."""
+        if self.experts <= 1 or self.hidden is None or self.expert_intermediate is None:
+            return 0.0
+        per = (3 if self.glu else 2) * self.hidden * self.expert_intermediate
+        return float(per * self.experts * (self.layers or 0))
 
     @property
     def linear_params(self) -> float:
@@ -114,6 +147,23 @@ class TrainingBudget:
     act_unsharded: float
     act_sharded: float
     offload: str
+    flops_per_token: float = 0.0
+    """Hardware FLOPs per training token: forward + backward (no weight gradients for
+    frozen weights) + attention + recompute (see :func:`training_flops_per_token`)."""
+    model_flops_per_token: float = 0.0
+    """Model FLOPs per token (6·N + attention, no recompute): what MFU is measured in."""
+    tokens_per_step: float = 0.0
+    """Tokens one device processes per micro-step (micro-batch x sequence)."""
+    offload_bytes_per_step: float = 0.0
+    """Bytes one data-parallel replica moves over the host link per step (ZeRO-Offload)."""
+    framework: str = "hf"
+    time_basis: str = "steady"
+    fp8: bool = False
+    recompute: bool = False
+    lora: bool = False
+    quantized: bool = False
+    pipeline_layers: int = 1
+    """Layers, for pipeline-stage division of the weights (transformers)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +177,13 @@ class InferenceBudget:
     concurrency: int
     act_unsharded: float
     act_sharded: float
+    engine: str = "vllm"
+    expert_weights: float = 0.0
+    """Bytes of all routed experts (MoE); a decode step reads only those the batch uses."""
+    experts: int = 1
+    experts_per_token: int = 1
+    precision: str = "bf16"
+    prompt_len: int = 0
 
 
 LENGTH_FIELDS = ("tokens", "output_tokens")
@@ -165,6 +222,7 @@ class ResolvedWorkload:
             return self
         changes = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
         tokens = workload.output_tokens if isinstance(workload, Inference) else workload.tokens
+
         return dataclasses.replace(
             self, workload=msgspec.structs.replace(self.workload, **changes), tokens=tokens
         )
@@ -221,6 +279,8 @@ def arch_from_preset(p: ModelPreset) -> Arch:
         embedding_params=embedding,
         largest_layer_params=largest,
         frozen_params=(p.frozen_params_b or 0.0) * 1e9,
+        experts_per_token=p.experts_per_token,
+        shared_experts=p.shared_experts,
     )
 
 
@@ -280,12 +340,32 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
             f"{hidden}, heads {heads}/{kv_heads} KV, intermediate {intermediate}, vocab {vocab}."
         )
     params = spec.params_b * 1e9
-    active = (spec.active_params_b or spec.params_b) * 1e9
     embedding = float(vocab * hidden * (1 if tied else 2))
+    experts = spec.experts or 1
+    k = min(spec.experts_per_token or (2 if experts > 1 else 1), experts)
+    shared = spec.shared_experts or 0
+    per_expert_i = intermediate
+    if experts > 1 and spec.intermediate is None:
+        # routed experts hold what attention and embeddings leave: P ≈ E + L·(attn + (n+s)·3hI)
+        attn = hidden * (2 * heads * head_dim + 2 * kv_heads * head_dim)
+        rest = max(params - embedding - layers * attn, 0.0)
+        per_expert_i = max(round(rest / (layers * (experts + shared) * 3 * hidden)), 1)
+    active = (spec.active_params_b or spec.params_b) * 1e9
+    if experts > 1 and spec.active_params_b is None:
+        routed = 3.0 * hidden * per_expert_i * experts * layers
+        active = max(params - routed * (1 - k / experts), 0.0)
+        notes.append(
+            f"MoE: {experts} routed experts of width {per_expert_i}, {k} per token"
+            + (f" + {shared} shared" if shared else "")
+            + f" -> {active / 1e9:.2f}B active parameters per token."
+        )
+    enc = spec.encoder_layers
+    if enc is not None and spec.decoder_layers is not None:
+        layers = enc + spec.decoder_layers
+    moe = experts > 1 or (spec.active_params_b is not None and spec.active_params_b < spec.params_b)
+    kind = SEQ2SEQ if enc is not None else ("moe" if moe else "decoder")
     return Arch(
-        kind="moe"
-        if spec.active_params_b is not None and spec.active_params_b < spec.params_b
-        else "decoder",
+        kind=kind,
         params=params,
         active_params=active,
         layers=layers,
@@ -293,13 +373,18 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         heads=heads,
         kv_heads=kv_heads,
         head_dim=head_dim,
-        intermediate=intermediate,
+        intermediate=per_expert_i * (k + shared) if experts > 1 else intermediate,
         vocab=vocab,
         tied=tied,
         glu=base.glu,
         dropout=base.dropout,
+        experts=experts,
+        expert_intermediate=per_expert_i,
         embedding_params=min(embedding, params),
         largest_layer_params=float(max(vocab * hidden, hidden * intermediate)),
+        experts_per_token=k,
+        shared_experts=shared,
+        encoder_layers=enc,
     )
 
 
@@ -354,8 +439,23 @@ def _quantized_bytes(arch: Arch, bits: int) -> float:
     return linear * (bits / 8 + const) + (arch.params - linear) * _BYTES_16
 
 
+def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
+    """The request's gradient checkpointing, or its framework's default."""
+    if w.gradient_checkpointing is not None:
+        return w.gradient_checkpointing
+    return framework_profile(w.framework).checkpointing
+
+
+def time_basis_of(w: Pretrain | Finetune | Rlhf) -> str:
+    """``steady`` for fine-tuning and RLHF, ``run`` for pre-training, unless given."""
+    if w.time_basis is not None:
+        return w.time_basis
+    return "run" if isinstance(w, Pretrain) else "steady"
+
+
 def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> TrainingBudget:
     method = w.method if isinstance(w, Finetune) else "full"
+    prof = framework_profile(w.framework)
     fp32 = w.precision == "fp32"
     weight_b = 4.0 if fp32 else _BYTES_16
     state = _OPT_STATE_BYTES[w.optimizer]
@@ -365,8 +465,8 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         grad_b, master_b = _BYTES_16, 4.0
     else:
         grad_b, master_b, state = _BYTES_16, 0.0, state / 2
-    deepspeed = w.framework == "deepspeed"
-    ds_grad_extra = 4.0 if deepspeed and w.mixed_precision and not fp32 else 0.0
+    deepspeed = prof.zero3_live_params
+    ds_grad_extra = prof.grad_extra_bytes if w.mixed_precision and not fp32 else 0.0
 
     frozen_w = arch.frozen_params * _BYTES_16
     if method in ("lora", "qlora"):
@@ -415,21 +515,31 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             )
         train_w = trainable * weight_b
         grads = trainable * (grad_b + ds_grad_extra)
-        grads_z3 = trainable * (4.0 if deepspeed and ds_grad_extra else grad_b)
+        grads_z3 = trainable * (4.0 if deepspeed and ds_grad_extra else grad_b + ds_grad_extra)
         opt = trainable * (master_b + state)
         total = weight_b + grad_b + ds_grad_extra + master_b + state
         label = "fp32" if fp32 else ("mixed precision" if w.mixed_precision else "pure 16-bit")
         notes.append(
-            f"Model states ({label}, {w.optimizer}, {w.framework} accounting): weights "
+            f"Model states ({label}, {w.optimizer}, {prof.label} accounting): weights "
             f"{weight_b:g} + gradients {grad_b + ds_grad_extra:g} + optimizer "
             f"{master_b + state:g} = {total:g} bytes per trainable parameter"
             + (" (ZeRO paper: 2 + 2 + 12)" if total == 16 and not fp32 else "")
-            + (" (DeepSpeed estimator: fp32 gradient buffer included)" if ds_grad_extra else "")
+            + (
+                " (DeepSpeed estimator: fp32 gradient buffer included)"
+                if ds_grad_extra and deepspeed
+                else (" (fp32 main gradients)" if ds_grad_extra else "")
+            )
             + "."
         )
     live_w = arch.largest_layer_params * _BYTES_16
     live_g = live_w if method in ("full", "freeze") else 0.0
     act_u, act_s = training_activations(w, arch, notes)
+    lora = method in ("lora", "qlora")
+    recompute = checkpointing_on(w) and arch.transformer
+    model_fpt, hw_fpt = training_flops_per_token(
+        arch, w.seq_len, lora=lora, freeze_params=trainable if method == "freeze" else None,
+        recompute=recompute,
+    )  # fmt: skip
     return TrainingBudget(
         frozen_weights=frozen_w,
         train_weights=train_w,
@@ -443,7 +553,62 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         act_unsharded=act_u,
         act_sharded=act_s,
         offload=w.offload,
+        flops_per_token=hw_fpt,
+        model_flops_per_token=model_fpt,
+        tokens_per_step=float(w.seq_len * w.micro_batch_size),
+        offload_bytes_per_step=_offload_bytes(w.offload, trainable),
+        framework=w.framework,
+        time_basis=time_basis_of(w),
+        fp8=w.precision == "fp8",
+        recompute=recompute,
+        lora=lora,
+        quantized=method == "qlora",
+        pipeline_layers=arch.layers or 1,
     )
+
+
+def _offload_bytes(offload: str, trainable: float) -> float:
+    """ZeRO-Offload traffic per step over the host link: 16-bit gradients down and updated
+    16-bit weights up (4 B/param, Ren et al. 2021 §4); offloading the parameters too
+    fetches them again for forward and backward (+4 B/param)."""
+    if offload == "none":
+        return 0.0
+    return trainable * (8.0 if offload == "all" else 4.0)
+
+
+def training_flops_per_token(
+    arch: Arch,
+    seq_len: int,
+    *,
+    lora: bool = False,
+    freeze_params: float | None = None,
+    recompute: bool = False,
+) -> tuple[float, float]:
+    """(model FLOPs, hardware FLOPs) per training token.
+
+    Forward 2·N_active per token plus attention 4·L·(a·d)·s (scores and weighted sum,
+    not halved for causal masks: the Megatron/MosaicML/verl convention); backward twice
+    the forward (input and weight gradients). Frozen weights get no weight gradients
+    (LoRA/QLoRA, freeze tuning): their backward is one forward's worth. Recompute
+    (gradient checkpointing) repeats the forward. Model FLOPs are 6·N + 12·L·a·d·s: what
+    published MFU figures count.
+    """
+    n = arch.active_params
+    attn_fwd = 0.0
+    if arch.transformer and arch.layers and arch.heads and arch.kind != "vit":
+        q_dim = arch.heads * (arch.head_dim or (arch.hidden or 0) // arch.heads)
+        attn_fwd = 4.0 * arch.layers * q_dim * seq_len
+    fwd = 2.0 * n + attn_fwd
+    model = 3.0 * fwd
+    if lora:
+        hw = fwd + (2.0 * n + 2.0 * attn_fwd)  # input gradients only + attention backward
+    elif freeze_params is not None:
+        hw = fwd + 2.0 * n + 2.0 * attn_fwd + 2.0 * min(freeze_params, n)
+    else:
+        hw = model
+    if recompute:
+        hw += fwd
+    return model, hw
 
 
 def image_activation_bytes(
@@ -510,7 +675,13 @@ def training_activations(
         flash_attention=w.flash_attention,
     )
     L = arch.layers
-    if w.gradient_checkpointing:
+    prof = framework_profile(w.framework)
+    if checkpointing_on(w) and prof.offloaded_checkpoints:
+        unsharded, sharded = u, sh
+        how = (
+            "checkpoints offloaded to host RAM (Unsloth): the device holds one layer's full set"
+        )
+    elif checkpointing_on(w):
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
@@ -519,20 +690,27 @@ def training_activations(
         how = "no recomputation: every layer keeps its full set"
     logits = 0.0
     if arch.vocab and arch.kind != "vit":
-        logits = f.logits_bytes(s, b, arch.vocab, B, fp32_loss=w.framework != "deepspeed")
-        sharded += logits
+        logits = loss_bytes(prof, s, b, arch.vocab, B)
+        if checkpointing_on(w):
+            # the loss peaks before the backward recomputes any layer, and its buffers are
+            # freed by the time one is: the peak is the larger of the two, not their sum
+            sharded = max(sharded, logits)
+            how += "; the loss peak and the recomputed layer do not coincide (the larger counts)"
+        else:
+            sharded += logits
     attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
     notes.append(
         f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "
-        f"{how}; logits {logits / f.GIB:.2f} GiB ("
-        + (
-            "16-bit output, log-softmax and gradient under DeepSpeed"
-            if w.framework == "deepspeed"
-            else "16-bit output + fp32 log-softmax and gradient"
-        )
-        + ")."
+        f"{how}; logits {logits / f.GIB:.2f} GiB ({prof.label}: {prof.loss_note})."
     )
     return unsharded, sharded
+
+
+def loss_bytes(prof: FrameworkProfile, s: int, b: int, vocab: int, B: float) -> float:
+    """Bytes of the logits and the loss at its peak under ``prof`` (fp32 training doubles
+    the 16-bit terms)."""
+    per = prof.logit_bytes * (2.0 if B == 4.0 else 1.0)
+    return float(s) * b * vocab * per
 
 
 # --- inference budget ----------------------------------------------------------------
@@ -661,7 +839,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     budget = training_budget(workload, arch, notes)
     if not arch.transformer:
         per_sample, _ = image_activation_bytes(
-            arch, preset, image_size, workload.gradient_checkpointing, models, notes
+            arch, preset, image_size, checkpointing_on(workload), models, notes
         )
         scale = 2.0 if workload.precision == "fp32" else 1.0
         budget = _replace_acts(budget, per_sample * scale * workload.micro_batch_size, 0.0)
@@ -690,20 +868,7 @@ def _sample_flops(preset: ModelPreset | None, image_size: int | None) -> float |
 
 
 def _replace_acts(b: TrainingBudget, unsharded: float, sharded: float) -> TrainingBudget:
-    return TrainingBudget(
-        frozen_weights=b.frozen_weights,
-        train_weights=b.train_weights,
-        grads=b.grads,
-        grads_zero3=b.grads_zero3,
-        optimizer=b.optimizer,
-        trainable_params=b.trainable_params,
-        live_weights=b.live_weights,
-        live_grads=b.live_grads,
-        deepspeed=b.deepspeed,
-        act_unsharded=unsharded,
-        act_sharded=sharded,
-        offload=b.offload,
-    )
+    return dataclasses.replace(b, act_unsharded=unsharded, act_sharded=sharded)
 
 
 def _vit_training_view(

@@ -18,6 +18,7 @@ from typing import Annotated, ClassVar, Literal
 import msgspec
 
 from service.errors import InputError
+from service.sizing.profiles import ServeEngine, TrainFramework
 
 # --- bounded scalar types (the bounds are part of the public contract) -------------
 
@@ -75,10 +76,10 @@ ImageSize = Annotated[
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]
 InferencePrecision = Literal["bf16", "fp16", "fp32", "fp8", "int8", "int4"]
 KvPrecision = Literal["bf16", "fp16", "fp32", "fp8", "int8"]
-Optimizer = Literal["adamw", "adamw_8bit", "sgd", "adafactor"]
+Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "sgd", "adafactor"]
 Method = Literal["full", "lora", "qlora", "freeze"]
 LoraTargets = Literal["attention", "all_linear"]
-Framework = Literal["generic", "deepspeed"]
+TimeBasis = Literal["steady", "run"]
 Offload = Literal["none", "optimizer", "all"]
 
 
@@ -105,6 +106,65 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True):
         ]
         | None
     ) = None
+    experts: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Routed experts per MoE layer (e.g. 8 for Mixtral, 256 for "
+                "DeepSeek-V3); 1 or absent = a dense model.",
+            ),
+        ]
+        | None
+    ) = None
+    experts_per_token: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Routed experts each token uses (top-k); needs `experts`.",
+            ),
+        ]
+        | None
+    ) = None
+    shared_experts: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=0,
+                le=64,
+                description="Always-active shared experts per MoE layer (DeepSeek/Qwen MoE); "
+                "needs `experts`.",
+            ),
+        ]
+        | None
+    ) = None
+    encoder_layers: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1024,
+                description="Encoder layers of an encoder-decoder model (T5); give with "
+                "`decoder_layers`.",
+            ),
+        ]
+        | None
+    ) = None
+    decoder_layers: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1024,
+                description="Decoder layers of an encoder-decoder model (T5); give with "
+                "`encoder_layers`.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 ModelRef = ModelName | ModelSpec
@@ -119,17 +179,45 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True):
     precision: Precision = "bf16"
     mixed_precision: bool = True
     """fp32 master weights and optimizer states; false = pure 16-bit training."""
-    optimizer: Optimizer = "adamw"
-    gradient_checkpointing: bool = True
+    optimizer: Annotated[
+        Optimizer,
+        msgspec.Meta(
+            description="Optimizer: `adamw` (8 B/param of fp32 moments), `adamw_8bit` and "
+            "`paged_adamw_8bit` (bitsandbytes, 2 B/param), `paged_adamw` (8 B/param, paged "
+            "to host RAM under memory pressure), `sgd` (momentum, 4 B/param), `adafactor` "
+            "(factored moments, about 0)."
+        ),
+    ] = "adamw"
+    gradient_checkpointing: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Recompute activations in the backward pass; default: the "
+            "framework's own default (on for LLaMA-Factory, ms-swift, torchtune, Unsloth and "
+            "the HF recipes, off for Megatron/MindSpeed). Recompute costs one extra forward "
+            "pass of time."
+        ),
+    ] = None
     flash_attention: bool = True
     framework: Annotated[
-        Framework,
+        TrainFramework,
         msgspec.Meta(
-            description="Byte accounting of model states: `generic` (ZeRO paper, 16 B/param "
-            "for mixed-precision AdamW) or `deepspeed` (DeepSpeed's estimators: fp32 "
-            "gradient buffer, 20 B/param; ZeRO-3 live-parameter term)."
+            description="Training framework, which sets how the loss is computed, the "
+            "gradient buffers and the default checkpointing: `hf` (Transformers Trainer/PEFT, "
+            "fp32 logits upcast), `llama-factory` and `ms-swift` (both on HF Trainer), "
+            "`torchtune` and `unsloth` (chunked cross-entropy), `deepspeed` (DeepSpeed "
+            "estimators: fp32 gradient buffer, 20 B/param), `megatron` and `mindspeed` "
+            "(fused vocab-parallel loss, fp32 main gradients), `generic` (the v1 accounting)."
         ),
-    ] = "generic"
+    ] = "hf"
+    time_basis: Annotated[
+        TimeBasis | None,
+        msgspec.Meta(
+            description="What the time estimate means: `steady` (benchmark-like steady-state "
+            "throughput of the training loop; default for fine-tuning) or `run` (wall clock "
+            "of a whole run incl. restarts, evaluation and checkpoints; default for "
+            "pre-training)."
+        ),
+    ] = None
     offload: Annotated[
         Offload,
         msgspec.Meta(
@@ -204,6 +292,95 @@ class Inference(msgspec.Struct, frozen=True, kw_only=True, tag="inference", tag_
     kv_cache_precision: KvPrecision | None = None
     """KV cache dtype; default: the weights' 16-bit dtype (fp32 for fp32 weights)."""
     image_size: ImageSize | None = None
+    engine: Annotated[
+        ServeEngine,
+        msgspec.Meta(
+            description="Serving engine, which sets the decode bandwidth efficiency and the "
+            "prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, `tensorrt-llm`, "
+            "`mindie` (chunked prefill) or `hf` (plain transformers: whole-prompt prefill, "
+            "eager decode)."
+        ),
+    ] = "vllm"
+
+
+RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
+
+
+class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kind"):
+    """Preference / reinforcement fine-tuning with several models on the same devices.
+
+    PPO trains an actor and a critic and runs a frozen reference and reward model; GRPO
+    trains the actor against a frozen reference (rewards from a rule or an optional reward
+    model, no critic); DPO trains the policy against a frozen reference on chosen and
+    rejected sequences.
+    """
+
+    kind: ClassVar[Literal["rlhf"]] = "rlhf"
+    """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
+
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(description="The policy (actor) model: a preset id or a model size."),
+    ]
+    algorithm: Annotated[
+        RlhfAlgorithm,
+        msgspec.Meta(
+            description="`ppo` (actor + critic trained, reference + reward frozen), `grpo` "
+            "(actor trained, reference frozen, no critic) or `dpo` (policy trained, "
+            "reference frozen, chosen + rejected sequences)."
+        ),
+    ] = "grpo"
+    critic_model: Annotated[
+        ModelRef | None,
+        msgspec.Meta(description="PPO critic (value model); default: the policy's shape."),
+    ] = None
+    reward_model: Annotated[
+        ModelRef | None,
+        msgspec.Meta(
+            description="Reward model run frozen; default: the policy's shape for PPO, none "
+            "for GRPO (rule-based rewards) and DPO."
+        ),
+    ] = None
+    method: Annotated[
+        Literal["full", "lora"],
+        msgspec.Meta(
+            description="How the trained models train; with `lora` the reference is the "
+            "frozen base itself (no second copy)."
+        ),
+    ] = "full"
+    lora_rank: Annotated[int, msgspec.Meta(ge=1, le=4096, description="LoRA rank r.")] = 16
+    seq_len: Annotated[
+        int,
+        msgspec.Meta(ge=1, le=1_048_576, description="Prompt + response tokens per sequence."),
+    ] = 2048
+    response_len: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1_048_576, description="Generated tokens per sequence (PPO/GRPO rollouts)."
+        ),
+    ] = 1024
+    micro_batch_size: MicroBatch = 1
+    tokens: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                ge=1,
+                le=1e15,
+                description="Sequence tokens processed in training (sequences x epochs x "
+                "seq_len); for DPO count each pair once.",
+            ),
+        ]
+        | None
+    ) = None
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    gradient_checkpointing: bool | None = None
+    flash_attention: bool = True
+    framework: Annotated[
+        TrainFramework,
+        msgspec.Meta(description="Training framework of the trained models (see finetune)."),
+    ] = "deepspeed"
+    time_basis: TimeBasis | None = None
 
 
 class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", tag_field="kind"):
@@ -229,7 +406,7 @@ class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", ta
     ) = None
 
 
-Workload = Pretrain | Finetune | Inference | Preprocess
+Workload = Pretrain | Finetune | Inference | Rlhf | Preprocess
 
 
 class Placement(msgspec.Struct, frozen=True, kw_only=True):
@@ -248,6 +425,31 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True):
         Annotated[
             Literal[0, 1, 2, 3],
             msgspec.Meta(description="ZeRO stage; default: the smallest that fits (training)."),
+        ]
+        | None
+    ) = None
+    tensor_parallel: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=64,
+                description="Tensor-parallel degree (Megatron-style; must divide the attention "
+                "heads and the device count); default: the smallest that fits.",
+            ),
+        ]
+        | None
+    ) = None
+    pipeline_parallel: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=256,
+                description="Pipeline-parallel stages for training (each stage holds its "
+                "share of the layers); default: 1, or the smallest that fits when tensor "
+                "parallelism alone does not.",
+            ),
         ]
         | None
     ) = None
