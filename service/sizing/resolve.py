@@ -184,6 +184,9 @@ class InferenceBudget:
     experts_per_token: int = 1
     precision: str = "bf16"
     prompt_len: int = 0
+    layer_split: bool = False
+    """The engine splits layers over the devices (plain transformers' device_map) instead
+    of tensor parallelism: memory divides by the device count, bandwidth does not add."""
 
 
 LENGTH_FIELDS = ("tokens", "output_tokens")
@@ -753,7 +756,25 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                 + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
                 f"{w.concurrency} sequences."
             )
-        chunk = min(w.context_len * w.concurrency, PREFILL_CHUNK_TOKENS)
+        elif arch.kind == SEQ2SEQ and arch.decoder_layers:
+            # each decoder layer caches its self-attention K/V and the cross-attention K/V
+            # of the encoder output: two K/V pairs per position
+            kv_per_token = 2 * f.kv_cache_bytes_per_token(
+                arch.decoder_layers, kv_heads, head_dim, kv_b
+            )
+            shards = kv_heads
+            notes.append(
+                f"KV cache (encoder-decoder) in {kv_dtype}: self- and cross-attention K/V in "
+                f"{arch.decoder_layers} decoder layers = {kv_per_token / 1024:.0f} KiB per token."
+            )
+        eng = engine_profile(w.engine)
+        prompt = w.prompt_len or w.context_len
+        if eng.chunked_prefill:
+            chunk = min(prompt * w.concurrency, eng.prefill_chunk)
+            how = f"{eng.label} prefills in chunks of up to {eng.prefill_chunk} tokens"
+        else:
+            chunk = prompt
+            how = f"{eng.label} prefills each prompt whole"
         B = 4.0 if precision == "fp32" else _BYTES_16
         q = arch.heads * head_dim
         act_u = chunk * arch.hidden * B * 4
@@ -765,9 +786,13 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         if arch.vocab:
             act_s += w.concurrency * arch.vocab * 4.0
         notes.append(
-            f"Inference workspace: one layer's intermediates for a {chunk}-token prefill chunk "
+            f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
         )
+    expert_w = 0.0
+    if arch.experts > 1 and arch.transformer:
+        per_param = weights / arch.params if arch.params else _BYTES_16
+        expert_w = min(arch.routed_expert_params * per_param, weights)
     return InferenceBudget(
         weights=weights,
         kv_per_token=kv_per_token,
@@ -776,6 +801,13 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         concurrency=w.concurrency,
         act_unsharded=act_u,
         act_sharded=act_s,
+        engine=w.engine,
+        expert_weights=expert_w,
+        experts=arch.experts,
+        experts_per_token=arch.experts_per_token,
+        precision=precision,
+        prompt_len=w.prompt_len or 0,
+        layer_split=not engine_profile(w.engine).chunked_prefill,
     )
 
 

@@ -7,7 +7,7 @@ so a client can show the breakdown without a rounding remainder.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -25,6 +25,14 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
     kv_cache_gib: float
     overhead_gib: float
     """CUDA/CANN context, communication buffers and allocator fragmentation."""
+    range_gib: Annotated[
+        tuple[float, float],
+        msgspec.Meta(
+            description="Calibrated range [low, high] of the per-device figure: the spread "
+            "of the engine's errors against published measurements of this kind of job "
+            "(training or serving), not a fixed margin."
+        ),
+    ] = (0.0, 0.0)
 
 
 class Fit(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,6 +44,11 @@ class Fit(msgspec.Struct, frozen=True, kw_only=True):
     memory: MemoryBreakdown
     headroom_gib: float
     """Device memory left free: accelerator memory minus ``memory.per_device_gib``."""
+    pipeline_parallel: int = 1
+    """Pipeline stages (training); 1 = none."""
+    checked_high: bool = False
+    """The fit was checked against the high end of ``memory.range_gib`` too (a safety
+    headroom was asked for)."""
 
 
 class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,6 +56,14 @@ class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
 
     flops: float | None
     tokens: float | None
+    hardware_flops: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="FLOPs the accelerators execute for a training job: forward, backward "
+            "(no weight gradients for frozen weights under LoRA/QLoRA), attention and "
+            "recompute; what the time estimate divides by the steady-state utilization."
+        ),
+    ] = None
 
 
 class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,6 +74,21 @@ class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
     mfu: float | None
     """Model FLOPs utilization assumed; ``None`` where time is not FLOP-bound (preprocess,
     bandwidth-bound decoding)."""
+    hours_range: Annotated[
+        tuple[float, float],
+        msgspec.Meta(
+            description="Calibrated range [low, high] of `hours`, from the spread of the "
+            "engine's errors against published training speeds and serving throughputs."
+        ),
+    ] = (0.0, 0.0)
+    basis: Annotated[
+        Literal["steady", "run"] | None,
+        msgspec.Meta(
+            description="`steady`: steady-state throughput of the training loop; `run`: "
+            "whole-run wall clock incl. restarts, evaluation and checkpoints; null for "
+            "serving and preprocessing."
+        ),
+    ] = None
 
 
 class HostRequirements(msgspec.Struct, frozen=True, kw_only=True):
@@ -81,6 +117,9 @@ class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
     tensor_parallel: int
     fits: bool
     headroom_gib: float
+    pipeline_parallel: Annotated[
+        int, msgspec.Meta(description="Pipeline-parallel stages used (training); 1 = none.")
+    ] = 1
 
 
 class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -96,4 +135,11 @@ class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
     placement: PlacementEcho | None = None
     throughput_tokens_per_s: float | None = None
     """Decode tokens/s of the placement (inference), bounded by memory bandwidth."""
+    throughput_range: Annotated[
+        tuple[float, float] | None,
+        msgspec.Meta(
+            description="Calibrated range [low, high] of `throughput_tokens_per_s`, from the "
+            "spread of the engine's errors against published serving benchmarks."
+        ),
+    ] = None
     kv_cache_bytes_per_token: float | None = None

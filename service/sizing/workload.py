@@ -292,6 +292,19 @@ class Inference(msgspec.Struct, frozen=True, kw_only=True, tag="inference", tag_
     kv_cache_precision: KvPrecision | None = None
     """KV cache dtype; default: the weights' 16-bit dtype (fp32 for fp32 weights)."""
     image_size: ImageSize | None = None
+    prompt_len: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1_048_576,
+                description="Prompt tokens per sequence (the part of context_len that is "
+                "prefilled); with it, throughput includes each request's prefill time and "
+                "plain-transformers serving prefills exactly this many tokens at once.",
+            ),
+        ]
+        | None
+    ) = None
     engine: Annotated[
         ServeEngine,
         msgspec.Meta(

@@ -1,0 +1,256 @@
+"""Score the sizing engine against the published measurements (dev and hold-out apart).
+
+``tests/sizing/data/published-measurements.json`` records, for each case, the request in
+the API's shape plus descriptive fields the API has no knob for (``torch_compile``,
+``input_len``, ...). :func:`translate` turns a case into a real ``/v1/estimate`` request
+(dropping only those descriptive fields, each listed in :data:`DESCRIPTIVE` with why) and
+:func:`predict` runs it through :func:`service.sizing.estimate`, returning the figure the
+case measured, in the case's unit, with the range the engine returns for it.
+
+This module is imported by ``test_calibration.py`` (the thresholds) and can be run as a
+script to print the per-case table: ``.venv/bin/python -m tests.sizing.calibration dev``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.providers import AcceleratorSpec
+from service.sizing import EstimateResponse, Placement, Workload, estimate
+from service.sizing.presets import ModelRegistry, builtin_presets
+from service.sizing.resolve import INFER_OVERHEAD_GIB
+
+DATA = Path(__file__).resolve().parent / "data" / "published-measurements.json"
+DOC: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+CASES: list[dict[str, Any]] = DOC["cases"]
+MODELS = ModelRegistry(builtin_presets())
+REGISTRY = AcceleratorRegistry(builtin_accelerators())
+
+CATEGORIES = ("train_memory", "inference_memory", "train_time", "inference_throughput")
+
+DESCRIPTIVE: dict[str, str] = {
+    "activation_checkpointing": "which recompute policy; gradient_checkpointing (recorded "
+    "alongside) says whether activations are recomputed (the API sizes full recompute)",
+    "torch_compile": "compilation changes speed by a few percent, not the sizing terms",
+    "fp8_scope": "which layers run FP8; precision carries that FP8 is used",
+    "quantization": "the int4 method (AWQ/GPTQ); precision carries the bits",
+    "output_len": "the generated part of context_len",
+    "global_batch_size": "optimizer batch; throughput per token does not depend on it",
+    "gradient_accumulation_steps": "micro-steps per optimizer step; memory and tokens/s "
+    "per device do not depend on it",
+    "lora_modules": "module names; lora_targets carries attention vs all linear",
+    "engine_settings": "engine flags (max_model_len, gpu_memory_utilization) recorded for "
+    "reference",
+}
+"""Workload fields of the data file that describe the setup but are not API fields."""
+
+PLACEMENT_DESCRIPTIVE = {"context_parallel", "pipeline_schedule", "model_split", "expert_parallel"}
+
+UNIT_BYTES = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
+GIB = 2.0**30
+TRAIN_TOKENS = 1e9
+"""Tokens given to training cases so that time is estimated (time is linear in them)."""
+
+
+class Lookup:
+    """The accelerator registry plus the parts the data file lists as not yet in it."""
+
+    def __init__(self) -> None:
+        self.extra: dict[str, AcceleratorSpec] = {}
+        h100 = REGISTRY.resolve("H100-80GB")
+        if h100 is not None and "H100-96GB-HBM2e" in DOC.get("accelerators_not_in_registry", {}):
+            # torchtitan docs/performance.md: 96 GB HBM2e at 2.4 TB/s, same SXM compute
+            self.extra["H100-96GB-HBM2e"] = msgspec.structs.replace(
+                h100,
+                name="H100-96GB-HBM2e",
+                memory_gib=96e9 / GIB,
+                mem_bandwidth_gbps=2400,
+                aliases=(),
+            )
+
+    def resolve(self, name: str) -> AcceleratorSpec | None:
+        return self.extra.get(name) or REGISTRY.resolve(name)
+
+    def suggest(self, name: str) -> list[str]:
+        return REGISTRY.suggest(name)
+
+
+LOOKUP = Lookup()
+
+
+def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
+    """The case's request as the API decodes it (descriptive fields dropped)."""
+    w = {k: v for k, v in case["workload"].items() if k not in DESCRIPTIVE}
+    if "input_len" in w:
+        w["prompt_len"] = w.pop("input_len")
+    pp = int(case["placement"].get("pipeline_parallel") or 1)
+    if pp > 1 and "micro_batch_size" in w:
+        # the recorded batch is the local batch; pipeline schedules split it into as many
+        # micro-batches as stages (torchtitan's default), and memory holds those in flight
+        w["micro_batch_size"] = max(int(w["micro_batch_size"]) // pp, 1)
+    if w["kind"] in ("pretrain", "finetune") and "tokens" not in w:
+        w["tokens"] = TRAIN_TOKENS
+    if w["kind"] == "inference" and "output_tokens" not in w:
+        w["output_tokens"] = 1e6
+    p = {k: v for k, v in case["placement"].items() if k not in PLACEMENT_DESCRIPTIVE}
+    if w["kind"] in ("pretrain", "finetune") and p.get("count", 1) > 1:
+        # a layout the source does not state is plain data parallelism (FSDP/ZeRO), not
+        # whatever tensor-parallel degree would make the job fit
+        p.setdefault("tensor_parallel", 1)
+        p.setdefault("pipeline_parallel", 1)
+    return msgspec.convert(w, Workload, strict=True), msgspec.convert(p, Placement)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    case_id: str
+    category: str
+    split: str
+    measured: float
+    predicted: float
+    low: float
+    high: float
+    tolerance_pct: float
+
+    @property
+    def ratio(self) -> float:
+        return self.measured / self.predicted if self.predicted else math.inf
+
+    @property
+    def within(self) -> bool:
+        return abs(self.predicted - self.measured) <= self.measured * self.tolerance_pct / 100
+
+    @property
+    def inside(self) -> bool:
+        return self.low <= self.measured <= self.high
+
+
+def _run(case: dict[str, Any]) -> EstimateResponse:
+    workload, placement = translate(case)
+    return estimate(workload, placement, MODELS, LOOKUP)
+
+
+ALLOCATED_GIB_SOURCES = {
+    "https://github.com/QwenLM/Qwen2.5/": "the Qwen2.5 speed benchmark's 'GPU Memory(GB)' "
+    "reads below the weights' own size in GB (7B BF16: 14.38 vs 15.23 GB of weights), so it "
+    "is GiB of allocated tensors (torch.cuda.max_memory_allocated: no CUDA context)",
+}
+"""Sources whose memory column is allocated GiB, compared without the runtime context."""
+
+
+def _allocated_gib(case: dict[str, Any]) -> bool:
+    url = case["source"]["url"]
+    return any(url.startswith(prefix) for prefix in ALLOCATED_GIB_SOURCES)
+
+
+def predict(case: dict[str, Any]) -> Prediction:
+    """The engine's figure for the quantity the case measured, with its range."""
+    r = _run(case)
+    m = case["measured"]
+    q = m["quantity"]
+    count = int(case["placement"].get("count", 1))
+    if q in ("peak_memory_per_device", "memory_total"):
+        unit = "GiB" if _allocated_gib(case) else m["unit"]
+        scale = GIB / UNIT_BYTES[unit] * (count if q == "memory_total" else 1)
+        lo, hi = r.memory.range_gib
+        context = INFER_OVERHEAD_GIB if _allocated_gib(case) else 0.0
+        value = (r.memory.per_device_gib - context) * scale
+        low, high = (lo - context) * scale, (hi - context) * scale
+    elif q == "tokens_per_s_per_device":
+        assert r.time is not None, case["id"]
+        value = TRAIN_TOKENS / (r.time.hours * 3600) / count
+        h_lo, h_hi = r.time.hours_range
+        low, high = TRAIN_TOKENS / (h_hi * 3600) / count, TRAIN_TOKENS / (h_lo * 3600) / count
+    elif q == "output_tokens_per_s":
+        assert r.throughput_tokens_per_s is not None, case["id"]
+        assert r.throughput_range is not None, case["id"]
+        per = 1.0
+        if m["per"] == "request":
+            per = float(case["workload"].get("concurrency", 1))
+        value = r.throughput_tokens_per_s / per
+        low, high = r.throughput_range[0] / per, r.throughput_range[1] / per
+    else:  # pragma: no cover - the data test restricts quantities
+        raise AssertionError(f"{case['id']}: quantity {q} is not scored")
+    return Prediction(
+        case_id=case["id"],
+        category=case["category"],
+        split=case["split"],
+        measured=float(m["value"]),
+        predicted=value,
+        low=low,
+        high=high,
+        tolerance_pct=float(case["tolerance_pct"]),
+    )
+
+
+def predictions(split: str) -> list[Prediction]:
+    return [predict(c) for c in CASES if c["split"] == split]
+
+
+@dataclass(frozen=True)
+class Score:
+    category: str
+    n: int
+    within: int
+    inside: int
+
+    @property
+    def within_share(self) -> float:
+        return self.within / self.n if self.n else 1.0
+
+    @property
+    def inside_share(self) -> float:
+        return self.inside / self.n if self.n else 1.0
+
+
+def scores(preds: list[Prediction]) -> dict[str, Score]:
+    """Per category and ``all``: cases within tolerance and measured values inside range."""
+    out: dict[str, Score] = {}
+    for cat in (*CATEGORIES, "all"):
+        sel = [p for p in preds if cat in ("all", p.category)]
+        out[cat] = Score(
+            category=cat,
+            n=len(sel),
+            within=sum(p.within for p in sel),
+            inside=sum(p.inside for p in sel),
+        )
+    return out
+
+
+def log_ratio_quantiles(preds: list[Prediction], category: str) -> tuple[float, float, float]:
+    """(10th, 50th, 90th percentile) of measured/predicted for a category (dev spread)."""
+    logs = sorted(math.log(p.ratio) for p in preds if p.category == category)
+    if len(logs) < 3:
+        return 1.0, 1.0, 1.0
+    qs = statistics.quantiles(logs, n=10, method="inclusive")
+    return math.exp(qs[0]), math.exp(statistics.median(logs)), math.exp(qs[-1])
+
+
+def main(split: str) -> None:  # pragma: no cover - a developer's report
+    preds = predictions(split)
+    for p in sorted(preds, key=lambda p: (p.category, p.case_id)):
+        flag = "ok " if p.within else "BAD"
+        rng = "in " if p.inside else "out"
+        print(
+            f"{flag} {rng} {p.category:21s} {p.case_id:48s} meas {p.measured:10.4g} "
+            f"pred {p.predicted:10.4g} ratio {p.ratio:6.3f} [{p.low:.4g}, {p.high:.4g}]"
+        )
+    for s in scores(preds).values():
+        print(
+            f"{s.category:21s} n={s.n:3d} within {s.within_share:6.1%} inside {s.inside_share:6.1%}"
+        )
+    for cat in CATEGORIES:
+        print(cat, "ratio q10/q50/q90", log_ratio_quantiles(preds, cat))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main(sys.argv[1] if len(sys.argv) > 1 else "dev")
