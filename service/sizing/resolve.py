@@ -835,6 +835,8 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
             data_gb=workload.data_gb,
             target_hours=workload.target_hours,
         )
+    if isinstance(workload, Rlhf):
+        return resolve_rlhf(workload, models)
     model_id, arch, preset = resolve_model(workload.model, models, notes)
     image_model = arch.kind in IMAGE_KINDS
     image_size = workload.image_size
@@ -953,4 +955,122 @@ def _image_inference(
         concurrency=w.concurrency,
         act_unsharded=act,
         act_sharded=0.0,
+    )
+
+
+# --- RLHF: several models on the same devices -------------------------------------------
+
+
+def _trained_view(w: Rlhf, model: str | ModelSpec, micro_batch: int) -> Finetune:
+    return Finetune(
+        model=model,
+        seq_len=w.seq_len,
+        micro_batch_size=micro_batch,
+        precision=w.precision,
+        optimizer=w.optimizer,
+        gradient_checkpointing=w.gradient_checkpointing,
+        flash_attention=w.flash_attention,
+        framework=w.framework,
+        time_basis=w.time_basis or "steady",
+        tokens=w.tokens,
+        method=w.method,
+        lora_rank=w.lora_rank,
+    )
+
+
+def _forward_flops(arch: Arch, seq_len: int) -> float:
+    """Forward FLOPs per token of a frozen model (reference, reward): 2·N + attention."""
+    model, _ = training_flops_per_token(arch, seq_len)
+    return model / 3.0
+
+
+def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
+    """PPO / GRPO / DPO as one training budget on shared devices (colocated, as verl,
+    OpenRLHF and TRL run them): the trained models' states add up, the frozen reference
+    and reward models add 16-bit weights (LoRA: the reference is the frozen base itself),
+    activations are those of the larger trained model (they train one after the other),
+    and the FLOPs per token add every model's forward/backward plus the rollout's
+    forward over the response."""
+    notes: list[str] = []
+    actor_id, actor, _ = resolve_model(w.model, models, notes)
+    micro = w.micro_batch_size * (2 if w.algorithm == "dpo" else 1)
+    budget = training_budget(_trained_view(w, w.model, micro), actor, notes)
+    parts = [f"actor {actor.params / 1e9:.1f}B (trained, {w.method})"]
+    frozen = budget.frozen_weights
+    flops = budget.flops_per_token
+    model_flops = budget.model_flops_per_token
+    acts_u, acts_s = budget.act_unsharded, budget.act_sharded
+    train_w, grads, grads_z3, opt = (
+        budget.train_weights, budget.grads, budget.grads_zero3, budget.optimizer
+    )  # fmt: skip
+    trainable = budget.trainable_params
+    ref_fwd = _forward_flops(actor, w.seq_len)
+    if w.method != "lora":
+        frozen += actor.params * _BYTES_16
+        parts.append("reference (frozen copy of the actor, 16-bit)")
+    else:
+        parts.append("reference = the frozen base under the adapters (no second copy)")
+    flops += ref_fwd
+    model_flops += ref_fwd
+    if w.algorithm == "ppo":
+        critic_model = w.critic_model or w.model
+        _, critic, _ = resolve_model(critic_model, models, notes)
+        cb = training_budget(_trained_view(w, critic_model, micro), critic, notes)
+        frozen += cb.frozen_weights
+        train_w += cb.train_weights
+        grads += cb.grads
+        grads_z3 += cb.grads_zero3
+        opt += cb.optimizer
+        trainable += cb.trainable_params
+        acts_u, acts_s = max(acts_u, cb.act_unsharded), max(acts_s, cb.act_sharded)
+        flops += cb.flops_per_token
+        model_flops += cb.model_flops_per_token
+        parts.append(f"critic {critic.params / 1e9:.1f}B (trained)")
+    reward_model = w.reward_model if w.reward_model is not None else (
+        w.model if w.algorithm == "ppo" else None
+    )  # fmt: skip
+    if reward_model is not None:
+        _, reward, _ = resolve_model(reward_model, models, notes)
+        frozen += reward.params * _BYTES_16
+        flops += _forward_flops(reward, w.seq_len)
+        model_flops += _forward_flops(reward, w.seq_len)
+        parts.append(f"reward model {reward.params / 1e9:.1f}B (frozen, 16-bit)")
+    elif w.algorithm == "grpo":
+        parts.append("rule-based reward (no reward model)")
+    if w.algorithm in ("ppo", "grpo"):
+        # the rollout generates the response with the actor: one forward per response token
+        rollout = _forward_flops(actor, w.seq_len) * min(w.response_len, w.seq_len) / w.seq_len
+        flops += rollout
+        model_flops += rollout
+        notes.append(
+            "Rollout generation is charged as the actor's forward over the response tokens "
+            "at training utilization; decode is bandwidth-bound, so generation-heavy runs "
+            "(long responses, many samples per prompt) take longer than this estimate."
+        )
+    if w.algorithm == "dpo":
+        notes.append("DPO: each pair trains on a chosen and a rejected sequence (micro-batch x 2).")
+    notes.append(f"RLHF ({w.algorithm.upper()}) on shared devices: " + "; ".join(parts) + ".")
+    combined = dataclasses.replace(
+        budget,
+        frozen_weights=frozen,
+        train_weights=train_w,
+        grads=grads,
+        grads_zero3=grads_z3,
+        optimizer=opt,
+        trainable_params=trainable,
+        act_unsharded=acts_u,
+        act_sharded=acts_s,
+        flops_per_token=flops * (2 if w.algorithm == "dpo" else 1),
+        model_flops_per_token=model_flops * (2 if w.algorithm == "dpo" else 1),
+        time_basis=w.time_basis or "steady",
+    )
+    return ResolvedWorkload(
+        workload=w,
+        kind="rlhf",
+        model_id=actor_id,
+        arch=actor,
+        training=combined,
+        inference=None,
+        tokens=w.tokens,
+        assumptions=tuple(notes),
     )

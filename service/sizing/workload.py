@@ -483,6 +483,17 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
         validate_model_spec(model)
+    if isinstance(workload, Rlhf):
+        _validate_rlhf(workload)
+    if isinstance(workload, Inference) and workload.prompt_len is not None:
+        if workload.prompt_len > workload.context_len:
+            raise InputError(
+                "workload.prompt_len",
+                f"prompt_len ({workload.prompt_len}) exceeds context_len "
+                f"({workload.context_len}), which counts prompt and output together",
+            )
+    if placement is not None:
+        _validate_layout(workload, placement)
     if (
         isinstance(workload, Pretrain | Finetune)
         and workload.offload == "all"
@@ -507,6 +518,34 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
 
 def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
     """Architecture consistency: the shapes must describe a buildable transformer."""
+    if spec.experts is None and (
+        spec.experts_per_token is not None or spec.shared_experts is not None
+    ):
+        field = "experts_per_token" if spec.experts_per_token is not None else "shared_experts"
+        raise InputError(f"{path}.{field}", f"{field} needs experts (the routed expert count)")
+    if (
+        spec.experts is not None
+        and spec.experts_per_token is not None
+        and spec.experts_per_token > spec.experts
+    ):
+        raise InputError(
+            f"{path}.experts_per_token",
+            f"experts_per_token ({spec.experts_per_token}) exceeds experts ({spec.experts})",
+        )
+    if (spec.encoder_layers is None) != (spec.decoder_layers is None):
+        field = "decoder_layers" if spec.encoder_layers is not None else "encoder_layers"
+        raise InputError(
+            f"{path}.{field}",
+            "an encoder-decoder model needs both encoder_layers and decoder_layers",
+        )
+    if spec.encoder_layers is not None and spec.layers is not None:
+        total = spec.encoder_layers + (spec.decoder_layers or 0)
+        if spec.layers != total:
+            raise InputError(
+                f"{path}.layers",
+                f"layers ({spec.layers}) must equal encoder_layers + decoder_layers ({total}) "
+                "or be left out",
+            )
     if spec.active_params_b is not None and spec.active_params_b > spec.params_b:
         raise InputError(
             f"{path}.active_params_b",
@@ -530,4 +569,56 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         raise InputError(
             f"{path}.kv_heads",
             f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
+        )
+
+
+def _validate_rlhf(w: Rlhf) -> None:
+    for name in ("critic_model", "reward_model"):
+        spec = getattr(w, name)
+        if isinstance(spec, ModelSpec):
+            validate_model_spec(spec, f"workload.{name}")
+    if w.critic_model is not None and w.algorithm != "ppo":
+        raise InputError(
+            "workload.critic_model",
+            f"only PPO trains a critic; {w.algorithm.upper()} has none",
+        )
+    if w.reward_model is not None and w.algorithm == "dpo":
+        raise InputError(
+            "workload.reward_model",
+            "DPO learns from preference pairs and runs no reward model",
+        )
+    if w.response_len > w.seq_len:
+        raise InputError(
+            "workload.response_len",
+            f"response_len ({w.response_len}) exceeds seq_len ({w.seq_len}), which counts "
+            "prompt and response together",
+        )
+
+
+def _validate_layout(workload: Workload, placement: Placement) -> None:
+    t = placement.tensor_parallel or 1
+    pp = placement.pipeline_parallel or 1
+    if placement.pipeline_parallel is not None and isinstance(workload, Inference | Preprocess):
+        raise InputError(
+            "placement.pipeline_parallel",
+            "pipeline stages are sized for training workloads; serving uses tensor_parallel",
+        )
+    if placement.tensor_parallel is not None and isinstance(workload, Preprocess):
+        raise InputError(
+            "placement.tensor_parallel", "preprocessing runs on CPUs: no tensor parallelism"
+        )
+    if placement.count % (t * pp):
+        raise InputError(
+            "placement.count" if placement.tensor_parallel is None else "placement.tensor_parallel",
+            f"tensor_parallel x pipeline_parallel ({t} x {pp}) must divide the device count "
+            f"({placement.count})",
+        )
+    heads = None
+    model = getattr(workload, "model", None)
+    if isinstance(model, ModelSpec):
+        heads = model.heads
+    if heads is not None and heads % t:
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel ({t}) must divide the attention heads ({heads})",
         )
