@@ -246,6 +246,8 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     if not times:
         return 0.0
     step = max(times)
+    if step <= 0:
+        return 0.0
     output_len = b.context_len - b.prompt_len
     if b.prompt_len and output_len > 0 and peak:
         prefill = prefill_seconds(rw, b.prompt_len, concurrency, peak, devices)

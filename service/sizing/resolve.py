@@ -356,7 +356,7 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     active = (spec.active_params_b or spec.params_b) * 1e9
     if experts > 1 and spec.active_params_b is None:
         routed = 3.0 * hidden * per_expert_i * experts * layers
-        active = max(params - routed * (1 - k / experts), 0.0)
+        active = max(params - routed * (1 - k / experts), params * k / experts)
         notes.append(
             f"MoE: {experts} routed experts of width {per_expert_i}, {k} per token"
             + (f" + {shared} shared" if shared else "")
