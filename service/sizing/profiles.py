@@ -108,8 +108,12 @@ PROFILES: dict[str, FrameworkProfile] = {
     "ms-swift": FrameworkProfile(
         name="ms-swift",
         label="ms-swift (HF Trainer)",
-        logit_bytes=16.0,
-        loss_note=_HF_LOSS,
+        logit_bytes=24.0,
+        loss_note="unfused loss on HF Trainer, as ms-swift reports it (peak "
+        "torch.cuda.max_memory_reserved): the caching allocator still holds every transient "
+        "buffer of the loss at its peak, 16-bit logits and shifted copy (2 + 2), fp32 upcast, "
+        "log-softmax and gradient (4 + 4 + 4 + 4) and the 16-bit gradients (2 + 2) = 24 B per "
+        "logit",
         speed=0.8,
         speed_note=_HF_SPEED,
     ),

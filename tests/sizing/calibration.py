@@ -54,6 +54,8 @@ DESCRIPTIVE: dict[str, str] = {
 """Workload fields of the data file that describe the setup but are not API fields."""
 
 PLACEMENT_DESCRIPTIVE = {"context_parallel", "pipeline_schedule", "model_split", "expert_parallel"}
+"""Placement fields the API has no knob for (context parallelism is applied to memory by
+dividing the sequence, see :func:`translate`)."""
 
 UNIT_BYTES = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
 GIB = 2.0**30
@@ -92,6 +94,11 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     w = {k: v for k, v in case["workload"].items() if k not in DESCRIPTIVE}
     if "input_len" in w:
         w["prompt_len"] = w.pop("input_len")
+    cp = int(case["placement"].get("context_parallel") or 1)
+    if cp > 1 and case["category"] == "train_memory" and "seq_len" in w:
+        # context parallelism (ring attention) shards every sequence over cp devices: each
+        # holds the activations and logits of seq_len / cp tokens
+        w["seq_len"] = max(int(w["seq_len"]) // cp, 1)
     pp = int(case["placement"].get("pipeline_parallel") or 1)
     if pp > 1 and "micro_batch_size" in w:
         # the recorded batch is the local batch; pipeline schedules split it into as many
