@@ -62,7 +62,7 @@ QUANTITY_UNITS: dict[str, set[str]] = {
     "step_time_s": {"s"},
     "mfu_pct": {"%"},
     "device_hours": {"GPU-hours", "NPU-hours", "million GPU-hours", "thousand GPU-hours"},
-    "wall_clock_hours": {"hours", "days"},
+    "wall_clock_hours": {"minutes", "hours", "days"},
     "output_tokens_per_s": {"tokens/s"},
     "total_tokens_per_s": {"tokens/s"},
     "requests_per_s": {"requests/s"},
