@@ -41,12 +41,12 @@ CASES: list[dict[str, Any]] = DOC["cases"]
 MODELS = ModelRegistry(builtin_presets())
 ACCELERATORS = AcceleratorRegistry(builtin_accelerators())
 
-MIN_CASES = 30  # batch 1 of the set; raised to the issue's 200 as the batches land
+MIN_CASES = 200
 MIN_PER_CATEGORY = {
-    "train_memory": 10,
-    "inference_memory": 0,
-    "train_time": 10,
-    "inference_throughput": 0,
+    "train_memory": 60,
+    "inference_memory": 25,
+    "train_time": 50,
+    "inference_throughput": 40,
 }
 HOLDOUT_SHARE = (0.25, 0.42)
 """'About a third': a hash split of n ids lands within this band with overwhelming odds."""
@@ -56,13 +56,13 @@ MEMORY_UNITS = {"GiB", "GB", "MiB", "MB"}
 QUANTITY_UNITS: dict[str, set[str]] = {
     "peak_memory_per_device": MEMORY_UNITS,
     "memory_total": MEMORY_UNITS,
-    "tokens_per_s_per_device": {"tokens/s"},
+    "tokens_per_s_per_device": {"tokens/s", "thousand tokens/s"},
     "tokens_per_s_total": {"tokens/s"},
     "samples_per_s_total": {"samples/s"},
     "step_time_s": {"s"},
     "mfu_pct": {"%"},
     "device_hours": {"GPU-hours", "NPU-hours", "million GPU-hours", "thousand GPU-hours"},
-    "wall_clock_hours": {"hours", "days"},
+    "wall_clock_hours": {"minutes", "hours", "days"},
     "output_tokens_per_s": {"tokens/s"},
     "total_tokens_per_s": {"tokens/s"},
     "requests_per_s": {"requests/s"},
@@ -201,11 +201,17 @@ def test_case_workload_and_placement_in_request_shape(case: dict[str, Any]) -> N
     accelerator = placement["accelerator"]
     pending = DOC["accelerators_not_in_registry"]
     assert ACCELERATORS.resolve(accelerator) is not None or accelerator in pending, accelerator
-    assert isinstance(placement["count"], int)
-    assert placement["count"] >= 1
+    count = placement["count"]
+    if count is None:
+        # a whole run's accelerator-hours do not need the count; the source did not state it
+        assert case["measured"]["quantity"] == "device_hours"
+        assert placement["count_note"].strip()
+    else:
+        assert isinstance(count, int)
+        assert count >= 1
     for degree in ("tensor_parallel", "pipeline_parallel", "context_parallel", "expert_parallel"):
         if degree in placement:
-            assert 1 <= placement[degree] <= placement["count"]
+            assert 1 <= placement[degree] <= (count or 1_000_000)
 
 
 def test_pending_accelerators_are_sourced_and_used() -> None:
