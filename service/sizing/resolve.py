@@ -379,7 +379,7 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         intermediate=per_expert_i * (k + shared) if experts > 1 else intermediate,
         vocab=vocab,
         tied=tied,
-        glu=base.glu,
+        glu=base.glu if spec.gated_mlp is None else spec.gated_mlp,
         dropout=base.dropout,
         experts=experts,
         expert_intermediate=per_expert_i,

@@ -106,6 +106,13 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True):
         ]
         | None
     ) = None
+    gated_mlp: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Gated MLP (SwiGLU: gate, up and down matrices) as in Llama/Qwen; false "
+            "for the two-matrix GELU MLP of GPT/OPT/BERT; default: the nearest preset's."
+        ),
+    ] = None
     experts: (
         Annotated[
             int,

@@ -23,9 +23,10 @@ from typing import Any
 
 import msgspec
 
+from plugins.huawei import ascend_accelerators
 from service.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.providers import AcceleratorSpec
-from service.sizing import EstimateResponse, Placement, Workload, estimate
+from service.sizing import EstimateResponse, Inference, Placement, Workload, estimate
 from service.sizing.presets import ModelRegistry, builtin_presets
 from service.sizing.resolve import INFER_OVERHEAD_GIB
 
@@ -33,7 +34,7 @@ DATA = Path(__file__).resolve().parent / "data" / "published-measurements.json"
 DOC: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
 CASES: list[dict[str, Any]] = DOC["cases"]
 MODELS = ModelRegistry(builtin_presets())
-REGISTRY = AcceleratorRegistry(builtin_accelerators())
+REGISTRY = AcceleratorRegistry([*ascend_accelerators(), *builtin_accelerators()])
 
 CATEGORIES = ("train_memory", "inference_memory", "train_time", "inference_throughput")
 
@@ -42,7 +43,7 @@ DESCRIPTIVE: dict[str, str] = {
     "alongside) says whether activations are recomputed (the API sizes full recompute)",
     "torch_compile": "compilation changes speed by a few percent, not the sizing terms",
     "fp8_scope": "which layers run FP8; precision carries that FP8 is used",
-    "quantization": "the int4 method (AWQ/GPTQ); precision carries the bits",
+    "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the bits",
     "output_len": "the generated part of context_len",
     "global_batch_size": "optimizer batch; throughput per token does not depend on it",
     "gradient_accumulation_steps": "micro-steps per optimizer step; memory and tokens/s "
@@ -50,17 +51,61 @@ DESCRIPTIVE: dict[str, str] = {
     "lora_modules": "module names; lora_targets carries attention vs all linear",
     "engine_settings": "engine flags (max_model_len, gpu_memory_utilization) recorded for "
     "reference",
+    "framework_detail": "prose about the framework version",
+    "fsdp_mixed_precision_mode": "FSDP's dtype policy; precision/mixed_precision carry it",
+    "composer_precision": "Composer's precision name; precision carries it",
+    "activation_cpu_offload": "false in every case that records it",
+    "packed": "sequence packing: seq_len is the packed length",
+    "optimizer_in_backward": "torchtune's fused optimizer step (memory detail not sized)",
+    "activation_offloading": "torchtune's activation offloading (not sized)",
+    "loss": "the loss implementation; the framework profile carries it",
+    "load": "how the benchmark loads the engine (offline / online)",
+    "num_requests": "requests in the benchmark; the rate is per request or per second",
+    "num_prompts": "prompts in the RLHF run; tokens carries the work",
+    "multi_token_prediction": "MTP heads (not sized)",
 }
 """Workload fields of the data file that describe the setup but are not API fields."""
+RENAMED = {"generation_len": "response_len"}
+"""Data-file names of API fields (RLHF rollouts)."""
+MODEL_DESCRIPTIVE = {"architecture_source"}
+FRAMEWORKS = {
+    "llm-foundry": (
+        "torchtune",
+        "MosaicML llm-foundry: PyTorch FSDP with fused kernels and flash-attn's fused "
+        "cross-entropy, the torchtune profile's loss (16-bit logits, 4 B/logit) and speed",
+    ),
+    "colossalai": (
+        "deepspeed",
+        "ColossalAI Gemini: ZeRO-3-style chunked sharding with a 16-bit loss, the DeepSpeed "
+        "profile",
+    ),
+}
+"""Frameworks the data names that the API has no profile for, and the closest profile."""
 
-PLACEMENT_DESCRIPTIVE = {"context_parallel", "pipeline_schedule", "model_split", "expert_parallel"}
+PLACEMENT_DESCRIPTIVE = {
+    "context_parallel",
+    "pipeline_schedule",
+    "model_split",
+    "expert_parallel",
+    "count_note",
+}
 """Placement fields the API has no knob for (context parallelism is applied to memory by
 dividing the sequence, see :func:`translate`)."""
 
 UNIT_BYTES = {"GiB": 2.0**30, "GB": 1e9, "MiB": 2.0**20, "MB": 1e6}
+UNIT_SCALE = {
+    "tokens/s": 1.0,
+    "thousand tokens/s": 1e3,
+    "samples/s": 1.0,
+    "hours": 1.0,
+    "days": 24.0,
+    "minutes": 1 / 60,
+    "GPU-hours": 1.0,
+    "million GPU-hours": 1e6,
+}
 GIB = 2.0**30
 TRAIN_TOKENS = 1e9
-"""Tokens given to training cases so that time is estimated (time is linear in them)."""
+"""Tokens given to training cases that state none (time is linear in them)."""
 
 
 class Lookup:
@@ -89,9 +134,20 @@ class Lookup:
 LOOKUP = Lookup()
 
 
+def _model(m: Any) -> Any:
+    return {k: v for k, v in m.items() if k not in MODEL_DESCRIPTIVE} if isinstance(m, dict) else m
+
+
 def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     """The case's request as the API decodes it (descriptive fields dropped)."""
-    w = {k: v for k, v in case["workload"].items() if k not in DESCRIPTIVE}
+    w = {RENAMED.get(k, k): v for k, v in case["workload"].items() if k not in DESCRIPTIVE}
+    for key in ("model", "critic_model", "reward_model"):
+        if key in w:
+            w[key] = _model(w[key])
+    if w["kind"] == "rlhf":
+        w.pop("prompt_len", None)  # seq_len = prompt + response carries it
+    if w.get("framework") in FRAMEWORKS:
+        w["framework"] = FRAMEWORKS[w["framework"]][0]
     if "input_len" in w:
         w["prompt_len"] = w.pop("input_len")
     cp = int(case["placement"].get("context_parallel") or 1)
@@ -104,12 +160,20 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         # the recorded batch is the local batch; pipeline schedules split it into as many
         # micro-batches as stages (torchtitan's default), and memory holds those in flight
         w["micro_batch_size"] = max(int(w["micro_batch_size"]) // pp, 1)
-    if w["kind"] in ("pretrain", "finetune") and "tokens" not in w:
+    if w["kind"] in ("pretrain", "finetune", "rlhf") and w.get("tokens") is None:
         w["tokens"] = TRAIN_TOKENS
+    if w.get("concurrency", 1) is None:
+        w["concurrency"] = 1  # replaced by the largest batch that fits, see predict()
     if w["kind"] == "inference" and "output_tokens" not in w:
         w["output_tokens"] = 1e6
+    w = {k: v for k, v in w.items() if v is not None}  # not stated: the API default
+    if str(w.get("offload", "none")).startswith("auto"):
+        # ColossalAI Gemini places chunks on the device while they fit: no offload sized
+        w["offload"] = "none"
     p = {k: v for k, v in case["placement"].items() if k not in PLACEMENT_DESCRIPTIVE}
-    if w["kind"] in ("pretrain", "finetune") and p.get("count", 1) > 1:
+    if p.get("count") is None:
+        p["count"] = 1  # accelerator-hours only: the total does not depend on the count
+    if w["kind"] in ("pretrain", "finetune", "rlhf") and p["count"] > 1:
         # a layout the source does not state is plain data parallelism (FSDP/ZeRO), not
         # whatever tensor-parallel degree would make the job fit
         p.setdefault("tensor_parallel", 1)
@@ -141,11 +205,6 @@ class Prediction:
         return self.low <= self.measured <= self.high
 
 
-def _run(case: dict[str, Any]) -> EstimateResponse:
-    workload, placement = translate(case)
-    return estimate(workload, placement, MODELS, LOOKUP)
-
-
 ALLOCATED_GIB_SOURCES = {
     "https://github.com/QwenLM/Qwen2.5/": "the Qwen2.5 speed benchmark's 'GPU Memory(GB)' "
     "reads below the weights' own size in GB (7B BF16: 14.38 vs 15.23 GB of weights), so it "
@@ -159,12 +218,53 @@ def _allocated_gib(case: dict[str, Any]) -> bool:
     return any(url.startswith(prefix) for prefix in ALLOCATED_GIB_SOURCES)
 
 
-def predict(case: dict[str, Any]) -> Prediction:
-    """The engine's figure for the quantity the case measured, with its range."""
+def _run(case: dict[str, Any]) -> EstimateResponse:
+    workload, placement = translate(case)
+    if isinstance(workload, Inference) and case["workload"].get("concurrency", 1) is None:
+        workload = msgspec.structs.replace(
+            workload, concurrency=_largest_batch(workload, placement)
+        )
+    return estimate(workload, placement, MODELS, LOOKUP)
+
+
+OFFLINE_MEMORY_SHARE = 0.9
+"""vLLM's and TensorRT-LLM's default share of device memory for weights + KV cache
+(gpu_memory_utilization 0.9, kv_cache_free_gpu_mem_fraction 0.9)."""
+
+
+def _largest_batch(workload: Inference, placement: Placement) -> int:
+    """Offline benchmarks queue every request at once: the engine runs as many sequences
+    as its KV cache holds. The largest concurrency whose memory fits 90 % of the device."""
+    spec = LOOKUP.resolve(placement.accelerator)
+    assert spec is not None
+    lo, hi = 1, 4096
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        w = msgspec.structs.replace(workload, concurrency=mid)
+        r = estimate(w, placement, MODELS, LOOKUP)
+        if r.memory.per_device_gib <= spec.memory_gib * OFFLINE_MEMORY_SHARE:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _scale(unit: str) -> float:
+    if unit not in UNIT_SCALE:  # pragma: no cover - the data test restricts units
+        raise AssertionError(f"unit {unit} is not scored")
+    return UNIT_SCALE[unit]
+
+
+def predict(case: dict[str, Any]) -> Prediction | None:
+    """The engine's figure for the quantity the case measured, with its range; ``None``
+    when the case cannot be scored (an accelerator without published figures)."""
+    if LOOKUP.resolve(case["placement"]["accelerator"]) is None:
+        return None
     r = _run(case)
     m = case["measured"]
     q = m["quantity"]
-    count = int(case["placement"].get("count", 1))
+    count = int(case["placement"].get("count") or 1)
+    w = case["workload"]
     if q in ("peak_memory_per_device", "memory_total"):
         unit = "GiB" if _allocated_gib(case) else m["unit"]
         scale = GIB / UNIT_BYTES[unit] * (count if q == "memory_total" else 1)
@@ -172,19 +272,34 @@ def predict(case: dict[str, Any]) -> Prediction:
         context = INFER_OVERHEAD_GIB if _allocated_gib(case) else 0.0
         value = (r.memory.per_device_gib - context) * scale
         low, high = (lo - context) * scale, (hi - context) * scale
-    elif q == "tokens_per_s_per_device":
+    elif q in ("tokens_per_s_per_device", "samples_per_s_total", "step_time_s"):
         assert r.time is not None, case["id"]
-        value = TRAIN_TOKENS / (r.time.hours * 3600) / count
+        tokens = float(w.get("tokens") or TRAIN_TOKENS)
         h_lo, h_hi = r.time.hours_range
-        low, high = TRAIN_TOKENS / (h_hi * 3600) / count, TRAIN_TOKENS / (h_lo * 3600) / count
-    elif q == "output_tokens_per_s":
+        rate = [tokens / (h * 3600) for h in (r.time.hours, h_hi, h_lo)]
+        if q == "tokens_per_s_per_device":
+            rate = [x / count for x in rate]
+        else:
+            rate = [x / int(w["seq_len"]) for x in rate]
+        value, low, high = (x / _scale(m["unit"]) for x in rate)
+    elif q in ("wall_clock_hours", "device_hours"):
+        assert r.time is not None, case["id"]
+        per = count if q == "device_hours" else 1
+        h_lo, h_hi = r.time.hours_range
+        value, low, high = (h * per / _scale(m["unit"]) for h in (r.time.hours, h_lo, h_hi))
+    elif q in ("output_tokens_per_s", "total_tokens_per_s"):
         assert r.throughput_tokens_per_s is not None, case["id"]
         assert r.throughput_range is not None, case["id"]
         per = 1.0
         if m["per"] == "request":
-            per = float(case["workload"].get("concurrency", 1))
-        value = r.throughput_tokens_per_s / per
-        low, high = r.throughput_range[0] / per, r.throughput_range[1] / per
+            per = float(w.get("concurrency") or 1)
+        factor = 1.0
+        if q == "total_tokens_per_s":
+            out = int(w.get("output_len") or w["context_len"])
+            factor = int(w["context_len"]) / out
+        value = r.throughput_tokens_per_s / per * factor
+        low = r.throughput_range[0] / per * factor
+        high = r.throughput_range[1] / per * factor
     else:  # pragma: no cover - the data test restricts quantities
         raise AssertionError(f"{case['id']}: quantity {q} is not scored")
     return Prediction(
@@ -200,7 +315,22 @@ def predict(case: dict[str, Any]) -> Prediction:
 
 
 def predictions(split: str) -> list[Prediction]:
-    return [predict(c) for c in CASES if c["split"] == split]
+    out = []
+    for c in CASES:
+        if c["split"] == split:
+            p = predict(c)
+            if p is not None:
+                out.append(p)
+    return out
+
+
+def unscored(split: str) -> list[str]:
+    """Cases of ``split`` whose accelerator has no figures in the registry."""
+    return [
+        c["id"]
+        for c in CASES
+        if c["split"] == split and LOOKUP.resolve(c["placement"]["accelerator"]) is None
+    ]
 
 
 @dataclass(frozen=True)
