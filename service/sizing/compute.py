@@ -28,11 +28,16 @@ BANDWIDTH_EFFICIENCY = 0.85
 """Fraction of peak HBM bandwidth a large streaming read sustains (GEMV-shaped decode
 kernels read the weights once per step); the engine's overheads are modelled separately
 (:data:`service.sizing.profiles.ENGINES`)."""
-QUANT_BANDWIDTH_EFFICIENCY = {"int4": 0.6, "int8": 0.75, "fp8": 0.85}
+QUANT_BANDWIDTH_EFFICIENCY = {"int4": 0.75, "int8": 0.85, "fp8": 0.9}
 """Share of the 16-bit kernels' effective bandwidth that dequantizing weight-only kernels
 (AWQ/GPTQ/Marlin int4, int8, FP8) reach at small batch: unpacking and scaling cost ALU
-time per byte (vLLM/LMDeploy int4 decode runs at 1.6-1.8x the 16-bit speed for 3.5x
-fewer bytes in the Qwen2.5 speed benchmark)."""
+time per byte (vLLM's int4 decode runs at 1.6-1.8x its 16-bit speed for 3.5x fewer bytes
+in the Qwen2.5 speed benchmark). Engines with their own fused w4a16 kernels
+(:attr:`~service.sizing.profiles.EngineProfile.fused_int4`) lose almost nothing."""
+FUSED_INT4_EFFICIENCY = 0.95
+"""LMDeploy TurboMind's and TensorRT-LLM's w4a16 kernels: LMDeploy reports 4-bit decode at
+2.4x its FP16 speed (docs/en/quantization/w4a16.md), i.e. near-full bandwidth on 3.5x
+fewer bytes."""
 DECODE_COMPUTE_MFU = 0.5
 """Fraction of dense peak a large decode batch sustains when compute-bound (prior)."""
 PREFILL_MFU = 0.5
@@ -106,6 +111,7 @@ def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> 
         image_model=rw.image_model,
         basis=basis,
         framework=framework,
+        precision=getattr(rw.workload, "precision", "bf16"),
     )
 
 
@@ -173,9 +179,20 @@ def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:
 def bandwidth_efficiency(engine: str, precision: str) -> float:
     """Share of peak bandwidth a decode step's weight reads reach under ``engine``."""
     eng = engine_profile(engine)
-    return BANDWIDTH_EFFICIENCY * eng.bandwidth_efficiency * QUANT_BANDWIDTH_EFFICIENCY.get(
-        precision, 1.0
-    )
+    quant = QUANT_BANDWIDTH_EFFICIENCY.get(precision, 1.0)
+    if precision == "int4" and eng.fused_int4:
+        quant = FUSED_INT4_EFFICIENCY
+    return BANDWIDTH_EFFICIENCY * eng.bandwidth_efficiency * quant
+
+
+def decode_peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
+    """Dense peak the decode matmuls run at: FP8 weights and activations on FP8 parts
+    (W8A8), otherwise the 16-bit peak (weight-only int4/int8 kernels dequantize to 16-bit)."""
+    if precision == "fp8" and accelerator.supports_fp8 and accelerator.fp8_tflops:
+        return accelerator.fp8_tflops
+    if precision == "fp32":
+        return accelerator.fp32_tflops
+    return accelerator.dense_tflops_16bit
 
 
 def expected_experts(experts: int, per_token: int, tokens: int) -> float:
@@ -227,6 +244,7 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
             return 0.0
         return devices * peak * 1e12 * IMAGE_SERVING_MFU / per_sample
     eng = engine_profile(b.engine)
+    peak = decode_peak_tflops(accelerator, b.precision)
     concurrency = b.concurrency
     layers = arch.layers or 0
     sequential = not eng.chunked_prefill  # plain transformers: device_map pipeline

@@ -108,6 +108,12 @@ IMAGE_MODEL_MFU = 0.25
 reference set, so a conservative prior."""
 
 
+FP32_UTILIZATION = 0.65
+"""fp32 training runs SGEMM on CUDA cores, not tensor cores: cuBLAS SGEMM reaches most of
+the FP32 peak on large matrices (prior), and small models fill CUDA cores far more easily
+than tensor cores, so no small-model scaling applies."""
+
+
 def mfu_prior(
     params_b: float,
     accelerator: AcceleratorSpec,
@@ -115,6 +121,7 @@ def mfu_prior(
     image_model: bool = False,
     basis: str = "run",
     framework: str = "generic",
+    precision: str = "bf16",
 ) -> tuple[float, str]:
     """(utilization, one-sentence basis) for a training job of ``params_b`` on
     ``accelerator``: whole-run MFU (``basis="run"``) or the steady-state hardware
@@ -122,6 +129,12 @@ def mfu_prior(
     if image_model:
         return IMAGE_MODEL_MFU, "image-model training prior (no public anchor; conservative)"
     gen = generation(accelerator)
+    if precision == "fp32" and basis == "steady":
+        value = FP32_UTILIZATION * framework_profile(framework).speed
+        return value, (
+            "fp32 matmuls on CUDA cores (SGEMM) reach most of the FP32 peak: 0.65, x the "
+            "framework's speed"
+        )
     if basis == "steady":
         value, text = _STEADY[gen]
         prof = framework_profile(framework)

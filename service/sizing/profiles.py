@@ -206,6 +206,8 @@ class EngineProfile:
     chunked_prefill: bool
     prefill_chunk: int
     note: str
+    fused_int4: bool = False
+    """Own fused w4a16 kernels that keep near-full bandwidth on 4-bit weights."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -239,6 +241,7 @@ ENGINES: dict[str, EngineProfile] = {
         chunked_prefill=True,
         prefill_chunk=8192,
         note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
+        fused_int4=True,
     ),
     "tensorrt-llm": EngineProfile(
         name="tensorrt-llm",
@@ -249,6 +252,7 @@ ENGINES: dict[str, EngineProfile] = {
         chunked_prefill=True,
         prefill_chunk=8192,
         note="TensorRT-LLM: compiled engine with in-flight batching (max_num_tokens 8192)",
+        fused_int4=True,
     ),
     "hf": EngineProfile(
         name="hf",

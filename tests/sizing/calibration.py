@@ -28,7 +28,6 @@ from service.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.providers import AcceleratorSpec
 from service.sizing import EstimateResponse, Inference, Placement, Workload, estimate
 from service.sizing.presets import ModelRegistry, builtin_presets
-from service.sizing.resolve import INFER_OVERHEAD_GIB
 
 DATA = Path(__file__).resolve().parent / "data" / "published-measurements.json"
 DOC: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
@@ -205,17 +204,24 @@ class Prediction:
         return self.low <= self.measured <= self.high
 
 
-ALLOCATED_GIB_SOURCES = {
-    "https://github.com/QwenLM/Qwen2.5/": "the Qwen2.5 speed benchmark's 'GPU Memory(GB)' "
-    "reads below the weights' own size in GB (7B BF16: 14.38 vs 15.23 GB of weights), so it "
-    "is GiB of allocated tensors (torch.cuda.max_memory_allocated: no CUDA context)",
+ALLOCATED_SOURCES = {
+    "https://github.com/QwenLM/Qwen2.5/": "the Qwen2.5/Qwen3 speed benchmarks' 'GPU "
+    "Memory(GB)' / '(MB)' columns read below the weights' own size in decimal units (Qwen2.5-7B "
+    "BF16: 14.38 vs 15.23 GB of weights; Qwen3-8B: 15,950 vs 16,380 MB), so they are binary "
+    "units (GiB/MiB) of allocated tensors, without CUDA context",
 }
-"""Sources whose memory column is allocated GiB, compared without the runtime context."""
+"""Sources whose memory column is binary units of allocated tensors."""
+BINARY = {"GB": "GiB", "MB": "MiB"}
+ALLOCATED_BASES = ("active_bytes", "max_memory_allocated", "allocator peak")
+"""Readings of allocated (or active) tensor bytes: no CUDA context, no allocator slack."""
 
 
-def _allocated_gib(case: dict[str, Any]) -> bool:
+def _allocated(case: dict[str, Any]) -> bool:
     url = case["source"]["url"]
-    return any(url.startswith(prefix) for prefix in ALLOCATED_GIB_SOURCES)
+    basis = case["measured"].get("basis", "")
+    return any(url.startswith(p) for p in ALLOCATED_SOURCES) or any(
+        b in basis for b in ALLOCATED_BASES
+    )
 
 
 def _run(case: dict[str, Any]) -> EstimateResponse:
@@ -266,12 +272,17 @@ def predict(case: dict[str, Any]) -> Prediction | None:
     count = int(case["placement"].get("count") or 1)
     w = case["workload"]
     if q in ("peak_memory_per_device", "memory_total"):
-        unit = "GiB" if _allocated_gib(case) else m["unit"]
+        allocated = _allocated(case)
+        unit = m["unit"]
+        if any(case["source"]["url"].startswith(p) for p in ALLOCATED_SOURCES):
+            unit = BINARY.get(unit, unit)
         scale = GIB / UNIT_BYTES[unit] * (count if q == "memory_total" else 1)
         lo, hi = r.memory.range_gib
-        context = INFER_OVERHEAD_GIB if _allocated_gib(case) else 0.0
-        value = (r.memory.per_device_gib - context) * scale
-        low, high = (lo - context) * scale, (hi - context) * scale
+        # an allocated reading counts tensors only: without the context and allocator slack
+        # the engine adds on top (its overhead term)
+        slack = r.memory.overhead_gib if allocated else 0.0
+        value = (r.memory.per_device_gib - slack) * scale
+        low, high = (lo - slack) * scale, (hi - slack) * scale
     elif q in ("tokens_per_s_per_device", "samples_per_s_total", "step_time_s"):
         assert r.time is not None, case["id"]
         tokens = float(w.get("tokens") or TRAIN_TOKENS)
