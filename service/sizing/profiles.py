@@ -78,6 +78,15 @@ class FrameworkProfile:
     speed_note: str = ""
 
 
+CHUNKED_LOSS_BYTES = 4.0
+CHUNKED_LOSS_NOTE = (
+    "chunked cross-entropy: 16-bit logits and gradient, one chunk upcast at a time = 4 B per logit"
+)
+UPCAST_LOSS_BYTES = 16.0
+UPCAST_LOSS_NOTE = (
+    "cross-entropy on fp32-upcast logits: 16-bit output + fp32 copy, log-softmax and gradient "
+    "+ 16-bit gradient = 16 B per logit"
+)
 _HF_LOSS = (
     "logits upcast to fp32 before the cross-entropy: 16-bit output + fp32 copy, log-softmax "
     "and gradient + 16-bit gradient = 16 B per logit"

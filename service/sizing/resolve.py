@@ -18,7 +18,15 @@ import msgspec
 from service.errors import InputError
 from service.sizing import formulas as f
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
-from service.sizing.profiles import FrameworkProfile, engine_profile, framework_profile
+from service.sizing.profiles import (
+    CHUNKED_LOSS_BYTES,
+    CHUNKED_LOSS_NOTE,
+    UPCAST_LOSS_BYTES,
+    UPCAST_LOSS_NOTE,
+    FrameworkProfile,
+    engine_profile,
+    framework_profile,
+)
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -679,11 +687,12 @@ def training_activations(
     )
     L = arch.layers
     prof = framework_profile(w.framework)
-    if checkpointing_on(w) and prof.offloaded_checkpoints:
+    offloaded = prof.offloaded_checkpoints
+    if isinstance(w, Pretrain | Finetune) and w.offload_activations is not None:
+        offloaded = w.offload_activations
+    if checkpointing_on(w) and offloaded:
         unsharded, sharded = u, sh
-        how = (
-            "checkpoints offloaded to host RAM (Unsloth): the device holds one layer's full set"
-        )
+        how = "checkpoints offloaded to host RAM: the device holds one layer's full set"
     elif checkpointing_on(w):
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
@@ -693,6 +702,13 @@ def training_activations(
         how = "no recomputation: every layer keeps its full set"
     logits = 0.0
     if arch.vocab and arch.kind != "vit":
+        chunked = isinstance(w, Pretrain | Finetune) and w.chunked_loss
+        if isinstance(w, Pretrain | Finetune) and w.chunked_loss is not None:
+            prof = dataclasses.replace(
+                prof,
+                logit_bytes=CHUNKED_LOSS_BYTES if chunked else UPCAST_LOSS_BYTES,
+                loss_note=CHUNKED_LOSS_NOTE if chunked else UPCAST_LOSS_NOTE,
+            )
         logits = loss_bytes(prof, s, b, arch.vocab, B)
         if checkpointing_on(w):
             # the loss peaks before the backward recomputes any layer, and its buffers are

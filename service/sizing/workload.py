@@ -205,6 +205,23 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = None
     flash_attention: bool = True
+    chunked_loss: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Cross-entropy computed in chunks on 16-bit logits (torchtune's "
+            "CEWithChunkedOutputLoss, Liger/Unsloth fused kernels: about 4 B per logit) "
+            "instead of on the whole fp32-upcast logits (about 16 B); default: the "
+            "framework's own loss."
+        ),
+    ] = None
+    offload_activations: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Keep the recompute checkpoints in host RAM (torchtune "
+            "enable_activation_offloading, Unsloth's gradient checkpointing): the device "
+            "holds one layer's activations; default: the framework's (on for Unsloth)."
+        ),
+    ] = None
     framework: Annotated[
         TrainFramework,
         msgspec.Meta(

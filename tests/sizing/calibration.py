@@ -56,8 +56,8 @@ DESCRIPTIVE: dict[str, str] = {
     "activation_cpu_offload": "false in every case that records it",
     "packed": "sequence packing: seq_len is the packed length",
     "optimizer_in_backward": "torchtune's fused optimizer step (memory detail not sized)",
-    "activation_offloading": "torchtune's activation offloading (not sized)",
-    "loss": "the loss implementation; the framework profile carries it",
+    "activation_offloading": "torchtune's activation offloading: offload_activations",
+    "loss": "the loss implementation: chunked_loss",
     "load": "how the benchmark loads the engine (offline / online)",
     "num_requests": "requests in the benchmark; the rate is per request or per second",
     "num_prompts": "prompts in the RLHF run; tokens carries the work",
@@ -145,6 +145,11 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
             w[key] = _model(w[key])
     if w["kind"] == "rlhf":
         w.pop("prompt_len", None)  # seq_len = prompt + response carries it
+    loss = case["workload"].get("loss")
+    if loss in ("cross-entropy", "chunked cross-entropy"):
+        w["chunked_loss"] = loss == "chunked cross-entropy"
+    if case["workload"].get("activation_offloading") is not None:
+        w["offload_activations"] = bool(case["workload"]["activation_offloading"])
     if w.get("framework") in FRAMEWORKS:
         w["framework"] = FRAMEWORKS[w["framework"]][0]
     if "input_len" in w:
