@@ -983,6 +983,7 @@ def _trained_view(w: Rlhf, model: str | ModelSpec, micro_batch: int) -> Finetune
         seq_len=w.seq_len,
         micro_batch_size=micro_batch,
         precision=w.precision,
+        mixed_precision=w.mixed_precision,
         optimizer=w.optimizer,
         gradient_checkpointing=w.gradient_checkpointing,
         flash_attention=w.flash_attention,

@@ -410,6 +410,10 @@ class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kin
         | None
     ) = None
     precision: Precision = "bf16"
+    mixed_precision: Annotated[
+        bool,
+        msgspec.Meta(description="fp32 master weights and optimizer states (see finetune)."),
+    ] = True
     optimizer: Optimizer = "adamw"
     gradient_checkpointing: bool | None = None
     flash_attention: bool = True

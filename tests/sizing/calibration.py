@@ -64,6 +64,11 @@ DESCRIPTIVE: dict[str, str] = {
     "multi_token_prediction": "MTP heads (not sized)",
 }
 """Workload fields of the data file that describe the setup but are not API fields."""
+INFERENCE_DESCRIPTIVE = {
+    "flash_attention": "serving engines pick their own attention kernels; the engine "
+    "profile sizes the prefill workspace",
+}
+"""Training fields some inference cases also record."""
 RENAMED = {"generation_len": "response_len"}
 """Data-file names of API fields (RLHF rollouts)."""
 MODEL_DESCRIPTIVE = {"architecture_source"}
@@ -145,6 +150,8 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
             w[key] = _model(w[key])
     if w["kind"] == "rlhf":
         w.pop("prompt_len", None)  # seq_len = prompt + response carries it
+    if w["kind"] == "inference":
+        w = {k: v for k, v in w.items() if k not in INFERENCE_DESCRIPTIVE}
     loss = case["workload"].get("loss")
     if loss in ("cross-entropy", "chunked cross-entropy"):
         w["chunked_loss"] = loss == "chunked cross-entropy"
@@ -195,9 +202,16 @@ class Prediction:
     low: float
     high: float
     tolerance_pct: float
+    duration: bool = False
+    """The quantity is a duration (hours, days): slower means larger."""
 
     @property
     def ratio(self) -> float:
+        """measured / estimated of a memory or a speed: for durations, the speed ratio
+        estimated / measured, so that > 1 always means "more than estimated" of memory or
+        speed, the sense the calibrated spreads are kept in."""
+        if self.duration:
+            return self.predicted / self.measured if self.measured else math.inf
         return self.measured / self.predicted if self.predicted else math.inf
 
     @property
@@ -327,6 +341,7 @@ def predict(case: dict[str, Any]) -> Prediction | None:
         low=low,
         high=high,
         tolerance_pct=float(case["tolerance_pct"]),
+        duration=q in ("wall_clock_hours", "device_hours", "step_time_s"),
     )
 
 
@@ -379,13 +394,14 @@ def scores(preds: list[Prediction]) -> dict[str, Score]:
     return out
 
 
-def log_ratio_quantiles(preds: list[Prediction], category: str) -> tuple[float, float, float]:
-    """(10th, 50th, 90th percentile) of measured/predicted for a category (dev spread)."""
+def spread(preds: list[Prediction], category: str) -> tuple[float, float]:
+    """(5th, 95th percentile) of the ratio (see :attr:`Prediction.ratio`) for a category:
+    what :data:`service.sizing.uncertainty.SPREADS` holds for the dev split."""
     logs = sorted(math.log(p.ratio) for p in preds if p.category == category)
     if len(logs) < 3:
-        return 1.0, 1.0, 1.0
-    qs = statistics.quantiles(logs, n=10, method="inclusive")
-    return math.exp(qs[0]), math.exp(statistics.median(logs)), math.exp(qs[-1])
+        return 1.0, 1.0
+    qs = statistics.quantiles(logs, n=20, method="inclusive")
+    return math.exp(qs[0]), math.exp(qs[-1])
 
 
 def main(split: str) -> None:  # pragma: no cover - a developer's report
@@ -402,7 +418,10 @@ def main(split: str) -> None:  # pragma: no cover - a developer's report
             f"{s.category:21s} n={s.n:3d} within {s.within_share:6.1%} inside {s.inside_share:6.1%}"
         )
     for cat in CATEGORIES:
-        print(cat, "ratio q10/q50/q90", log_ratio_quantiles(preds, cat))
+        lo, hi = spread(preds, cat)
+        n = sum(p.category == cat for p in preds)
+        print(f"{cat}: Spread(low={lo:.3f}, high={hi:.3f}, cases={n})")
+    print("not scored:", unscored(split))
 
 
 if __name__ == "__main__":  # pragma: no cover
