@@ -252,7 +252,8 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     if accelerator.mem_bandwidth_gbps:
         lanes = 1 if sequential else devices
         bw = lanes * accelerator.mem_bandwidth_gbps * 1e9
-        memory_s = decode_step_bytes(rw, concurrency) / (bw * bandwidth_efficiency(b.engine, b.precision))
+        efficiency = bandwidth_efficiency(b.engine, b.precision)
+        memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
         overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
         if devices > 1 and not sequential:
             overhead += 2 * layers * ALLREDUCE_LATENCY_S
@@ -292,4 +293,3 @@ def preprocess_hours(rw: ResolvedWorkload, vcpus: int) -> float | None:
     if rw.kind != "preprocess" or vcpus < 1:
         return None
     return rw.data_gb * 1000.0 / (vcpus * PREPROCESS_MB_PER_VCPU_S) / 3600.0
-

@@ -144,8 +144,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         name="unsloth",
         label="Unsloth",
         logit_bytes=4.0,
-        loss_note="fused chunked cross-entropy kernel: 16-bit logits and gradient = 4 B per "
-        "logit",
+        loss_note="fused chunked cross-entropy kernel: 16-bit logits and gradient = 4 B per logit",
         offloaded_checkpoints=True,
     ),
     "deepspeed": FrameworkProfile(

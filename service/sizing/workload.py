@@ -513,13 +513,16 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
         validate_model_spec(model)
     if isinstance(workload, Rlhf):
         _validate_rlhf(workload)
-    if isinstance(workload, Inference) and workload.prompt_len is not None:
-        if workload.prompt_len > workload.context_len:
-            raise InputError(
-                "workload.prompt_len",
-                f"prompt_len ({workload.prompt_len}) exceeds context_len "
-                f"({workload.context_len}), which counts prompt and output together",
-            )
+    if (
+        isinstance(workload, Inference)
+        and workload.prompt_len is not None
+        and workload.prompt_len > workload.context_len
+    ):
+        raise InputError(
+            "workload.prompt_len",
+            f"prompt_len ({workload.prompt_len}) exceeds context_len "
+            f"({workload.context_len}), which counts prompt and output together",
+        )
     if placement is not None:
         _validate_layout(workload, placement)
     if (
