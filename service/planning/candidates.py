@@ -76,7 +76,9 @@ class FitCache:
     def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
         key = (spec.name, spec.memory_gib, devices)
         if key not in self._fits:
-            self._fits[key] = fit_placement(self.rw, spec, devices, self.headroom_frac)
+            self._fits[key] = fit_placement(
+                self.rw, spec, devices, self.headroom_frac, safe=self.headroom_frac > 0
+            )
         return self._fits[key]
 
     def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:

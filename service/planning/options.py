@@ -66,6 +66,8 @@ def static_part(
                 how=how,
             )
         )
+        if fit.checked_high:
+            fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))

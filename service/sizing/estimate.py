@@ -193,6 +193,11 @@ def _place(
             f"Does not fit: needs {memory.per_device_gib:.1f} GiB per device, {spec.name} has "
             f"{spec.memory_gib:g} GiB (keeping {ESTIMATE_HEADROOM_FRAC:.0%} free)."
         )
+    if fit is not None and fit.checked_high:
+        notes.append(
+            f"Fit checked against the high end of the memory range too "
+            f"({memory.range_gib[1]:.1f} GiB of {spec.memory_gib:g} GiB)."
+        )
     if rw.training is not None and devices > 1:
         dp = max(devices // (tp * pp), 1)
         notes.append(

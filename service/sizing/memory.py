@@ -209,19 +209,20 @@ def fit_placement(
     zero_stage: int | None = None,
     tensor_parallel: int | None = None,
     pipeline_parallel: int | None = None,
+    *,
+    safe: bool = False,
 ) -> Fit | None:
     """The cheapest way ``rw`` fits on ``devices`` x ``accelerator`` keeping
     ``headroom_frac`` of each device free: the smallest ZeRO stage, then tensor and
     pipeline parallelism (training) or the smallest tensor-parallel degree (inference);
     ``None`` when nothing fits or the job is CPU-only.
 
-    With a headroom asked for (``headroom_frac > 0``) the high end of the calibrated
-    memory range must fit the device as well: safety means the likely worst case fits,
-    not only the central estimate."""
+    With ``safe`` (the planner sets it when a safety headroom is asked for) the high end
+    of the calibrated memory range must fit the device as well: safety means the likely
+    worst case fits, not only the central estimate."""
     if rw.arch is None or devices < 1:
         return None
     capacity = accelerator.memory_gib * (1.0 - headroom_frac)
-    safe = headroom_frac > 0
     if rw.training is not None:
         for t, pp in training_layouts(rw, devices, tensor_parallel, pipeline_parallel):
             if devices % (t * pp):
