@@ -62,8 +62,10 @@ def test_checkpointing_defaults_by_framework_and_the_loss_peak_is_not_summed() -
     base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "lora"}
     mega = rw_of(**base, framework="megatron")
     lf = rw_of(**base, framework="llama-factory")
-    assert mega.training is not None and not mega.training.recompute
-    assert lf.training is not None and lf.training.recompute
+    assert mega.training is not None
+    assert not mega.training.recompute
+    assert lf.training is not None
+    assert lf.training.recompute
     # checkpointed: every layer's input is kept, and the loss peak (larger than one
     # recomputed layer here) replaces that layer's set instead of adding to it
     logits = 4096 * 32000 * 16.0
@@ -133,7 +135,8 @@ def test_tensor_and_pipeline_parallel_training() -> None:
     assert m8.weights_gib == pytest.approx(m1.weights_gib / 8)
     assert m8x4.weights_gib == pytest.approx(m1.weights_gib / 32)
     assert m8x4.activations_gib == pytest.approx(m8.activations_gib)
-    assert (1, 1) in training_layouts(rw, 64) and (8, 2) in training_layouts(rw, 64)
+    assert (1, 1) in training_layouts(rw, 64)
+    assert (8, 2) in training_layouts(rw, 64)
     # 70B full training does not fit 8 x 24 GB by ZeRO alone: the fit picks a layout
     fit = fit_placement(rw, spec("RTX-4090"), 64, 0.05)
     assert fit is not None
@@ -156,7 +159,9 @@ def test_rlhf_budgets_add_the_models() -> None:
     grpo = rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8)
     lora = rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8, method="lora")
     n = 6_738_415_616
-    assert ppo.training is not None and grpo.training is not None and lora.training is not None
+    assert ppo.training is not None
+    assert grpo.training is not None
+    assert lora.training is not None
     # PPO: actor + critic trained; reference + reward frozen 16-bit
     assert ppo.training.frozen_weights == pytest.approx(2 * n * 2)
     assert ppo.training.train_weights == pytest.approx(2 * n * 2)
@@ -165,7 +170,8 @@ def test_rlhf_budgets_add_the_models() -> None:
     assert lora.training.frozen_weights == pytest.approx(n * 2)
     assert ppo.training.flops_per_token > grpo.training.flops_per_token
     t = time_for(ppo, spec("A100-80GB"), 8)
-    assert t is not None and t.basis == "steady"
+    assert t is not None
+    assert t.basis == "steady"
     with pytest.raises(InputError) as err:
         rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", critic_model="llama-2-7b")
     assert err.value.field == "workload.critic_model"
@@ -195,7 +201,8 @@ def test_safe_fit_checks_the_high_end() -> None:
     assert safe is None
     ok = fit_placement(rw_of(kind="finetune", model="llama-2-7b", method="qlora", seq_len=256),
                        t4, 1, 0.1, safe=True)  # fmt: skip
-    assert ok is not None and ok.checked_high
+    assert ok is not None
+    assert ok.checked_high
 
 
 def test_consumer_gpus_are_in_the_registry() -> None:
