@@ -207,7 +207,7 @@ def expected_experts(experts: int, per_token: int, tokens: int) -> float:
 def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
     """Bytes one decode step reads: the dense weights (minus the input embedding table,
     of which a step reads one row per token), the routed experts the batch touches, and
-    the KV cache of every sequence."""
+    the KV cache of every sequence at its mean length over the decode."""
     b = rw.inference
     arch = rw.arch
     assert b is not None
@@ -220,7 +220,17 @@ def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
     if b.expert_weights:
         share = expected_experts(b.experts, b.experts_per_token, concurrency) / b.experts
         experts = b.expert_weights * share
-    return max(dense, 0.0) + experts + b.kv_per_token * b.context_len * concurrency
+    return max(dense, 0.0) + experts + b.kv_per_token * mean_context(rw) * concurrency
+
+
+def mean_context(rw: ResolvedWorkload) -> float:
+    """Tokens in a sequence's KV cache averaged over its decode: the prompt plus half the
+    output when the prompt length is known, else the whole context (the worst case)."""
+    b = rw.inference
+    assert b is not None
+    if b.prompt_len and b.context_len > b.prompt_len:
+        return b.prompt_len + (b.context_len - b.prompt_len) / 2
+    return float(b.context_len)
 
 
 def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
@@ -255,6 +265,8 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         efficiency = bandwidth_efficiency(b.engine, b.precision)
         memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
         overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
+        if b.experts > 1:
+            overhead += layers * b.experts * eng.expert_overhead_s
         if devices > 1 and not sequential:
             overhead += 2 * layers * ALLREDUCE_LATENCY_S
         times.append(memory_s + overhead)

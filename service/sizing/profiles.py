@@ -216,6 +216,10 @@ class EngineProfile:
     note: str
     fused_int4: bool = False
     """Own fused w4a16 kernels that keep near-full bandwidth on 4-bit weights."""
+    expert_overhead_s: float = 0.0
+    """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
+    every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
+    fused-MoE engines run one grouped kernel."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -271,7 +275,9 @@ ENGINES: dict[str, EngineProfile] = {
         chunked_prefill=False,
         prefill_chunk=0,
         note="plain transformers: eager PyTorch (no CUDA graphs, some 75 kernel launches per "
-        "layer), layers split over devices and run in turn, whole-prompt prefill",
+        "layer, a Python loop over the experts of MoE layers), layers split over devices and "
+        "run in turn, whole-prompt prefill",
+        expert_overhead_s=80e-6,
     ),
     "mindie": EngineProfile(
         name="mindie",

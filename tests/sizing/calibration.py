@@ -259,13 +259,19 @@ OFFLINE_MEMORY_SHARE = 0.9
 
 def _largest_batch(workload: Inference, placement: Placement) -> int:
     """Offline benchmarks queue every request at once: the engine runs as many sequences
-    as its KV cache holds. The largest concurrency whose memory fits 90 % of the device."""
+    as its KV cache holds. With paged KV and in-flight batching, requests are at every
+    stage of their decode, so a sequence holds on average its prompt plus half its output.
+    The largest concurrency whose memory at that mean length fits 90 % of the device."""
     spec = LOOKUP.resolve(placement.accelerator)
     assert spec is not None
-    lo, hi = 1, 4096
+    mean = workload.context_len
+    if workload.prompt_len:
+        mean = workload.prompt_len + (workload.context_len - workload.prompt_len) // 2
+    sizing = msgspec.structs.replace(workload, context_len=mean, prompt_len=None)
+    lo, hi = 1, 8192
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        w = msgspec.structs.replace(workload, concurrency=mid)
+        w = msgspec.structs.replace(sizing, concurrency=mid)
         r = estimate(w, placement, MODELS, LOOKUP)
         if r.memory.per_device_gib <= spec.memory_gib * OFFLINE_MEMORY_SHARE:
             lo = mid
