@@ -451,10 +451,17 @@ def _quantized_bytes(arch: Arch, bits: int) -> float:
 
 
 def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
-    """The request's gradient checkpointing, or its framework's default."""
+    """Full recompute: the request's gradient checkpointing, or its framework's default
+    (``"selective"`` is not full recompute, see :func:`selective_recompute`)."""
     if w.gradient_checkpointing is not None:
-        return w.gradient_checkpointing
+        return w.gradient_checkpointing is True
     return framework_profile(w.framework).checkpointing
+
+
+def selective_recompute(w: Pretrain | Finetune | Rlhf) -> bool:
+    """Op-level selective recompute (torchtitan's ``selective`` AC with the op policy):
+    every other matmul output is saved, the rest of the layer is recomputed."""
+    return w.gradient_checkpointing == "selective"
 
 
 def time_basis_of(w: Pretrain | Finetune | Rlhf) -> str:
@@ -547,9 +554,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     act_u, act_s = training_activations(w, arch, notes)
     lora = method in ("lora", "qlora")
     recompute = checkpointing_on(w) and arch.transformer
+    selective = selective_recompute(w) and arch.transformer
     model_fpt, hw_fpt = training_flops_per_token(
         arch, w.seq_len, lora=lora, freeze_params=trainable if method == "freeze" else None,
         recompute=recompute,
+        selective=selective,
     )  # fmt: skip
     return TrainingBudget(
         frozen_weights=frozen_w,
@@ -594,6 +603,7 @@ def training_flops_per_token(
     lora: bool = False,
     freeze_params: float | None = None,
     recompute: bool = False,
+    selective: bool = False,
 ) -> tuple[float, float]:
     """(model FLOPs, hardware FLOPs) per training token.
 
@@ -601,8 +611,9 @@ def training_flops_per_token(
     not halved for causal masks: the Megatron/MosaicML/verl convention); backward twice
     the forward (input and weight gradients). Frozen weights get no weight gradients
     (LoRA/QLoRA, freeze tuning): their backward is one forward's worth. Recompute
-    (gradient checkpointing) repeats the forward. Model FLOPs are 6·N + 12·L·a·d·s: what
-    published MFU figures count.
+    (gradient checkpointing) repeats the forward; selective recompute half the matmuls
+    (attention is saved). Model FLOPs are 6·N + 12·L·a·d·s: what published MFU figures
+    count.
     """
     n = arch.active_params
     attn_fwd = 0.0
@@ -619,6 +630,8 @@ def training_flops_per_token(
         hw = model
     if recompute:
         hw += fwd
+    elif selective:
+        hw += n
     return model, hw
 
 
@@ -697,6 +710,18 @@ def training_activations(
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
+    elif selective_recompute(w):
+        # every other matmul output saved: half of q, k, v, o, gate, up, down per layer
+        q_dim = arch.heads * (arch.head_dim or arch.hidden // arch.heads)
+        kv_dim = (arch.kv_heads or arch.heads) * (arch.head_dim or arch.hidden // arch.heads)
+        inter = arch.intermediate or 4 * arch.hidden
+        outputs = q_dim + 2 * kv_dim + 2 * arch.hidden + (2 if arch.glu else 1) * inter
+        unsharded = L * s * b * arch.hidden * B
+        sharded = L * s * b * B * outputs / 2
+        how = (
+            "selective recomputation: each layer keeps its input and every other matmul "
+            "output (torchtitan's op policy)"
+        )
     else:
         unsharded, sharded = L * u, L * sh
         how = "no recomputation: every layer keeps its full set"

@@ -196,12 +196,13 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = "adamw"
     gradient_checkpointing: Annotated[
-        bool | None,
+        bool | Literal["selective"] | None,
         msgspec.Meta(
-            description="Recompute activations in the backward pass; default: the "
-            "framework's own default (on for LLaMA-Factory, ms-swift, torchtune, Unsloth and "
-            "the HF recipes, off for Megatron/MindSpeed). Recompute costs one extra forward "
-            "pass of time."
+            description="Recompute activations in the backward pass: true (full: one extra "
+            "forward pass of time), `selective` (save every other matmul output and recompute "
+            "the rest, torchtitan's op policy) or false; default: the framework's own (on "
+            "for LLaMA-Factory, ms-swift, torchtune, Unsloth and the HF recipes, off for "
+            "Megatron/MindSpeed)."
         ),
     ] = None
     flash_attention: bool = True
@@ -415,7 +416,7 @@ class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kin
         msgspec.Meta(description="fp32 master weights and optimizer states (see finetune)."),
     ] = True
     optimizer: Optimizer = "adamw"
-    gradient_checkpointing: bool | None = None
+    gradient_checkpointing: bool | Literal["selective"] | None = None
     flash_attention: bool = True
     framework: Annotated[
         TrainFramework,

@@ -38,8 +38,9 @@ REGISTRY = AcceleratorRegistry([*ascend_accelerators(), *builtin_accelerators()]
 CATEGORIES = ("train_memory", "inference_memory", "train_time", "inference_throughput")
 
 DESCRIPTIVE: dict[str, str] = {
-    "activation_checkpointing": "which recompute policy; gradient_checkpointing (recorded "
-    "alongside) says whether activations are recomputed (the API sizes full recompute)",
+    "activation_checkpointing": "which recompute policy: `selective-op` is "
+    "gradient_checkpointing `selective`; `full`/`none` agree with gradient_checkpointing; "
+    "layer-selective policies are sized as full recompute",
     "torch_compile": "compilation changes speed by a few percent, not the sizing terms",
     "fp8_scope": "which layers run FP8; precision carries that FP8 is used",
     "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the bits",
@@ -152,6 +153,9 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         w.pop("prompt_len", None)  # seq_len = prompt + response carries it
     if w["kind"] == "inference":
         w = {k: v for k, v in w.items() if k not in INFERENCE_DESCRIPTIVE}
+    ac = str(case["workload"].get("activation_checkpointing", ""))
+    if ac == "selective-op":
+        w["gradient_checkpointing"] = "selective"
     loss = case["workload"].get("loss")
     if loss in ("cross-entropy", "chunked cross-entropy"):
         w["chunked_loss"] = loss == "chunked cross-entropy"
