@@ -271,12 +271,13 @@ ENGINES: dict[str, EngineProfile] = {
         label="Hugging Face transformers generate()",
         bandwidth_efficiency=1.0,
         step_overhead_s=2.0e-3,
-        layer_overhead_s=0.75e-3,
+        layer_overhead_s=0.6e-3,
         chunked_prefill=False,
         prefill_chunk=0,
-        note="plain transformers: eager PyTorch (no CUDA graphs, some 75 kernel launches per "
-        "layer, a Python loop over the experts of MoE layers), layers split over devices and "
-        "run in turn, whole-prompt prefill",
+        note="plain transformers: eager PyTorch (no CUDA graphs, some 60-80 kernel launches per "
+        "layer: 0.45-0.8 ms per layer in the Qwen speed benchmarks depending on the host CPU, "
+        "0.6 ms assumed; a Python loop over the experts of MoE layers), layers split over "
+        "devices and run in turn, whole-prompt prefill",
         expert_overhead_s=80e-6,
     ),
     "mindie": EngineProfile(
