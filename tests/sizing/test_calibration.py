@@ -34,9 +34,17 @@ FLOORS = {
         "inference_throughput": 0.70,
         "all": 0.70,
     },
+    "holdout": {
+        "train_memory": 0.55,
+        "inference_memory": 0.80,
+        "train_time": 0.65,
+        "inference_throughput": 0.50,
+        "all": 0.65,
+    },
 }
-"""Shares within tolerance measured on the dev split when the floors were set."""
-INSIDE_FLOOR = {"dev": 0.80}
+"""Shares within tolerance a little below those measured when the floors were set (dev
+75.9 %, hold-out 71.6 % overall; README: accuracy)."""
+INSIDE_FLOOR = {"dev": 0.80, "holdout": 0.80}
 
 
 def test_every_case_is_scored_or_named() -> None:
@@ -70,11 +78,12 @@ def test_spreads_are_the_dev_errors(category: str) -> None:
     assert (s.low, s.high) == (pytest.approx(lo, abs=0.002), pytest.approx(hi, abs=0.002))
 
 
-def test_dev_scores_hold_their_floors() -> None:
-    scores = cal.scores(DEV)
-    for cat, floor in FLOORS["dev"].items():
+@pytest.mark.parametrize("split", ["dev", "holdout"])
+def test_scores_hold_their_floors(split: str) -> None:
+    scores = cal.scores(DEV if split == "dev" else HOLDOUT)
+    for cat, floor in FLOORS[split].items():
         assert scores[cat].within_share >= floor, (cat, scores[cat])
-    assert scores["all"].inside_share >= INSIDE_FLOOR["dev"]
+    assert scores["all"].inside_share >= INSIDE_FLOOR[split]
 
 
 def test_every_category_is_scored_on_both_splits() -> None:
