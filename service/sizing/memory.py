@@ -120,6 +120,10 @@ def _training_memory(
     if stage == 3 and b.deepspeed and n > 1:
         weights += b.live_weights
         grads += b.live_grads
+    if b.grads_replace_activations and devices == 1:
+        # the backward frees each layer's activations as it writes that layer's gradients:
+        # shown are the gradients and only the activations beyond them
+        acts = max(acts - grads, 0.0)
     return _breakdown(weights, grads, opt, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
 
 

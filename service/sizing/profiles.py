@@ -14,8 +14,8 @@ Training profiles (``workload.framework``):
   ``ForCausalLMLoss`` upcasts since 4.46): 16-bit logits (2) + fp32 copy (4) + fp32
   log-softmax saved for backward (4) + its fp32 gradient (4) + the 16-bit gradient (2) = 16.
   torchtune's ``CEWithChunkedOutputLoss`` (8 chunks) and Unsloth's fused cross-entropy
-  kernel keep only the 16-bit logits and their 16-bit gradient (4), upcasting one chunk
-  at a time. Megatron's fused vocab-parallel cross-entropy keeps the 16-bit logits and one
+  kernel keep the 16-bit logits for the backward (2) and upcast one chunk at a time with
+  its fp32 gradient (8 B / 8 chunks = 1): 3. Megatron's fused vocab-parallel cross-entropy keeps the 16-bit logits and one
   fp32 softmax that its backward overwrites in place (2 + 4 = 6). DeepSpeed's own 16-bit
   engines run no autocast, so the loss stays 16-bit: logits, saved log-softmax and the two
   gradients of its backward, 4 x 2 = 8.
@@ -78,9 +78,10 @@ class FrameworkProfile:
     speed_note: str = ""
 
 
-CHUNKED_LOSS_BYTES = 4.0
+CHUNKED_LOSS_BYTES = 3.0
 CHUNKED_LOSS_NOTE = (
-    "chunked cross-entropy: 16-bit logits and gradient, one chunk upcast at a time = 4 B per logit"
+    "chunked cross-entropy: the 16-bit logits kept for the backward (2 B) plus one of 8 chunks "
+    "upcast with its fp32 gradient at a time (8 B / 8) = 3 B per logit"
 )
 UPCAST_LOSS_BYTES = 16.0
 UPCAST_LOSS_NOTE = (
@@ -129,9 +130,8 @@ PROFILES: dict[str, FrameworkProfile] = {
     "torchtune": FrameworkProfile(
         name="torchtune",
         label="torchtune",
-        logit_bytes=4.0,
-        loss_note="chunked cross-entropy (CEWithChunkedOutputLoss, 8 chunks): 16-bit logits "
-        "and gradient, one chunk upcast at a time = 4 B per logit",
+        logit_bytes=CHUNKED_LOSS_BYTES,
+        loss_note="CEWithChunkedOutputLoss (8 chunks): " + CHUNKED_LOSS_NOTE,
     ),
     "torchtitan": FrameworkProfile(
         name="torchtitan",
@@ -143,8 +143,8 @@ PROFILES: dict[str, FrameworkProfile] = {
     "unsloth": FrameworkProfile(
         name="unsloth",
         label="Unsloth",
-        logit_bytes=4.0,
-        loss_note="fused chunked cross-entropy kernel: 16-bit logits and gradient = 4 B per logit",
+        logit_bytes=CHUNKED_LOSS_BYTES,
+        loss_note="fused chunked cross-entropy kernel: " + CHUNKED_LOSS_NOTE,
         offloaded_checkpoints=True,
     ),
     "deepspeed": FrameworkProfile(

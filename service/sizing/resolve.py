@@ -172,6 +172,9 @@ class TrainingBudget:
     quantized: bool = False
     pipeline_layers: int = 1
     """Layers, for pipeline-stage division of the weights (transformers)."""
+    grads_replace_activations: bool = False
+    """No gradient accumulation: on one device the backward frees activations as it creates
+    gradients, so the peak holds the larger of the two."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,6 +587,7 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         lora=lora,
         quantized=method == "qlora",
         pipeline_layers=arch.layers or 1,
+        grads_replace_activations=w.gradient_accumulation_steps == 1,
     )
 
 

@@ -206,11 +206,25 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ] = None
     flash_attention: bool = True
+    gradient_accumulation_steps: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Micro-steps per optimizer step. With 1 on a single device the "
+                "gradients are created while the backward frees the activations (and freed "
+                "after the step), so the peak holds the larger of the two, not both; "
+                "default: unknown, both are counted.",
+            ),
+        ]
+        | None
+    ) = None
     chunked_loss: Annotated[
         bool | None,
         msgspec.Meta(
             description="Cross-entropy computed in chunks on 16-bit logits (torchtune's "
-            "CEWithChunkedOutputLoss, Liger/Unsloth fused kernels: about 4 B per logit) "
+            "CEWithChunkedOutputLoss, Liger/Unsloth fused kernels: about 3 B per logit) "
             "instead of on the whole fp32-upcast logits (about 16 B); default: the "
             "framework's own loss."
         ),

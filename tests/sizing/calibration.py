@@ -46,8 +46,6 @@ DESCRIPTIVE: dict[str, str] = {
     "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the bits",
     "output_len": "the generated part of context_len",
     "global_batch_size": "optimizer batch; throughput per token does not depend on it",
-    "gradient_accumulation_steps": "micro-steps per optimizer step; memory and tokens/s "
-    "per device do not depend on it",
     "lora_modules": "module names; lora_targets carries attention vs all linear",
     "engine_settings": "engine flags (max_model_len, gpu_memory_utilization) recorded for "
     "reference",
@@ -77,7 +75,7 @@ FRAMEWORKS = {
     "llm-foundry": (
         "torchtune",
         "MosaicML llm-foundry: PyTorch FSDP with fused kernels and flash-attn's fused "
-        "cross-entropy, the torchtune profile's loss (16-bit logits, 4 B/logit) and speed",
+        "cross-entropy, the torchtune profile's loss (chunked, 3 B/logit) and speed",
     ),
     "colossalai": (
         "deepspeed",
