@@ -16,9 +16,9 @@ Training profiles (``workload.framework``):
   torchtune's ``CEWithChunkedOutputLoss`` (8 chunks) and Unsloth's fused cross-entropy
   kernel keep the 16-bit logits for the backward (2) and upcast one chunk at a time with
   its fp32 gradient (8 B / 8 chunks = 1): 3. Megatron's fused vocab-parallel
-  cross-entropy keeps the 16-bit logits and one fp32 softmax that its backward overwrites in place (2 + 4 = 6). DeepSpeed's own 16-bit
-  engines run no autocast, so the loss stays 16-bit: logits, saved log-softmax and the two
-  gradients of its backward, 4 x 2 = 8.
+  cross-entropy keeps the 16-bit logits and one fp32 softmax that its backward overwrites
+  in place (2 + 4 = 6). DeepSpeed's own 16-bit engines run no autocast, so the loss stays
+  16-bit: logits, saved log-softmax and the two gradients of its backward, 4 x 2 = 8.
   ``generic`` keeps the v1 rule for autocast trainers (16-bit output + fp32 log-softmax
   and gradient = 10).
 - ``grad_extra_bytes``: gradient buffers beyond the 2 B/param 16-bit gradient: DeepSpeed
