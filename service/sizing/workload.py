@@ -424,19 +424,31 @@ class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kin
         ]
         | None
     ) = None
-    precision: Precision = "bf16"
+    precision: Annotated[
+        Precision, msgspec.Meta(description="Training precision of the trained models.")
+    ] = "bf16"
     mixed_precision: Annotated[
         bool,
         msgspec.Meta(description="fp32 master weights and optimizer states (see finetune)."),
     ] = True
-    optimizer: Optimizer = "adamw"
-    gradient_checkpointing: bool | Literal["selective"] | None = None
-    flash_attention: bool = True
+    optimizer: Annotated[
+        Optimizer, msgspec.Meta(description="Optimizer of the trained models (see finetune).")
+    ] = "adamw"
+    gradient_checkpointing: Annotated[
+        bool | Literal["selective"] | None,
+        msgspec.Meta(description="Recompute policy of the trained models (see finetune)."),
+    ] = None
+    flash_attention: Annotated[
+        bool, msgspec.Meta(description="FlashAttention (no s x s score matrices).")
+    ] = True
     framework: Annotated[
         TrainFramework,
         msgspec.Meta(description="Training framework of the trained models (see finetune)."),
     ] = "deepspeed"
-    time_basis: TimeBasis | None = None
+    time_basis: Annotated[
+        TimeBasis | None,
+        msgspec.Meta(description="`steady` (default) or `run`, as for finetune."),
+    ] = None
 
 
 class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", tag_field="kind"):
