@@ -149,6 +149,7 @@ def time_for(
         seconds = per_token * rw.tokens / rate
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
         seconds += offload_seconds(rw, devices)
+        seconds += rollout_seconds(rw, accelerator, devices)
         basis = b.time_basis
     else:
         seconds = compute.flops / rate
@@ -162,6 +163,31 @@ def time_for(
         hours_range=hours_range(hours, training=True),
         basis="steady" if basis == "steady" else "run",
     )
+
+
+ROLLOUT_ENGINE = "vllm"
+"""RLHF rollouts run on a serving engine's kernels (verl/OpenRLHF: vLLM or SGLang;
+DeepSpeed-Chat's hybrid engine: DeepSpeed inference kernels): vLLM's decode overheads."""
+
+
+def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
+    """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
+    decode steps, each reading the actor's weights at the serving bandwidth efficiency
+    plus the engine's step overheads (or compute-bound for large batches)."""
+    b = rw.training
+    if b is None or not b.rollout_weight_bytes or rw.tokens is None or not b.seq_len:
+        return 0.0
+    bw = accelerator.mem_bandwidth_gbps
+    peak = accelerator.dense_tflops_16bit
+    if not bw or not peak or rw.arch is None:
+        return 0.0
+    eng = engine_profile(ROLLOUT_ENGINE)
+    batch = max(b.rollout_batch, 1)
+    step = b.rollout_weight_bytes / (bw * 1e9 * bandwidth_efficiency(ROLLOUT_ENGINE, "bf16"))
+    step += eng.step_overhead_s + b.rollout_layers * eng.layer_overhead_s
+    compute = 2.0 * rw.arch.active_params * batch / (peak * 1e12 * DECODE_COMPUTE_MFU)
+    sequences = rw.tokens / b.seq_len
+    return sequences / (devices * batch) * b.rollout_response_len * max(step, compute)
 
 
 def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:

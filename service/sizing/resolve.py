@@ -175,6 +175,12 @@ class TrainingBudget:
     grads_replace_activations: bool = False
     """No gradient accumulation: on one device the backward frees activations as it creates
     gradients, so the peak holds the larger of the two."""
+    rollout_weight_bytes: float = 0.0
+    """RLHF: 16-bit actor weights each decode step of the rollout reads (0 = no rollout)."""
+    rollout_response_len: int = 0
+    rollout_layers: int = 0
+    rollout_batch: int = 1
+    seq_len: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -1006,6 +1012,11 @@ def _image_inference(
 # --- RLHF: several models on the same devices -------------------------------------------
 
 
+ROLLOUT_BATCH = 16
+"""Sequences per device per rollout batch by default: DeepSpeed-Chat step 3's
+``--per_device_generation_batch_size`` default (training/step3_rlhf_finetuning/main.py)."""
+
+
 def _trained_view(w: Rlhf, model: str | ModelSpec, micro_batch: int) -> Finetune:
     return Finetune(
         model=model,
@@ -1083,15 +1094,14 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         parts.append(f"reward model {reward.params / 1e9:.1f}B (frozen, 16-bit)")
     elif w.algorithm == "grpo":
         parts.append("rule-based reward (no reward model)")
+    rollout_bytes = 0.0
     if w.algorithm in ("ppo", "grpo"):
-        # the rollout generates the response with the actor: one forward per response token
-        rollout = _forward_flops(actor, w.seq_len) * min(w.response_len, w.seq_len) / w.seq_len
-        flops += rollout
-        model_flops += rollout
+        rollout_bytes = actor.params * _BYTES_16
         notes.append(
-            "Rollout generation is charged as the actor's forward over the response tokens "
-            "at training utilization; decode is bandwidth-bound, so generation-heavy runs "
-            "(long responses, many samples per prompt) take longer than this estimate."
+            f"Rollout: the actor generates {w.response_len} tokens per sequence, "
+            f"{w.rollout_batch_size or ROLLOUT_BATCH} sequences per device at a time; each "
+            "decode step reads the actor's 16-bit weights (memory-bandwidth bound, as in the "
+            "serving estimate), so larger rollout batches shorten it almost proportionally."
         )
     if w.algorithm == "dpo":
         notes.append("DPO: each pair trains on a chosen and a rejected sequence (micro-batch x 2).")
@@ -1109,6 +1119,11 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         flops_per_token=flops * (2 if w.algorithm == "dpo" else 1),
         model_flops_per_token=model_flops * (2 if w.algorithm == "dpo" else 1),
         time_basis=w.time_basis or "steady",
+        rollout_weight_bytes=rollout_bytes,
+        rollout_response_len=min(w.response_len, w.seq_len),
+        rollout_layers=actor.layers or 0,
+        rollout_batch=w.rollout_batch_size or ROLLOUT_BATCH,
+        seq_len=w.seq_len,
     )
     return ResolvedWorkload(
         workload=w,

@@ -412,6 +412,19 @@ class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kin
         ),
     ] = 1024
     micro_batch_size: MicroBatch = 1
+    rollout_batch_size: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Sequences each device generates at once in the rollout (PPO/GRPO); "
+                "default 16, DeepSpeed-Chat's per_device_generation_batch_size (vLLM-based "
+                "rollouts batch more).",
+            ),
+        ]
+        | None
+    ) = None
     tokens: (
         Annotated[
             float,
