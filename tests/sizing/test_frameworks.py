@@ -217,3 +217,21 @@ def test_consumer_gpus_are_in_the_registry() -> None:
         s = spec(name)
         assert (s.memory_gib, s.mem_bandwidth_gbps) == (memory, bandwidth)
         assert s.source
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"kind": "finetune", "model": "llama-2-7b", "method": "full", "offload": "optimizer"},
+        {"kind": "rlhf", "algorithm": "ppo", "model": "llama-2-7b"},
+        {"kind": "pretrain", "model": "llama-2-7b", "precision": "fp8"},
+    ],
+)
+def test_time_is_linear_in_tokens(obj: dict[str, Any]) -> None:
+    """The planner times a placement once per token (FitCache.hours_per_token): every term
+    (FLOPs, offload traffic, rollout decode) must scale with the token count."""
+    one = time_for(rw_of(**obj, tokens=1e8), spec("H800"), 8)
+    two = time_for(rw_of(**obj, tokens=2e8), spec("H800"), 8)
+    assert one is not None
+    assert two is not None
+    assert two.hours == pytest.approx(2 * one.hours)
