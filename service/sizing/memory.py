@@ -54,11 +54,15 @@ def _breakdown(
     kv: float,
     overhead_gib: float,
     frag: float,
+    *,
+    training: bool = True,
 ) -> MemoryBreakdown:
+    """The per-device breakdown; ``range_gib`` spreads the total by the calibrated
+    factors of training or serving memory."""
     w, g, o, a, k = weights / GIB, grads / GIB, opt / GIB, acts / GIB, kv / GIB
     overhead = overhead_gib + frag * (w + g + o + a + k)
     total = w + g + o + a + k + overhead
-    spread = _INFER_SPREAD if overhead_gib == INFER_OVERHEAD_GIB and frag == 0 else _TRAIN_SPREAD
+    spread = _TRAIN_SPREAD if training else _INFER_SPREAD
     return MemoryBreakdown(
         per_device_gib=total,
         range_gib=(total * spread.low, total * spread.high),
@@ -137,7 +141,9 @@ def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreak
     acts = (b.act_unsharded + b.act_sharded / t) * (
         per_replica / b.concurrency if rw.image_model else 1.0
     )
-    return _breakdown(b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION)
+    return _breakdown(
+        b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION, training=False
+    )
 
 
 def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
