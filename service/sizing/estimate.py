@@ -164,6 +164,13 @@ def _place(
     rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, notes: list[str]
 ) -> tuple[MemoryBreakdown, PlacementEcho]:
     devices = placement.count
+    heads = rw.arch.heads if rw.arch is not None else None
+    if placement.tensor_parallel and heads and heads % placement.tensor_parallel:
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel ({placement.tensor_parallel}) must divide the model's "
+            f"{heads} attention heads",
+        )
     fit = fit_placement(
         rw,
         spec,
