@@ -54,8 +54,10 @@ def static_part(
         how = ""
         if not serving and fit.zero_stage:
             how = texts.t("zero", lang, z=fit.zero_stage)
-        elif fit.tensor_parallel and fit.tensor_parallel > 1:
-            how = texts.t("tp", lang, tp=fit.tensor_parallel)
+        if fit.tensor_parallel and fit.tensor_parallel > 1:
+            how += texts.t("tp", lang, tp=fit.tensor_parallel)
+        if fit.pipeline_parallel > 1:
+            how += texts.t("pp", lang, pp=fit.pipeline_parallel)
         fit_texts.append(
             texts.t(
                 "fits",

@@ -23,6 +23,7 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "zero": {"zh": "（ZeRO-{z}）", "en": " (ZeRO-{z})"},
     "tp": {"zh": "（张量并行 {tp}）", "en": " (tensor parallel {tp})"},
+    "pp": {"zh": "（流水线并行 {pp}）", "en": " (pipeline parallel {pp})"},
     "multi_node": {
         "zh": "{n} 台节点通过 {net} 互联（共 {d} 卡）。",
         "en": "{n} nodes over {net} ({d} devices in total).",
