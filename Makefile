@@ -2,10 +2,15 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-HOST   ?= 127.0.0.1
-PORT   ?= 8000
+# `make run` binds SUANLI_HOST/SUANLI_PORT from the environment (default 127.0.0.1:8000);
+# HOST=… PORT=… on the make command line override them.
+HOST   ?= $(SUANLI_HOST)
+PORT   ?= $(SUANLI_PORT)
+# The tested versions of every dependency (pip freeze of the dev venv): installs never
+# pick an untested release. Regenerate with `make constraints` after changing pyproject.
+CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint typecheck openapi bench load clean
+.PHONY: run test lint typecheck openapi bench load clean constraints
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Suanli needs Python >= 3.11"'
@@ -13,21 +18,21 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Runtime install (what `make run` needs).
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e .
 	@touch $@
 
 # Dev install: test tools and every cloud SDK extra. The example third-party plugin is
 # installed into .test-plugins/ (which only the test suite puts on sys.path), so that
 # `make run` never serves the example provider.
-$(VENV)/.installed-dev: pyproject.toml examples/provider-example/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,all-clouds]'
+$(VENV)/.installed-dev: pyproject.toml $(CONSTRAINTS) examples/provider-example/pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev,all-clouds]'
 	rm -rf .test-plugins
 	$(BIN)/python -m pip install --quiet --no-deps --target .test-plugins examples/provider-example
 	@touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed
-	$(BIN)/suanli serve --host $(HOST) --port $(PORT)
+	$(BIN)/suanli serve $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -45,6 +50,10 @@ bench: $(VENV)/.installed-dev
 
 load: $(VENV)/.installed-dev
 	$(BIN)/python bench/load.py $(LOAD_ARGS)
+
+constraints: $(VENV)/.installed-dev
+	{ echo "# Tested versions: pip freeze of the dev venv (make constraints), minus suanli itself."; \
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v '^suanli'; } > $(CONSTRAINTS)
 
 clean:
 	rm -rf $(VENV) .test-plugins .pytest_cache .mypy_cache .ruff_cache .hypothesis

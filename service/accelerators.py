@@ -16,9 +16,11 @@ Three kinds of lookup, because they answer different questions:
   mean" hints in 400 responses.
 
 Specs come from the ``suanli_register_accelerators`` hook: NVIDIA specs ship with the core
-(:func:`builtin_accelerators`, registered ``trylast``), Ascend specs with the Huawei plugin.
-**The first registration of a name wins**; because the core's hook runs last, a plugin that
-registers a spec under an existing canonical name overrides the built-in one.
+(:func:`builtin_accelerators`, registered ``tryfirst``), Ascend specs with the Huawei plugin.
+**The first registration of a name stands**: the core's hook runs first, so a plugin that
+registers a *different* spec under an existing canonical name (a T4 100x faster) is
+refused with a warning and counted in ``suanli_plugin_conflicts_total``; registering the
+same spec again is harmless.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from pathlib import Path
 
 import msgspec
 
+from service.metrics import PLUGIN_CONFLICTS
 from service.providers import AcceleratorSpec, normalize_name
 
 log = logging.getLogger(__name__)
@@ -75,11 +78,23 @@ class AcceleratorRegistry:
 
     def __init__(self, specs: Iterable[AcceleratorSpec]) -> None:
         by_name: dict[str, AcceleratorSpec] = {}
+        refused: list[str] = []
         for spec in specs:
-            if spec.name in by_name:
-                log.debug("accelerator %r registered twice; keeping the first", spec.name)
-                continue
-            by_name[spec.name] = spec
+            first = by_name.get(spec.name)
+            if first is None:
+                by_name[spec.name] = spec
+            elif first != spec:
+                PLUGIN_CONFLICTS.labels(kind="accelerator", name=spec.name).inc()
+                log.warning(
+                    "accelerator %r registered again with a different spec (source %s): "
+                    "refused, the first registration (source %s) stands",
+                    spec.name,
+                    spec.source,
+                    first.source,
+                )
+                refused.append(spec.name)
+        self.refused = tuple(refused)
+        """Names whose later, conflicting specs were refused."""
         self._by_name = by_name
         self._specs = tuple(by_name.values())
         self._keys, self.alias_conflicts = _build_keys(self._specs)

@@ -16,7 +16,6 @@ from typing import Any
 from litestar import Litestar, Request, Response
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
-from litestar.middleware.rate_limit import RateLimitConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
@@ -39,7 +38,7 @@ from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.providers import ProvidersController
 from service.api.recommend import recommend_route
-from service.cache import LocalStore, RequestCache, StoreFactory
+from service.cache import RequestCache, StoreFactory
 from service.catalog import CatalogService
 from service.errors import InputError
 from service.live_prices import (
@@ -53,15 +52,16 @@ from service.observability import configure_logging, request_id_middleware
 from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
-from service.settings import Settings, load_settings
-from service.shared import CatalogSync
+from service.ratelimit import RateLimiter
+from service.settings import Settings, check_settings, load_settings, parse_client_keys
+from service.shared import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
 from service.sizing.presets import ModelRegistry
 from service.state import STATE_KEY, Suanli, provide_suanli
 
 log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
-EXEMPT_FROM_RATE_LIMIT = ["/healthz", "/readyz", "/metrics", "/schema"]
+RATE_LIMITER_KEY = "rate_limiter"
 
 
 def create_app(
@@ -69,50 +69,73 @@ def create_app(
 ) -> Litestar:
     """Build the application. Raises ``SettingsError``/``OverrideError`` on bad config."""
     settings = settings or load_settings()
+    check_settings(settings)
     configure_logging(settings.log_level)
     pm = plugin_manager or get_plugin_manager(allow=settings.plugins)
     overrides = load_overrides(settings.price_overrides) if settings.price_overrides else ()
 
-    stores = StoreFactory(settings.redis_url, settings.redis_timeout_s)
+    stores = StoreFactory(settings.redis_url, settings.redis_timeout_s, settings.cache_max_bytes)
     shared = stores.namespace("health") if stores.shared else None
     # Without Redis the local store cannot fail: no breaker between it and each request.
     recommend_store = (
         stores.namespace("recommend") if stores.shared else stores.primary("recommend")
     )
-    rate_store = stores.namespace("rate_limit", fallback=LocalStore())
+    limiter = RateLimiter(
+        settings.rate_limit_per_minute,
+        redis=stores.redis,
+        breaker=stores.breaker,
+        trusted_proxies=settings.trusted_proxies,
+        client_keys=parse_client_keys(settings.client_keys),
+    )
     live_jobs = discover_live_jobs(pm)
     monitor = LivePriceMonitor(
         PriceSnapshotStore(stores.namespace("prices")),
         {job.name: job.source for job in live_jobs},
         settings.live_price_ttl_s,
     )
+    board: Board
+    if stores.redis is not None:
+        board = RedisBoard(stores.redis)
+    elif settings.sync_dir:
+        board = FileBoard(settings.sync_dir)
+    else:
+        board = LocalBoard()
+    catalog = CatalogService(
+        pm.hook.suanli_register_providers,
+        overrides,
+        settings.provider_timeout_s,
+        price_layer=monitor.price_layer,
+    )
     suanli = Suanli(
         settings=settings,
         accelerators=AcceleratorRegistry(collect(pm.hook.suanli_register_accelerators())),
         models=ModelRegistry(collect(pm.hook.suanli_register_models())),
-        catalog=CatalogService(
-            pm.hook.suanli_register_providers,
-            overrides,
-            settings.provider_timeout_s,
-            price_layer=monitor.price_layer,
+        catalog=catalog,
+        cache=RequestCache(
+            recommend_store, "recommend", settings.cache_ttl_s, verify=stores.shared
         ),
-        cache=RequestCache(recommend_store, "recommend", settings.cache_ttl_s),
         shared_store=shared,
-        sync=CatalogSync(stores.namespace("catalog"), settings.refresh_interval_s)
-        if stores.shared
-        else None,
+        sync=CatalogSync(
+            board, settings.refresh_interval_s, fingerprint=lambda: catalog.snapshot.fingerprint
+        ),
         plugin_report=list(pm.report),
         live_prices=monitor,
     )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        sync = suanli.sync
+        with contextlib.suppress(Exception):  # Redis down at start-up: the watch retries
+            # Before loading: a change published while this worker loads is seen next tick.
+            sync.seen = await sync.current()
         await monitor.load()
         await asyncio.to_thread(_initial_load, suanli)
         tasks = []
-        if suanli.sync is not None:
-            await suanli.sync.remember_current()
-            tasks.append(asyncio.create_task(suanli.sync.watch(lambda: _reload(suanli, monitor))))
+        with contextlib.suppress(Exception):
+            await sync.report()
+        tasks.append(
+            asyncio.create_task(sync.watch(lambda: _reload(suanli, monitor), monitor.changed))
+        )
         stop = asyncio.Event()
         if settings.live_prices:
             tasks.append(
@@ -135,18 +158,11 @@ def create_app(
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await sync.leave()
             with contextlib.suppress(Exception):
                 await stores.close()
 
     middleware: list[Any] = []
-    if settings.rate_limit_per_minute:
-        middleware.append(
-            RateLimitConfig(
-                rate_limit=("minute", settings.rate_limit_per_minute),
-                exclude=EXEMPT_FROM_RATE_LIMIT,
-                store="rate_limit",
-            ).middleware
-        )
     prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
     middleware.append(prometheus.middleware)
 
@@ -156,7 +172,7 @@ def create_app(
         middleware=middleware,
         lifespan=[lifespan],
         stores=StoreRegistry(
-            stores={"recommend": recommend_store, "rate_limit": rate_store},
+            stores={"recommend": recommend_store},
             default_factory=stores.namespace,
         ),
         exception_handlers={
@@ -180,6 +196,7 @@ def create_app(
         logging_config=None,
     )
     app.state[STATE_KEY] = suanli
+    app.state[RATE_LIMITER_KEY] = limiter
     align_request_schemas(app)
     document_asgi_routes(app)
     document_common_errors(app)
@@ -202,7 +219,11 @@ class SuanliApp(Litestar):
     @functools.cached_property
     def _outer(self) -> ASGIApp:
         settings: Settings = self.state[STATE_KEY].settings
-        return request_id_middleware(super().__call__, settings.request_timeout_s)
+        limiter: RateLimiter = self.state[RATE_LIMITER_KEY]
+        inner: ASGIApp = super().__call__
+        if limiter.active:  # before routing: a refused request costs no parsing
+            inner = limiter.middleware(inner)
+        return request_id_middleware(inner, settings.request_timeout_s)
 
 
 class MetricsController(PrometheusController):
@@ -269,6 +290,10 @@ def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Re
 
 def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     headers = dict(exc.headers or {})
+    if exc.status_code == 413:  # one wording on every route (raw ASGI ones say the same)
+        limit = request.app.state[STATE_KEY].settings.max_body_bytes
+        detail = f"Request body exceeds {limit} bytes (SUANLI_MAX_BODY_BYTES)"
+        return Response(_error_body(413, detail), status_code=413, headers=headers)
     if exc.status_code == 429 and "Retry-After" not in headers:
         # litestar's limiter sends RateLimit-Reset (seconds) but not the standard header.
         headers["Retry-After"] = str(headers.get("RateLimit-Reset", 60))

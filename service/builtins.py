@@ -1,8 +1,9 @@
 """Core contributions registered through the same hooks as any plugin.
 
 NVIDIA accelerator specs ship with the core (every cloud rents them); Ascend specs come
-from the Huawei plugin. Model presets ship with the core too. Hook implementations are
-``trylast`` so a third-party plugin's answer comes first.
+from the Huawei plugin. Model presets ship with the core too. Accelerator specs are
+registered ``tryfirst``: the first registration of a name stands, so a plugin cannot
+replace a built-in spec (see :mod:`service.accelerators`). Model presets stay ``trylast``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from service.sizing.presets import ModelPreset
 
 
-@hookimpl(trylast=True)
+@hookimpl(tryfirst=True)
 def suanli_register_accelerators() -> list[AcceleratorSpec]:
     from service.accelerators import builtin_accelerators
 

@@ -27,7 +27,7 @@ from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
 
 from service.bounded import BoundedDict
-from service.metrics import CACHE_EVENTS, STORE_ERRORS, STORE_UP
+from service.metrics import CACHE_EVENTS, CORRUPT_ENTRIES, STORE_ERRORS, STORE_UP
 
 log = logging.getLogger(__name__)
 
@@ -52,13 +52,22 @@ class LocalStore(Store):
     """In-process store for one replica: a bounded dict with per-key expiry.
 
     Replaces litestar's ``MemoryStore`` on the request path: no lock (one event loop
-    owns it; every operation is synchronous between awaits) and a size bound, so a
-    stream of distinct requests can never grow the process without limit. The oldest
-    entry is evicted first.
+    owns it; every operation is synchronous between awaits) and two bounds, entries and
+    bytes of values, so neither a stream of distinct requests nor a few huge answers
+    (``top_k`` 50) can grow the process without limit. The oldest entry is evicted first;
+    a value larger than the whole budget is not kept at all.
     """
 
-    def __init__(self, max_entries: int = 10_000) -> None:
+    def __init__(self, max_entries: int = 10_000, max_bytes: int = 64 * 1024 * 1024) -> None:
         self._data: BoundedDict[str, tuple[bytes, float]] = BoundedDict(max_entries)
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        """Bytes of values held now (keys and bookkeeping not counted)."""
+
+    def _drop(self, key: str) -> None:
+        item = self._data.pop(key, None)
+        if item is not None:
+            self.bytes -= len(item[0])
 
     @staticmethod
     def _deadline(expires_in: int | timedelta | None) -> float:
@@ -70,26 +79,36 @@ class LocalStore(Store):
     async def set(
         self, key: str, value: str | bytes, expires_in: int | timedelta | None = None
     ) -> None:
-        self._data.put(
-            key, (value.encode() if isinstance(value, str) else value, self._deadline(expires_in))
-        )
+        data = value.encode() if isinstance(value, str) else value
+        self._drop(key)
+        if len(data) > self.max_bytes:
+            return
+        while self._data and self.bytes + len(data) > self.max_bytes:
+            _, (old, _) = self._data.popitem(last=False)
+            self.bytes -= len(old)
+        if len(self._data) >= self._data.max_entries:
+            _, (old, _) = self._data.popitem(last=False)
+            self.bytes -= len(old)
+        self._data[key] = (data, self._deadline(expires_in))
+        self.bytes += len(data)
 
     async def get(self, key: str, renew_for: int | timedelta | None = None) -> bytes | None:
         item = self._data.get(key)
         if item is None:
             return None
         if item[1] <= time.monotonic():
-            del self._data[key]
+            self._drop(key)
             return None
         if renew_for is not None:
             self._data[key] = (item[0], self._deadline(renew_for))
         return item[0]
 
     async def delete(self, key: str) -> None:
-        self._data.pop(key, None)
+        self._drop(key)
 
     async def delete_all(self) -> None:
         self._data.clear()
+        self.bytes = 0
 
     async def exists(self, key: str) -> bool:
         return await self.get(key) is not None
@@ -150,12 +169,18 @@ class StoreFactory:
     one :class:`Breaker` for all namespaces (``recommend``, ``rate_limit``, ``catalog``,
     ``prices``), or one in-memory store per namespace when no Redis is configured."""
 
-    def __init__(self, redis_url: str | None, timeout_s: float) -> None:
+    def __init__(
+        self, redis_url: str | None, timeout_s: float, local_max_bytes: int = 64 * 1024 * 1024
+    ) -> None:
         self.root: NamespacedStore | None = None
+        self.redis: Redis | None = None
+        """The client under ``root`` (for atomic commands a ``Store`` lacks)."""
         self.breaker = Breaker("redis")
+        self.local_max_bytes = local_max_bytes
         self._primaries: dict[str, Store] = {}
         if redis_url:
-            self.root = RedisStore(build_redis(redis_url, timeout_s), namespace="suanli")
+            self.redis = build_redis(redis_url, timeout_s)
+            self.root = RedisStore(self.redis, namespace="suanli")
 
     @property
     def shared(self) -> bool:
@@ -165,7 +190,9 @@ class StoreFactory:
         """The raw store of a namespace (raises on failure; for jobs that must know)."""
         if name not in self._primaries:
             self._primaries[name] = (
-                LocalStore() if self.root is None else self.root.with_namespace(name)
+                LocalStore(max_bytes=self.local_max_bytes)
+                if self.root is None
+                else self.root.with_namespace(name)
             )
         return self._primaries[name]
 
@@ -277,16 +304,49 @@ def request_key(request: msgspec.Struct, fingerprint: str, digest: str | None = 
     return f"{digest or request_digest(request)}:{fingerprint}"
 
 
-class RequestCache:
-    """Cache of encoded responses keyed by :func:`request_key`, with single-flight."""
+CHECKSUM_TAG = b"s1"
+CHECKSUM_BYTES = 16
 
-    def __init__(self, store: Store, namespace: str, ttl_s: float) -> None:
+
+def seal(body: bytes) -> bytes:
+    """A cached answer as stored in a shared store: tag, BLAKE2b digest, body."""
+    return CHECKSUM_TAG + hashlib.blake2b(body, digest_size=CHECKSUM_BYTES).digest() + body
+
+
+def unseal(value: bytes) -> bytes | None:
+    """The body of a :func:`seal`-ed value, or ``None`` when it is not one (garbage,
+    truncated, another writer's format): such an entry is a miss, never an answer."""
+    head = len(CHECKSUM_TAG) + CHECKSUM_BYTES
+    if len(value) < head or not value.startswith(CHECKSUM_TAG):
+        return None
+    body = value[head:]
+    if (
+        hashlib.blake2b(body, digest_size=CHECKSUM_BYTES).digest()
+        != value[len(CHECKSUM_TAG) : head]
+    ):
+        return None
+    return body
+
+
+class RequestCache:
+    """Cache of encoded responses keyed by :func:`request_key`, with single-flight.
+
+    With ``verify`` (a shared store: Redis is outside this process) every entry carries
+    a checksum and one that fails it is a miss, counted in
+    ``suanli_corrupt_entries_total{kind="cached_answer"}``: whatever lands in Redis is
+    never served as an answer. (A checksum stops corruption and stray writes, not a
+    writer who knows the format: Redis must stay private to the service.)
+    """
+
+    def __init__(self, store: Store, namespace: str, ttl_s: float, *, verify: bool = False) -> None:
         self.store = store
         self.namespace = namespace
         self.ttl_s = max(1, int(ttl_s))
+        self.verify = verify
         self._inflight: dict[str, asyncio.Future[bytes]] = {}
         self._hits = CACHE_EVENTS.labels(namespace=namespace, result="hit")
         self._misses = CACHE_EVENTS.labels(namespace=namespace, result="miss")
+        self._corrupt = CORRUPT_ENTRIES.labels(kind="cached_answer")
 
     async def get_or_compute(self, key: str, compute: Callable[[], bytes]) -> tuple[bytes, bool]:
         """Return ``(body, hit)``. ``compute`` runs at most once per key at a time: a
@@ -295,6 +355,10 @@ class RequestCache:
         waiting = self._inflight.get(key)
         if waiting is None:
             cached = await self.store.get(key)
+            if cached is not None and self.verify:
+                cached = unseal(cached)
+                if cached is None:
+                    self._corrupt.inc()
             if cached is not None:
                 self._hits.inc()
                 return cached, True
@@ -308,7 +372,7 @@ class RequestCache:
             body = compute()  # synchronous: nothing can interleave until the next await
             future.set_result(body)
             self._misses.inc()
-            await self.store.set(key, body, expires_in=self.ttl_s)
+            await self.store.set(key, seal(body) if self.verify else body, expires_in=self.ttl_s)
         except BaseException as exc:
             if not future.done():
                 future.set_exception(exc)
@@ -329,8 +393,13 @@ class DecodedBodies:
     size of a body worth keeping (oldest entries go first).
     """
 
-    def __init__(self, max_entries: int = 4096, max_body_bytes: int = 16_384) -> None:
+    def __init__(
+        self, max_entries: int = 4096, max_body_bytes: int = 16_384, max_bytes: int = 8_388_608
+    ) -> None:
         self.max_body_bytes = max_body_bytes
+        self.max_bytes = max_bytes
+        """Bound on the bodies kept as keys (the decoded values are a few times smaller)."""
+        self.bytes = 0
         self._data: BoundedDict[tuple[bytes, str | None], Any] = BoundedDict(max_entries)
 
     def get(self, body: bytes, extra: str | None) -> Any:
@@ -338,5 +407,12 @@ class DecodedBodies:
         return self._data.get((body, extra)) if len(body) <= self.max_body_bytes else None
 
     def put(self, body: bytes, extra: str | None, value: Any) -> None:
-        if len(body) <= self.max_body_bytes:
-            self._data.put((body, extra), value)
+        if len(body) > self.max_body_bytes or (body, extra) in self._data:
+            return
+        while self._data and (
+            self.bytes + len(body) > self.max_bytes or len(self._data) >= self._data.max_entries
+        ):
+            (old, _), _ = self._data.popitem(last=False)
+            self.bytes -= len(old)
+        self._data[(body, extra)] = value
+        self.bytes += len(body)

@@ -18,10 +18,11 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime
+from typing import Protocol
 
 import msgspec
 
-from service.metrics import PROVIDER_FAILURES
+from service.metrics import PLUGIN_CONFLICTS, PROVIDER_FAILURES
 from service.overrides import PriceOverride, apply_overrides
 from service.plugins import collect
 from service.providers import ALL_REGIONS, InstanceType, Offer, Price, Provider
@@ -98,8 +99,14 @@ EMPTY_SNAPSHOT = CatalogSnapshot(
     providers=(), statuses=(), offers=(), fingerprint="empty", loaded_at="1970-01-01"
 )
 
-PriceLayer = Callable[[str, Sequence[Price]], Sequence[Price]]
-"""Hook to layer live prices over a provider's snapshot prices (see service.live_prices)."""
+
+class PriceLayer(Protocol):
+    """Hook to layer live prices over a provider's snapshot prices (see
+    service.live_prices); it gets the provider's rows to check live prices against."""
+
+    def __call__(
+        self, provider: str, prices: Sequence[Price], instances: Sequence[InstanceType], /
+    ) -> Sequence[Price]: ...
 
 
 class CatalogService:
@@ -149,15 +156,20 @@ class CatalogService:
         a plugin whose hook raises is reported as failed and the others still load."""
         get_impls = getattr(self._provider_factory, "get_hookimpls", None)
         if get_impls is None:  # a plain callable
-            return collect(self._provider_factory()), []
+            return first_of_each_name(collect(self._provider_factory()), "a plugin"), []
         providers: list[Provider] = []
         failed: list[ProviderStatus] = []
-        for impl in reversed(get_impls()):  # pluggy's own call order (last registered first)
+        # Registration order (built-ins and the project's own plugins first): when two
+        # plugins register the same provider name, the first registration stands.
+        taken: set[str] = set()
+        for impl in get_impls():
             try:
-                providers.extend(impl.function() or ())
+                registered = list(impl.function() or ())
             except Exception as exc:
                 error = f"suanli_register_providers raised {type(exc).__name__}: {exc}"[:300]
                 failed.append(ProviderStatus(name=impl.plugin_name, status="failed", error=error))
+                continue
+            providers.extend(first_of_each_name(registered, impl.plugin_name, taken))
         return providers, failed
 
     def _build(self) -> CatalogSnapshot:
@@ -216,9 +228,34 @@ class CatalogService:
     def _priced(self, catalog: ProviderCatalog) -> ProviderCatalog:
         prices: Sequence[Price] = catalog.prices
         if self._price_layer is not None:
-            prices = self._price_layer(catalog.name, prices)
+            prices = self._price_layer(catalog.name, prices, catalog.instance_types)
         prices = apply_overrides(catalog.name, catalog.instance_types, prices, self._overrides)
         return msgspec.structs.replace(catalog, prices=tuple(prices))
+
+
+def first_of_each_name(
+    providers: Iterable[Provider], plugin: str, taken: set[str] | None = None
+) -> list[Provider]:
+    """``providers`` without those whose name is already ``taken`` (updated in place):
+    a plugin cannot shadow a provider registered before it. Refusals are logged and
+    counted in ``suanli_plugin_conflicts_total{kind="provider"}``."""
+    taken = set() if taken is None else taken
+    kept = []
+    for provider in providers:
+        name = getattr(provider, "name", None)
+        if isinstance(name, str) and name in taken:
+            PLUGIN_CONFLICTS.labels(kind="provider", name=name).inc()
+            log.warning(
+                "plugin %s registered a second provider named %r: refused, the first "
+                "registration stands",
+                plugin,
+                name,
+            )
+            continue
+        if isinstance(name, str):
+            taken.add(name)
+        kept.append(provider)
+    return kept
 
 
 def _failed_snapshot(warning: str) -> CatalogSnapshot:

@@ -34,3 +34,21 @@ CATALOG_RELOADS = Counter(
     "Catalog (re)loads by trigger (startup, admin, shared) and outcome.",
     ["trigger", "outcome"],
 )
+CORRUPT_ENTRIES = Counter(
+    "suanli_corrupt_entries_total",
+    "Entries read from the shared store (Redis) that failed validation and were ignored "
+    "(kind: live_snapshot, cached_answer, rate_limit, generation, worker_report).",
+    ["kind"],
+)
+PLUGIN_CONFLICTS = Counter(
+    "suanli_plugin_conflicts_total",
+    "Plugin registrations refused because an earlier one holds the name "
+    "(kind: provider, accelerator); the first registration stands.",
+    ["kind", "name"],
+)
+RATE_LIMITED = Counter(
+    "suanli_rate_limited_total",
+    "Requests refused with 429 by the per-client rate limit, by how the client was "
+    "identified (address, client_key).",
+    ["identity"],
+)

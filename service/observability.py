@@ -21,10 +21,23 @@ from typing import Any
 import msgspec
 from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
 ACCESS_LOG = logging.getLogger("suanli.access")
 REQUEST_ID_HEADER = "x-request-id"
+
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+    "frame-ancestors 'none'; form-action 'self'"
+)
+"""For the service's own pages (``/``): scripts, styles and images from this origin only,
+no inline scripts, never framed. Inline ``<svg>`` markup needs no allowance."""
+SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+)
+DOCS_PREFIX = "/schema"
+"""litestar's API-docs pages load their viewers from a CDN: no CSP there."""
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _json = msgspec.json.Encoder()
 
@@ -61,9 +74,10 @@ def configure_logging(level: str) -> None:
 
 
 def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIApp:
-    """ASGI middleware: request id in and out, one access-log line per HTTP request, and
-    the per-request deadline: a request still unanswered after ``timeout_s`` (a stuck
-    dependency) gets a 503 instead of holding the connection."""
+    """ASGI middleware: request id in and out, security headers, one access-log line per
+    HTTP request, and the per-request deadline: a request still unanswered after
+    ``timeout_s`` gets a 503 when the service was slow (a stuck dependency) and a 408 when
+    the client was (its body had not arrived), instead of holding the connection."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -76,23 +90,41 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
         status = 500
 
         started_response = False
+        awaiting_body = False
+        with_csp = not scope["path"].startswith(DOCS_PREFIX)
 
         async def send_with_id(message: Message) -> None:
             nonlocal status, started_response
             if message["type"] == "http.response.start":
                 started_response = True
                 status = message["status"]
-                MutableScopeHeaders.from_message(message)[REQUEST_ID_HEADER] = request_id
+                headers = MutableScopeHeaders.from_message(message)
+                headers[REQUEST_ID_HEADER] = request_id
+                for name, value in SECURITY_HEADERS:
+                    headers[name] = value
+                if with_csp and "content-security-policy" not in headers:
+                    headers["content-security-policy"] = CONTENT_SECURITY_POLICY
             await send(message)
+
+        body_complete = False
+
+        async def receive_watched() -> ReceiveMessage:
+            nonlocal awaiting_body, body_complete
+            awaiting_body = not body_complete  # waiting for the client's body, not a disconnect
+            message = await receive()
+            awaiting_body = False
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_complete = True
+            return message
 
         try:
             async with asyncio.timeout(timeout_s):
-                await app(scope, receive, send_with_id)
+                await app(scope, receive_watched, send_with_id)
         except TimeoutError:
             if status != 500 or started_response:
                 raise
-            status = 503
-            await _send_timeout(send, request_id, timeout_s or 0)
+            status = 408 if awaiting_body else 503
+            await _send_timeout(send, request_id, timeout_s or 0, client_slow=awaiting_body)
         finally:
             state = scope.get("state", {})
             ACCESS_LOG.info(
@@ -110,16 +142,29 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
     return middleware
 
 
-async def _send_timeout(send: Send, request_id: str, timeout_s: float) -> None:
+async def _send_timeout(
+    send: Send, request_id: str, timeout_s: float, *, client_slow: bool = False
+) -> None:
+    if client_slow:
+        status = 408
+        detail = (
+            f"the request body did not arrive within {timeout_s:g} s "
+            "(SUANLI_REQUEST_TIMEOUT_S); send the whole body at once"
+        )
+        extra_headers = [(b"connection", b"close")]
+    else:
+        status = 503
+        detail = f"request not answered within {timeout_s:g} s (SUANLI_REQUEST_TIMEOUT_S)"
+        extra_headers = [(b"retry-after", b"1")]
     body = _json.encode(
-        {
-            "status_code": 503,
-            "detail": f"request not answered within {timeout_s:g} s (SUANLI_REQUEST_TIMEOUT_S)",
-            "extra": {"request_id": request_id},
-        }
+        {"status_code": status, "detail": detail, "extra": {"request_id": request_id}}
     )
-    headers = [(REQUEST_ID_HEADER.encode(), request_id.encode()), (b"retry-after", b"1")]
-    await send_json(send, 503, body, headers)
+    headers = [
+        (REQUEST_ID_HEADER.encode(), request_id.encode()),
+        *extra_headers,
+        *((name.encode(), value.encode()) for name, value in SECURITY_HEADERS),
+    ]
+    await send_json(send, status, body, headers)
 
 
 async def send_json(

@@ -74,11 +74,18 @@ def get_plugin_manager(
 def _entry_points() -> list[EntryPoint]:
     seen: set[str] = set()
     unique = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    # The project's own plugins first: what they register cannot be shadowed by a
+    # third-party plugin (the first registration of a provider or accelerator stands).
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=_load_order):
         if ep.name not in seen:  # the same distribution found twice on sys.path
             seen.add(ep.name)
             unique.append(ep)
     return unique
+
+
+def _load_order(ep: EntryPoint) -> tuple[bool, str]:
+    dist = getattr(ep, "dist", None)
+    return (getattr(dist, "name", None) != PROJECT_NAME, ep.name)
 
 
 def _load_entry_point(pm: PluginManager, ep: EntryPoint, allow: Sequence[str] | None) -> PluginInfo:

@@ -209,12 +209,19 @@ class LivePriceSource(Protocol):
 _ALIAS_JUNK = re.compile(r"[\s_\-/().]+")
 
 
+_CHINESE_WORDS = (("英伟达", "nvidia"), ("华为", "huawei"), ("昇腾", "ascend"), ("显卡", ""))
+"""Vendor and family words as Chinese users type them (``昇腾910B`` = ``Ascend 910B``)."""
+
+
 def normalize_name(name: str) -> str:
     """Fold a user-typed accelerator or model name to a comparison key.
 
     ``"NVIDIA A100 80G"``, ``"a100-80gb"`` and ``"A100_80GB"`` all become ``"a10080gb"``.
     """
-    key = _ALIAS_JUNK.sub("", name.strip().lower())
+    key = name.strip().lower()
+    for word, latin in _CHINESE_WORDS:
+        key = key.replace(word, latin)
+    key = _ALIAS_JUNK.sub("", key)
     key = key.removeprefix("nvidia").removeprefix("huawei")
     if key.endswith("g") and key[:-1][-2:].isdigit():
         key += "b"

@@ -7,9 +7,12 @@ with one line that names the variable, instead of failing later on a request.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -47,12 +50,28 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_per_minute: Annotated[int, msgspec.Meta(ge=0, le=1_000_000)] = 600
     """Requests per client per minute on /v1 routes; 0 disables rate limiting."""
     max_body_bytes: Annotated[int, msgspec.Meta(ge=1024, le=10_485_760)] = 65_536
-    refresh_interval_s: Seconds = 30.0
-    """How often a replica checks the shared catalog fingerprint in Redis."""
+    refresh_interval_s: Seconds = 1.0
+    """How often every worker checks the shared catalog generation (and reports its own)."""
     live_prices: bool = False
     """Refresh live prices on a schedule inside the service (needs SDK + credentials)."""
     live_price_ttl_s: Seconds = 3600.0
     """Age after which live prices are served marked stale while a refresh runs."""
+    backlog: Annotated[int, msgspec.Meta(ge=128, le=65_535)] = 2048
+    """Kernel listen backlog: connections beyond the workers' budget wait here."""
+    max_connections: Annotated[int, msgspec.Meta(ge=16, le=100_000)] = 2048
+    """Connection budget per worker (granian backpressure): connections served at once."""
+    header_timeout_s: Annotated[float, msgspec.Meta(gt=0, le=300)] = 5.0
+    """A connection that sends no complete request head in this time (idle keep-alive
+    included) is closed: idle sockets cannot hold the connection budget."""
+    cache_max_bytes: Annotated[int, msgspec.Meta(ge=1_048_576, le=17_179_869_184)] = 67_108_864
+    """Bytes of answers the in-memory response cache of one worker may hold."""
+    trusted_proxies: tuple[str, ...] = ()
+    """CIDRs of proxies whose ``X-Forwarded-For`` names the client (comma separated)."""
+    client_keys: str | None = None
+    """Per-client API keys: ``name:key[:limit_per_minute]``, comma separated."""
+    sync_dir: str | None = None
+    """Directory the workers of one server share for catalog generations when Redis is
+    off; ``suanli serve`` creates one itself, so this rarely needs setting."""
 
     def __repr__(self) -> str:
         """Like the default, but secrets (API key, Redis URL credentials) are masked."""
@@ -70,15 +89,16 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _parse_env_value(field: str, raw: str) -> object:
-    if field == "plugins":
+    if field in _LIST_FIELDS:
         return tuple(name.strip() for name in raw.split(",") if name.strip())
     if raw == "" and field in _OPTIONAL_FIELDS:
         return None
     return raw
 
 
-_SECRET_FIELDS = frozenset({"api_key", "redis_url"})
-_OPTIONAL_FIELDS = frozenset({"redis_url", "price_overrides", "api_key"})
+_SECRET_FIELDS = frozenset({"api_key", "redis_url", "client_keys"})
+_OPTIONAL_FIELDS = frozenset({"redis_url", "price_overrides", "api_key", "client_keys", "sync_dir"})
+_LIST_FIELDS = frozenset({"plugins", "trusted_proxies"})
 
 
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
@@ -92,9 +112,105 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         if raw is not None:
             values[field] = _parse_env_value(field, raw)
     try:
-        return msgspec.convert(values, Settings, strict=False)
+        settings = msgspec.convert(values, Settings, strict=False)
     except msgspec.ValidationError as exc:
         raise SettingsError(_explain(exc, values)) from None
+    check_settings(settings)
+    return settings
+
+
+MIN_API_KEY_LENGTH = 16
+_PLACEHOLDER = re.compile(r"change[-_ ]?me|placeholder|example|secret-here|<.*>", re.IGNORECASE)
+_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+_CLIENT_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class ClientKey(msgspec.Struct, frozen=True, kw_only=True):
+    """One API client of ``SUANLI_CLIENT_KEYS``: rate limited on its own budget."""
+
+    name: str
+    key: str
+    limit_per_minute: int | None = None
+    """``None``: the default ``SUANLI_RATE_LIMIT_PER_MINUTE``."""
+
+    def __repr__(self) -> str:
+        return f"ClientKey(name={self.name!r}, key='***', limit_per_minute={self.limit_per_minute})"
+
+
+def check_settings(settings: Settings) -> None:
+    """Checks across and inside values that the annotations cannot express; raises
+    :class:`SettingsError` with one line naming the variable (start-up calls this)."""
+    key = settings.api_key
+    if key and (len(key) < MIN_API_KEY_LENGTH or _PLACEHOLDER.search(key)):
+        raise SettingsError(
+            f"SUANLI_API_KEY: refusing a placeholder or short admin key (it needs at least "
+            f"{MIN_API_KEY_LENGTH} characters and no placeholder words; generate one with "
+            "`openssl rand -hex 32`)"
+        )
+    url = settings.redis_url
+    if url is not None:
+        _check_redis_url(url)
+    for cidr in settings.trusted_proxies:
+        try:
+            ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            raise SettingsError(
+                f"SUANLI_TRUSTED_PROXIES: {cidr!r} is not an IP network (use CIDRs such as "
+                "10.0.0.0/8, comma separated)"
+            ) from None
+    parse_client_keys(settings.client_keys)
+
+
+def _check_redis_url(url: str) -> None:
+    from redis.connection import parse_url
+
+    if not url.startswith(_REDIS_SCHEMES):
+        raise SettingsError(
+            "SUANLI_REDIS_URL: expected a URL starting with redis://, rediss:// or unix:// "
+            "(e.g. redis://redis:6379/0)"
+        )
+    try:
+        parse_url(url)  # type: ignore[no-untyped-call]
+        path = urlsplit(url).path.strip("/")
+        if url.startswith(("redis://", "rediss://")) and path and not path.isdigit():
+            raise ValueError("the database after the last '/' must be a number")
+    except (ValueError, TypeError) as exc:
+        # The message may quote the URL; never echo it (it can hold a password).
+        reason = str(exc).replace(url, "<url>")[:160]
+        raise SettingsError(f"SUANLI_REDIS_URL: not a usable Redis URL ({reason})") from None
+
+
+def parse_client_keys(raw: str | None) -> dict[str, ClientKey]:
+    """``SUANLI_CLIENT_KEYS`` as a mapping from key to client; raises
+    :class:`SettingsError` naming the bad entry by position (never echoing a key)."""
+    clients: dict[str, ClientKey] = {}
+    if not raw:
+        return clients
+    names: set[str] = set()
+    for position, entry in enumerate((e.strip() for e in raw.split(",")), start=1):
+        if not entry:
+            continue
+        parts = entry.split(":")
+        problem = None
+        limit: int | None = None
+        if len(parts) not in (2, 3):
+            problem = "expected name:key or name:key:limit_per_minute"
+        elif not _CLIENT_NAME.match(parts[0]):
+            problem = "the name may use letters, digits, '.', '_' and '-' (1-64 characters)"
+        elif len(parts[1]) < MIN_API_KEY_LENGTH:
+            problem = f"the key needs at least {MIN_API_KEY_LENGTH} characters"
+        elif parts[0] in names or parts[1] in clients:
+            problem = "the name or key is used twice"
+        elif len(parts) == 3:
+            if not parts[2].isdigit() or not 1 <= int(parts[2]) <= 1_000_000:
+                problem = "the limit must be a whole number of requests per minute, 1-1000000"
+            else:
+                limit = int(parts[2])
+        if problem:
+            raise SettingsError(f"SUANLI_CLIENT_KEYS: entry {position}: {problem}")
+        names.add(parts[0])
+        clients[parts[1]] = ClientKey(name=parts[0], key=parts[1], limit_per_minute=limit)
+    return clients
 
 
 def _explain(exc: msgspec.ValidationError, values: Mapping[str, object]) -> str:

@@ -48,7 +48,7 @@ class Suanli:
         catalog: CatalogService,
         cache: RequestCache,
         shared_store: ResilientStore | None = None,
-        sync: CatalogSync | None = None,
+        sync: CatalogSync,
         plugin_report: list[PluginInfo] | None = None,
         live_prices: LivePriceStatusSource | None = None,
     ) -> None:
@@ -60,7 +60,7 @@ class Suanli:
         self.shared_store = shared_store
         """The Redis-backed store when ``SUANLI_REDIS_URL`` is set (readiness pings it)."""
         self.sync = sync
-        """Shared catalog generation (Redis); ``None`` in one process without Redis."""
+        """Shared catalog generation: every worker of every replica watches it."""
         self.plugin_report = plugin_report or []
         self.live_prices = live_prices
         self.placements = PlacementMemo()
@@ -70,10 +70,9 @@ class Suanli:
         self._stale: frozenset[str] = frozenset()
         self._stale_checked_at = -math.inf
 
-    async def publish_catalog_change(self) -> None:
-        """Tell the other replicas that the catalog changed (no-op without Redis)."""
-        if self.sync is not None:
-            await self.sync.publish()
+    async def publish_catalog_change(self) -> int:
+        """Tell every other worker that the catalog changed; returns the generation."""
+        return await self.sync.publish()
 
     def stale_live_providers(self) -> frozenset[str]:
         """Providers whose live prices are served past their TTL right now (re-checked at

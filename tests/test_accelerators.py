@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from prometheus_client import REGISTRY
 
 from plugins.huawei import ascend_accelerators
 from service.accelerators import AcceleratorRegistry, builtin_accelerators, family_keys
@@ -305,8 +306,9 @@ def test_conflicting_alias_is_reported_and_first_claim_kept() -> None:
     assert "X-2" in registry.alias_conflicts[0]
 
 
-def test_hook_order_lets_a_plugin_override_a_builtin_spec() -> None:
-    """Through the real plugin manager: plugin specs come before the core's trylast ones."""
+def test_hook_order_refuses_a_plugin_spec_that_conflicts_with_a_builtin() -> None:
+    """Through the real plugin manager: the core's specs register first (tryfirst), so a
+    plugin's different A10 is refused, counted, and the built-in stands."""
     import plugins.huawei
     from service import hookimpl
     from service.plugins import collect, get_plugin_manager
@@ -320,10 +322,17 @@ def test_hook_order_lets_a_plugin_override_a_builtin_spec() -> None:
         load_entrypoints=False, extra_plugins=[plugins.huawei, OperatorPlugin()]
     )
     specs = collect(pm.hook.suanli_register_accelerators())
+    builtin = {s.name: s for s in builtin_accelerators()}
+    assert specs[: len(builtin)] == list(builtin_accelerators())  # the core comes first
+    before = REGISTRY.get_sample_value(
+        "suanli_plugin_conflicts_total", {"kind": "accelerator", "name": "A10"}
+    )
     registry = AcceleratorRegistry(specs)
     assert set(registry.names()) == NVIDIA_NAMES | ASCEND_NAMES
-    assert registry.get("A10").memory_gib == 22.0
-    builtin = {s.name: s for s in builtin_accelerators()}
-    assert registry.get("A100-80GB") is builtin["A100-80GB"]
-    core_start = next(i for i, s in enumerate(specs) if s is builtin["P4"])
-    assert {s.name for s in specs[:core_start]} == ASCEND_NAMES | {"A10"}
+    assert registry.get("A10") is builtin["A10"]
+    assert registry.get("A10").memory_gib != 22.0
+    assert registry.refused == ("A10",)
+    after = REGISTRY.get_sample_value(
+        "suanli_plugin_conflicts_total", {"kind": "accelerator", "name": "A10"}
+    )
+    assert after == (before or 0) + 1

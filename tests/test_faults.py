@@ -331,10 +331,14 @@ def test_slow_redis_keeps_answers_fast(redis_server: RedisServer, make_client: M
 def test_admin_reload_with_redis_down_still_reloads(
     redis_server: RedisServer, make_client: MakeClient
 ) -> None:
-    """Publishing the change to other replicas is best effort: a dead Redis must not
-    turn a successful local reload into a 500."""
+    """A dead Redis must not turn a successful local reload into a 500 — and the answer
+    says the other workers were not told, instead of claiming "reloaded"."""
     client = make_client(redis_url=redis_server.url, redis_timeout_s=0.2, api_key=KEY)
     redis_server.stop()
     response = client.post("/v1/admin/reload", headers={"Authorization": f"Bearer {KEY}"})
     assert response.status_code == 200, response.text
-    assert response.json()["status"] == "reloaded"
+    body = response.json()
+    assert body["status"] == "partially_applied"
+    assert body["not_applied"] == [
+        "other workers: the shared store is unreachable, they were not told"
+    ]

@@ -55,7 +55,13 @@ CONSTRAINTS: dict[str, dict[str, Any]] = {
     "region": {"regions": ["cn-shanghai", "test-region-2"]},
     "cheap": {"max_price_per_hour": 20},
     "two-nodes": {"max_nodes": 2, "providers": ["alibaba", "tencent"]},
+    "exact-8": {"accelerator_count": 8},
+    "max-2": {"max_accelerators": 2},
+    "host": {"min_vcpus": 16, "min_memory_gib": 64},
+    "unpriced": {"providers": ["volcengine"]},
 }
+ACCELERATOR_ONLY = ("exact-8", "max-2")
+"""Constraints that a CPU-only job refuses (400)."""
 
 
 def _context(snapshot: CatalogSnapshot, memo: PlacementMemo | None = None) -> PlanContext:
@@ -119,9 +125,10 @@ def _selected(req: RecommendRequest, ctx: PlanContext, exhaustive: bool) -> list
 def _ranked(candidates: list[Candidate]) -> list[tuple[object, ...]]:
     """What ranks and what is shown of it (offers tied on every key may swap)."""
     return [
-        (c.total_cost, c.hours, c.nodes, c.price_per_hour is None, c.pareto, c.break_even_hours)
+        (c.total_cost, c.hours, c.nodes, c.price_per_hour is None, c.pareto, c.break_even_hours,
+         c.devices if c.price_per_hour is None else None)
         for c in candidates
-    ]
+    ]  # fmt: skip
 
 
 CASES = [
@@ -130,6 +137,7 @@ CASES = [
         WORKLOADS, CONSTRAINTS, ("cost", "time", "balanced"), (1, 5, 50)
     )
     if not (c == "spot-only" and w in ("serve-13b-int4", "batch-7b", "preprocess"))
+    and not (c in ACCELERATOR_ONLY and w == "preprocess")
 ]
 
 
@@ -145,6 +153,10 @@ def test_shortcuts_select_what_the_exhaustive_walk_selects(
 ) -> None:
     snapshot: CatalogSnapshot = request.getfixturevalue(catalog)
     req = _request(workload, constraints, objective, top_k)
+    if catalog == "real" and constraints == "region":  # regions must exist (else a 400)
+        req = msgspec.structs.replace(
+            req, constraints=msgspec.structs.replace(req.constraints, regions=["cn-shanghai"])
+        )
     exhaustive = _selected(req, _context(snapshot), exhaustive=True)
     memo = PlacementMemo()
     warm = _context(snapshot, memo)

@@ -3,11 +3,18 @@ exempt, and one shared budget across replicas when Redis is configured."""
 
 from __future__ import annotations
 
+import ipaddress
+import time
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
+import redis
 from litestar import Litestar
 from litestar.testing import TestClient
+
+from service.ratelimit import client_address, counter_key
+from tests.servers import ServerProcess
 
 MakeClient = Callable[..., TestClient[Litestar]]
 LIMIT = 5
@@ -108,3 +115,100 @@ def test_recommend_counts_against_the_limit(
     assert statuses == [200, 200, 429]
     metrics = client.get("/metrics").text
     assert 'path="/v1/recommend"' in metrics
+
+
+# --- issue 16: a limit that holds, fails open, and knows who the client is -------------
+
+
+def _metric(client: TestClient[Litestar], name: str, **labels: str) -> float:
+    wanted = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    for line in client.get("/metrics").text.splitlines():
+        if line.startswith(f"{name}{{{wanted}}}"):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+@pytest.mark.redis
+def test_corrupt_counter_in_redis_fails_open_and_is_counted(
+    redis_url: str, make_client: MakeClient
+) -> None:
+    client = make_client(rate_limit_per_minute=LIMIT, redis_url=redis_url)
+    assert client.get("/v1/models").status_code == 200
+    before = _metric(client, "suanli_corrupt_entries_total", kind="rate_limit")
+    raw = redis.Redis.from_url(redis_url)
+    (key,) = raw.keys("suanli_rate_limit:*")
+    assert key.decode() == counter_key("ip:testclient", time.time())
+    raw.set(key, "garbage")
+    for _ in range(3):  # not a 500: the request passes and the counter restarts
+        assert client.get("/v1/models").status_code == 200
+    assert _metric(client, "suanli_corrupt_entries_total", kind="rate_limit") == before + 1
+    assert raw.get(key) == b"2"
+
+
+def test_client_keys_get_their_own_budgets(make_client: MakeClient) -> None:
+    client = make_client(
+        rate_limit_per_minute=LIMIT,
+        client_keys="alice:alice-key-0123456789abcdef:2,bob:bob-key-0123456789abcdefgh",
+    )
+    alice = {"X-API-Key": "alice-key-0123456789abcdef"}
+    bob = {"X-API-Key": "bob-key-0123456789abcdefgh"}
+    assert [client.get("/v1/models", headers=alice).status_code for _ in range(3)] == [
+        200,
+        200,
+        429,
+    ]
+    assert [client.get("/v1/models", headers=bob).status_code for _ in range(LIMIT)] == [
+        200
+    ] * LIMIT
+    assert client.get("/v1/models", headers=bob).status_code == 429
+    assert client.get("/v1/models").status_code == 200  # no key: the address's own budget
+    response = client.get("/v1/models", headers={"X-API-Key": "not-a-known-key-0123456789"})
+    assert response.status_code == 401
+    assert "X-API-Key" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("peer", "forwarded", "expected"),
+    [
+        ("10.0.0.5", ["203.0.113.9"], "203.0.113.9"),  # a trusted proxy vouches
+        ("10.0.0.5", ["1.2.3.4, 203.0.113.9"], "203.0.113.9"),  # spoofed left hops ignored
+        ("10.0.0.5", ["203.0.113.9, 10.0.0.7"], "203.0.113.9"),  # two trusted hops
+        ("10.0.0.5", ["nonsense"], "10.0.0.5"),
+        ("10.0.0.5", [], "10.0.0.5"),
+        ("198.51.100.1", ["203.0.113.9"], "198.51.100.1"),  # untrusted peer: header ignored
+    ],
+)
+def test_client_address_believes_only_trusted_proxies(
+    peer: str, forwarded: list[str], expected: str
+) -> None:
+    trusted = (ipaddress.ip_network("10.0.0.0/8"),)
+    assert client_address(peer, forwarded, trusted) == expected
+
+
+@pytest.mark.redis
+@pytest.mark.slow
+def test_two_workers_on_one_redis_hold_the_limit_exactly_behind_a_proxy(
+    redis_url: str,
+) -> None:
+    """Every request comes through a trusted proxy (127.0.0.1) for one client: two
+    worker processes sharing Redis let exactly the limit through, and another client
+    behind the same proxy has its own budget."""
+    limit = 40
+    server = ServerProcess(
+        workers=2,
+        SUANLI_REDIS_URL=redis_url,
+        SUANLI_RATE_LIMIT_PER_MINUTE=str(limit),
+        SUANLI_TRUSTED_PROXIES="127.0.0.0/8",
+    )
+    try:
+        if time.time() % 60 > 45:  # keep the whole burst inside one minute window
+            time.sleep(61 - time.time() % 60)
+        one = {"X-Forwarded-For": "203.0.113.7", "Connection": "close"}
+        statuses = Counter(
+            server.request("GET", "/v1/models", headers=one)[0] for _ in range(limit + 20)
+        )
+        assert statuses == {200: limit, 429: 20}
+        other = {"X-Forwarded-For": "203.0.113.8", "Connection": "close"}
+        assert server.request("GET", "/v1/models", headers=other)[0] == 200
+    finally:
+        server.stop()

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-from typing import Any
+import logging
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, post
@@ -19,7 +20,10 @@ from litestar.handlers.base import BaseRouteHandler
 from service.catalog import CatalogSnapshot
 from service.metrics import CATALOG_RELOADS
 from service.overrides import OverrideError, load_overrides
+from service.shared import ReloadOutcome
 from service.state import STATE_KEY, Suanli, SuanliDep
+
+log = logging.getLogger(__name__)
 
 
 def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRouteHandler) -> None:
@@ -39,13 +43,33 @@ def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRoute
 
 
 class ReloadResult(msgspec.Struct, frozen=True, kw_only=True):
-    status: str
-    """``reloaded``, or ``kept_previous`` when the new catalog or overrides were unusable."""
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description=(
+                "`reloaded` when every worker of every replica now serves the new catalog; "
+                "`partially_applied` when some did not within the wait (see not_applied); "
+                "`kept_previous` when the new catalog or overrides were unusable."
+            )
+        ),
+    ]
     fingerprint: str
     previous_fingerprint: str
     providers: list[str]
     offers: int
     errors: list[str]
+    workers: Annotated[
+        int,
+        msgspec.Meta(description="Worker processes (all replicas) that were asked to reload."),
+    ] = 1
+    applied: Annotated[
+        int,
+        msgspec.Meta(description="Of those, how many serve the new catalog now."),
+    ] = 1
+    not_applied: Annotated[
+        list[str],
+        msgspec.Meta(description="The workers that did not (yet) apply it, and what they hold."),
+    ] = msgspec.field(default_factory=list)
 
 
 class AdminController(Controller):
@@ -60,8 +84,10 @@ class AdminController(Controller):
         raises=[NotAuthorizedException, NotFoundException],
     )
     async def reload(self, suanli: SuanliDep) -> ReloadResult:
-        """Re-read every provider's catalog and the override file. A reload that fails
-        (bad override file, every provider failing) keeps the previous catalog."""
+        """Re-read every provider's catalog and the override file, in every worker of
+        every replica; answers when all of them applied it, or says which did not. A
+        reload that fails (bad override file, every provider failing) keeps the previous
+        catalog."""
         previous = suanli.catalog.snapshot
         errors: list[str] = []
         overrides = None
@@ -78,12 +104,35 @@ class AdminController(Controller):
         status = "reloaded" if snapshot is not previous else "kept_previous"
         errors.extend(snapshot.warnings if status == "reloaded" else suanli.catalog.last_rejected)
         CATALOG_RELOADS.labels(trigger="admin", outcome=status).inc()
-        await suanli.publish_catalog_change()
-        return _result(status, snapshot, previous.fingerprint, errors)
+        outcome = await _spread(suanli)
+        if status == "reloaded" and outcome.not_applied:
+            status = "partially_applied"
+        return _result(status, snapshot, previous.fingerprint, errors, outcome)
+
+
+async def _spread(suanli: Suanli) -> ReloadOutcome:
+    """Publish the change to every worker and wait (bounded) for their reports."""
+    settings = suanli.settings
+    wait_s = min(settings.request_timeout_s / 2, max(2.0, 3 * settings.refresh_interval_s + 1))
+    try:
+        generation = await suanli.publish_catalog_change()
+        return await suanli.sync.wait_applied(generation, wait_s)
+    except Exception as exc:
+        log.warning("reload not shared with the other workers: %s", type(exc).__name__)
+        return ReloadOutcome(
+            generation=0,
+            workers=0,
+            applied=0,
+            not_applied=("other workers: the shared store is unreachable, they were not told",),
+        )
 
 
 def _result(
-    status: str, snapshot: CatalogSnapshot, previous: str, errors: list[str]
+    status: str,
+    snapshot: CatalogSnapshot,
+    previous: str,
+    errors: list[str],
+    outcome: ReloadOutcome | None = None,
 ) -> ReloadResult:
     return ReloadResult(
         status=status,
@@ -92,4 +141,7 @@ def _result(
         providers=[p.name for p in snapshot.providers],
         offers=len(snapshot.offers),
         errors=errors,
+        workers=outcome.workers if outcome else 1,
+        applied=outcome.applied if outcome else 0,
+        not_applied=list(outcome.not_applied) if outcome else [],
     )

@@ -13,17 +13,24 @@ the handler's own type first and answers in the one error shape:
 
 * a Content-Type other than ``application/json`` (or ``application/*+json``) -> 415;
 * nesting too deep for the decoder -> 400;
+* a field the type does not have -> 400 whose ``key`` is the full path
+  (``workload.seq_length``) and whose ``suggestions`` are the closest valid names
+  (``seq_len``): a misspelt field silently dropped would answer another job;
+* the same key twice in one object -> 400 naming it (JSON leaves it undefined which one
+  wins, so a client and this service could read different requests);
 * a wrong type or a broken bound -> 400 naming the field, like litestar's own validation.
   Strict means no strings for numbers and no ``0``/``1`` for booleans; an integral float
   (``49.0``) still counts as an integer, as it does in JSON Schema (and in the contract).
 
-A body that passes is then parsed by litestar as usual (the raw body is cached on the
-request, so it is read once); a missing or malformed body is answered here too, so every
-JSON body error has the same words (``JSON is malformed: ...``).
+Rejection costs no more than acceptance: the typed decoder runs first and stops at the
+first error, and the explanation is built from that error alone — no second walk over
+the document. Only an integral float where an integer belongs decodes the document a
+second time (untyped, in C) and fixes exactly the fields the typed pass named.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, TypeVar
 
@@ -34,10 +41,19 @@ from litestar.exceptions import ClientException, ValidationException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.status_codes import HTTP_415_UNSUPPORTED_MEDIA_TYPE
 
+from service.api.fields import suggest_fields
+
 T = TypeVar("T")
 
 JSON_MEDIA_TYPE = "application/json"
 _AT_PATH = re.compile(r"^(?P<message>.*) - at `\$(?P<path>[^`]*)`$", re.S)
+_UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>.*)`$", re.S)
+_KEY = re.compile(rb'"([^"\\]*)"\s*:')
+"""A key as it appears in a body without escapes (a string followed by a colon)."""
+_FLOAT_FOR_INT = re.compile(r"^Expected `(?:[^`]*\| )?int(?: \|[^`]*)?`, got `float`$")
+"""``49.0`` where an integer (or an optional one, ``int | null``) belongs."""
+_MAX_FLOAT_FIXES = 64
+"""Integral floats fixed one by one at most (a body has far fewer integer fields)."""
 
 
 class UnsupportedMediaTypeException(ClientException):
@@ -53,14 +69,29 @@ def _is_json(content_type: str | None) -> bool:
     )
 
 
-def validation_item(error: msgspec.ValidationError) -> dict[str, str]:
-    """msgspec's message split into litestar's ``{key, message, source}`` item."""
+def validation_item(error: msgspec.ValidationError, body_type: Any = None) -> dict[str, Any]:
+    """msgspec's message split into litestar's ``{key, message, source}`` item; an
+    unknown field gets its full path as ``key`` and the closest valid names."""
     text = str(error)
     match = _AT_PATH.match(text)
-    if match is None:
-        return {"key": "data", "message": text, "source": "body"}
-    path = match["path"].removeprefix(".")
-    return {"key": path or "data", "message": match["message"], "source": "body"}
+    message, path = text, ""
+    if match is not None:
+        message, path = match["message"], match["path"].removeprefix(".")
+    unknown = _UNKNOWN.match(message)
+    if unknown is None:
+        return {"key": path or "data", "message": message, "source": "body"}
+    name = unknown["name"]
+    key = f"{path}.{name}" if path else name
+    suggestions = suggest_fields(body_type, path, name) if body_type is not None else []
+    hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+    item: dict[str, Any] = {
+        "key": key,
+        "message": f"unknown field `{name}`: not part of this request{hint}",
+        "source": "body",
+    }
+    if suggestions:
+        item["suggestions"] = suggestions
+    return item
 
 
 async def strict_json_body(
@@ -76,18 +107,43 @@ async def strict_json_body(
 
 
 def decode_json(content_type: str | None, body: bytes, body_type: type[T], where: str) -> T:
-    """Decode a body into ``body_type`` with the guard's rules, parsing it only once when
-    it is valid (the common case). For routes that read their own body (``where`` is
-    ``"METHOD /path"`` for the error detail)."""
-    if body and _is_json(content_type):
-        try:
-            return _decoder(body_type).decode(body)
-        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-            pass  # explain it with the checks below
-    check_body(content_type, body, body_type, where)
-    return msgspec.convert(
-        integral_floats_as_ints(msgspec.json.decode(body)), body_type, strict=True
-    )
+    """Decode a body into ``body_type`` with the rules of the module, parsing it once when
+    it is valid (the common case). ``where`` is ``"METHOD /path"`` for the error detail."""
+    if not _is_json(content_type):
+        media = (content_type or "").partition(";")[0].strip()
+        raise UnsupportedMediaTypeException(
+            detail=f"Content-Type must be {JSON_MEDIA_TYPE}, got {media!r}"
+        )
+    if not body:
+        raise ValidationException(
+            detail=f"Validation failed for {where}",
+            extra=[{"key": "data", "message": "request body is missing: a JSON object is "
+                    "required", "source": "body"}],
+        )  # fmt: skip
+    try:
+        value = _decoder(body_type).decode(body)
+    except msgspec.ValidationError as exc:
+        value = _with_integral_floats(exc, body, body_type, where)
+    except msgspec.DecodeError as exc:
+        text = str(exc)
+        if not text.startswith("JSON is malformed"):
+            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+        raise ClientException(detail=text) from None
+    except RecursionError:
+        raise ClientException(detail="JSON is malformed: nesting too deep") from None
+    duplicate = duplicate_key(body)
+    if duplicate is not None:
+        raise ValidationException(
+            detail=f"Validation failed for {where}",
+            extra=[{"key": duplicate, "message": f"duplicate key `{duplicate}`: each field "
+                    "may appear only once in an object", "source": "body"}],
+        )  # fmt: skip
+    return value
+
+
+def check_body(content_type: str | None, body: bytes, body_type: Any, where: str) -> None:
+    """Raise the right 4xx for a body that is not strictly a ``body_type`` document."""
+    decode_json(content_type, body, body_type, where)
 
 
 _DECODERS: dict[object, msgspec.json.Decoder[Any]] = {}
@@ -101,58 +157,91 @@ def _decoder(body_type: type[T]) -> msgspec.json.Decoder[T]:
     return decoder
 
 
-def check_body(
-    content_type: str | None,
-    body: bytes,
-    body_type: Any,
-    where: str,
-) -> None:
-    """Raise the right 4xx for a body that is not strictly a ``body_type`` document:
-    415 for another media type, 400 for a missing body, malformed or too deeply nested
-    JSON, or a value that does not fit (naming the field)."""
-    if not _is_json(content_type):
-        media = (content_type or "").partition(";")[0].strip()
-        raise UnsupportedMediaTypeException(
-            detail=f"Content-Type must be {JSON_MEDIA_TYPE}, got {media!r}"
-        )
-    if not body:
-        raise ValidationException(
-            detail=f"Validation failed for {where}",
-            extra=[{"key": "data", "message": "request body is missing: a JSON object is "
-                    "required", "source": "body"}],
-        )  # fmt: skip
-    try:
-        document = msgspec.json.decode(body)
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if not text.startswith("JSON is malformed"):
-            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-        raise ClientException(detail=text) from None
-    except RecursionError:
-        raise ClientException(detail="JSON is malformed: nesting too deep") from None
-    try:
+def _with_integral_floats(
+    error: msgspec.ValidationError, body: bytes, body_type: type[T], where: str
+) -> T:
+    """The body decoded with ``49.0`` read as ``49`` where the typed pass named an integer
+    field holding an integral float; any other error (or a fractional float) is the 400."""
+    document: Any = None
+    for _ in range(_MAX_FLOAT_FIXES):
+        match = _AT_PATH.match(str(error))
+        if match is None or not _FLOAT_FOR_INT.match(match["message"]):
+            break
+        if document is None:
+            try:
+                document = msgspec.json.decode(body)
+            except (msgspec.DecodeError, RecursionError):
+                break
+        if not _fix_integral(document, match["path"]):
+            break
         try:
-            msgspec.convert(document, body_type, strict=True)
-        except msgspec.ValidationError:  # maybe only `49.0` where an integer belongs
-            msgspec.convert(integral_floats_as_ints(document), body_type, strict=True)
-    except msgspec.ValidationError as exc:
-        raise ValidationException(
-            detail=f"Validation failed for {where}", extra=[validation_item(exc)]
-        ) from None
+            return msgspec.convert(document, body_type, strict=True)
+        except msgspec.ValidationError as exc:
+            error = exc
+    raise ValidationException(
+        detail=f"Validation failed for {where}", extra=[validation_item(error, body_type)]
+    ) from None
 
 
-def integral_floats_as_ints(document: object) -> object:
-    """``49.0`` -> ``49`` everywhere in a decoded JSON document (iteratively: the
-    document may be nested as deep as the decoder allows)."""
-    root = [document]
-    stack: list[tuple[list[Any] | dict[str, Any], Any]] = [(root, 0)]
-    while stack:
-        container, key = stack.pop()
-        item = container[key]
-        if isinstance(item, float) and item.is_integer():
-            container[key] = int(item)
-        elif isinstance(item, list):
-            stack.extend((item, i) for i in range(len(item)))
-        elif isinstance(item, dict):
-            stack.extend((item, k) for k in item)
-    return root[0]
+_STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")
+
+
+def _fix_integral(document: Any, path: str) -> bool:
+    """Replace the integral float at msgspec's ``path`` (``.a.b[1]``) by an int."""
+    steps = [(m["name"], m["index"]) for m in _STEP.finditer(path)]
+    if not steps:
+        return False
+    container = document
+    for name, index in steps[:-1]:
+        container = _step(container, name, index)
+        if container is None:
+            return False
+    name, index = steps[-1]
+    value = _step(container, name, index)
+    if not (isinstance(value, float) and value.is_integer()):
+        return False
+    if index is not None:
+        container[int(index)] = int(value)
+    else:
+        container[name] = int(value)
+    return True
+
+
+def _step(container: Any, name: str | None, index: str | None) -> Any:
+    if index is not None:
+        i = int(index)
+        return container[i] if isinstance(container, list) and i < len(container) else None
+    return container.get(name) if isinstance(container, dict) else None
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _Duplicate(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def duplicate_key(body: bytes) -> str | None:
+    """The first key that appears twice in one object of a *valid* body, or ``None``.
+
+    Called only after the typed decode succeeded, so the body is bounded by the request
+    type (no arbitrary arrays of objects). Fast path: when no key text repeats anywhere
+    and nothing is escaped, no object can repeat a key.
+    """
+    keys = _KEY.findall(body)
+    if len(keys) == len(set(keys)) and b"\\" not in body:
+        return None
+    try:
+        json.loads(body, object_pairs_hook=_no_duplicates)
+    except _Duplicate as dup:
+        return dup.key
+    except ValueError:
+        return None
+    return None

@@ -18,7 +18,7 @@ from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.state import SuanliDep
 
 
-class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True):
+class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A workload and, optionally, where it runs."""
 
     workload: Workload

@@ -53,7 +53,8 @@ class HealthController(Controller):
         if suanli.shared_store is not None:
             redis = "ok" if await suanli.shared_store.ping() else "down"
             if redis == "down":
-                reasons.append(f"redis unreachable: {suanli.shared_store.last_error}")
+                # No host, port or driver message: /readyz is public; the log has them.
+                reasons.append("shared store unreachable")
         body = Readiness(
             status="not_ready" if reasons else "ready",
             catalog_loaded=suanli.catalog.loaded,

@@ -12,6 +12,7 @@ from litestar.params import PathParameter, QueryParameter
 from service.catalog import ProviderCatalog
 from service.errors import InputError
 from service.live_prices import LivePriceState
+from service.names import resolve_provider
 from service.providers import (
     AcceleratorRef,
     AcceleratorSpec,
@@ -238,9 +239,11 @@ class ProvidersController(Controller):
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
-        catalog = suanli.catalog.snapshot.provider(name)
+        snapshot = suanli.catalog.snapshot
+        resolved = resolve_provider(name, (p.name for p in snapshot.providers), fold=False)
+        catalog = snapshot.provider(resolved) if resolved is not None else None
         if catalog is None:
-            known = [p.name for p in suanli.catalog.snapshot.providers]
+            known = [p.name for p in snapshot.providers]
             raise NotFoundException(
                 detail=f"unknown provider {name!r}; known providers: {', '.join(known)}",
                 extra={"known": known},

@@ -36,7 +36,7 @@ from service.live.schedule import refresh_jobs
 from service.live.store import PriceSnapshotStore
 from service.plugins import get_plugin_manager
 from service.settings import load_settings
-from service.shared import CatalogSync
+from service.shared import CatalogSync, RedisBoard
 
 DEFAULT_FETCH_TIMEOUT_S = 120.0
 """Per attempt of one region's fetch. Alibaba's DescribePrice takes one instance type per
@@ -101,7 +101,7 @@ async def _announce(root: RedisStore, interval_s: float) -> None:
     """Bump the shared catalog generation so every replica reloads and picks the new
     prices up (see :mod:`service.shared`); a failure here is reported, not fatal."""
     try:
-        generation = await CatalogSync(root.with_namespace("catalog"), interval_s).publish()
+        generation = await CatalogSync(RedisBoard(root._redis), interval_s).publish()
     except Exception as exc:
         print(f"warning: prices published but replicas not notified: {exc}", file=sys.stderr)
     else:

@@ -76,6 +76,7 @@ def discover_live_jobs(pm: pluggy.PluginManager) -> list[LiveJob]:
     know which plugin registered which provider; a plugin that raises is skipped.
     """
     jobs: list[LiveJob] = []
+    taken: set[str] = set()  # a shadowing provider is refused here too (first one stands)
     impls = pm.hook.suanli_register_providers.get_hookimpls()
     for impl in impls:
         register: Callable[[], object] = impl.function
@@ -85,6 +86,10 @@ def discover_live_jobs(pm: pluggy.PluginManager) -> list[LiveJob]:
             log.warning("plugin %s failed to register providers: %s", impl.plugin_name, exc)
             continue
         for provider in providers:
+            name = getattr(provider, "name", None)
+            if name in taken:
+                continue
+            taken.add(str(name))
             if isinstance(provider, LivePriceSource):
                 jobs.append(LiveJob(provider=provider, source=provider))
                 continue

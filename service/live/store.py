@@ -27,6 +27,7 @@ from typing import TypeVar
 import msgspec
 from litestar.stores.base import NamespacedStore, Store
 
+from service.metrics import CORRUPT_ENTRIES
 from service.providers import Price
 
 log = logging.getLogger(__name__)
@@ -124,6 +125,21 @@ class PriceSnapshotStore:
         """The last published snapshot, or ``None`` (nothing published, or store down)."""
         return await self._get(self._key(provider), LiveSnapshot, quiet=True)
 
+    async def read_checked(self, provider: str) -> tuple[LiveSnapshot | None, bool]:
+        """``(snapshot, reachable)``: ``reachable`` is false when the store could not be
+        read, so "no snapshot" can be told apart from "don't know" (keep what you hold)."""
+        snapshot = await self.read(provider)
+        return snapshot, self.reachable
+
+    async def version_checked(self, provider: str) -> tuple[SnapshotVersion | None, bool]:
+        marker = await self.version(provider)
+        return marker, self.reachable
+
+    @property
+    def reachable(self) -> bool:
+        """False after a failed read (also through a failure-swallowing store)."""
+        return not self._read_failing and bool(getattr(self._store, "healthy", True))
+
     async def version(self, provider: str) -> SnapshotVersion | None:
         """The cheap marker to poll; ``None`` when nothing was published."""
         return await self._get(self._key(provider, ":version"), SnapshotVersion, quiet=True)
@@ -155,5 +171,6 @@ class PriceSnapshotStore:
         try:
             return msgspec.json.decode(raw, type=kind)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            CORRUPT_ENTRIES.labels(kind="live_snapshot").inc()
             log.warning("ignoring undecodable %s at %r: %s", kind.__name__, key, exc)
             return None

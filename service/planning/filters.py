@@ -27,6 +27,17 @@ class OfferFilter:
     """Accelerators ruled out by ``cuda_required`` (Ascend)."""
     billing: frozenset[Billing]
     max_price_per_hour: float | None
+    min_vcpus: int | None = None
+    """Host vCPUs per node at least."""
+    min_memory_gib: float | None = None
+    """Host RAM per node at least (GiB)."""
+    accelerator_count: int | None = None
+    """Exactly this many accelerators in total: a type must hold it or divide it."""
+    max_accelerators: int | None = None
+    single_node: frozenset[str] = frozenset()
+    """With ``accelerator_count``: accelerators some passing type holds that many of on
+    one node; their multi-node placements are not offered ("8 GPUs" is one 8-GPU node
+    when one exists)."""
 
     def row_reason(self, offer: Offer) -> str:
         """The constraint that removes every offer of this offer's instance type, or ``""``
@@ -40,6 +51,24 @@ class OfferFilter:
             return "cuda_required"
         if self.accelerators is not None and row.accelerator not in self.accelerators:
             return "accelerators"
+        if self.min_vcpus is not None and (row.vcpus or 0) < self.min_vcpus:
+            return "min_vcpus"
+        if self.min_memory_gib is not None and (row.memory_gib or 0.0) < self.min_memory_gib:
+            return "min_memory_gib"
+        per_node = row.accelerator_count
+        if per_node and self.max_accelerators is not None and per_node > self.max_accelerators:
+            return "max_accelerators"
+        count = self.accelerator_count
+        if (
+            per_node
+            and count is not None
+            and (
+                per_node > count
+                or count % per_node
+                or (per_node < count and row.accelerator in self.single_node)
+            )
+        ):
+            return "accelerator_count"
         return ""
 
     def group_reason(self, group: OfferGroup) -> str:
@@ -75,6 +104,14 @@ def relaxed(flt: OfferFilter, constraint: str) -> OfferFilter:
         return replace(flt, max_price_per_hour=None)
     if constraint == "billing":
         return replace(flt, billing=flt.billing | {"on_demand", "monthly"})
+    if constraint == "min_vcpus":
+        return replace(flt, min_vcpus=None)
+    if constraint == "min_memory_gib":
+        return replace(flt, min_memory_gib=None)
+    if constraint == "max_accelerators":
+        return replace(flt, max_accelerators=None)
+    if constraint == "accelerator_count":
+        return replace(flt, accelerator_count=None, single_node=frozenset())
     return flt
 
 
@@ -85,4 +122,6 @@ USER_CONSTRAINTS: Sequence[str] = (
     "cuda_required",
     "billing",
     "max_price_per_hour",
+    "min_vcpus",
+    "min_memory_gib",
 )

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import msgspec
 
+from service.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
@@ -46,8 +47,16 @@ class StaticPart:
 
 @functools.lru_cache(maxsize=4096)
 def static_part(
-    offer: Offer, fit: Fit | None, nodes: int, devices: int, serving: bool, cann: bool, lang: Lang
+    offer: Offer,
+    fit: Fit | None,
+    nodes: int,
+    devices: int,
+    serving: bool,
+    cann: bool,
+    lang: Lang,
+    hardware: tuple[str, ...] = (),
 ) -> StaticPart:
+    """``hardware``: sentence keys from :func:`service.capabilities.hardware_notes`."""
     row = offer.instance
     fit_texts: list[str] = []
     if fit is not None:
@@ -78,7 +87,7 @@ def static_part(
     price_warnings: list[str] = []
     if price is not None:
         kind = texts.price_kind(price.price_source, lang)
-        source = texts.clip(price.source)
+        source = texts.clip(price_source_label(price.source, lang))
         price_texts.append(texts.t("price_source", lang, src=source, as_of=price.as_of, kind=kind))
         if price.as_of < STALE_BEFORE and price.price_source == "snapshot":
             price_warnings.append(texts.t("stale", lang, as_of=price.as_of))
@@ -89,12 +98,18 @@ def static_part(
     row_warnings = []
     if row.confidence != "high":
         row_warnings.append(
-            texts.t("low_confidence", lang, conf=row.confidence, notes=row.notes or "")
+            texts.t(
+                "low_confidence",
+                lang,
+                conf=texts.confidence_name(row.confidence, lang),
+                notes=row.notes or "",
+            )
         )
     if cann:
         row_warnings.append(texts.t("ascend", lang))
     if row.accelerator in SUPPLY_LIMITED:
         row_warnings.append(texts.t("supply", lang, acc=row.accelerator))
+    row_warnings.extend(texts.t(key, lang, acc=row.accelerator) for key in hardware)
     template = Option(
         rank=0,
         provider=offer.provider,
@@ -111,6 +126,7 @@ def static_part(
         price_per_hour=None,
         price_source=price.price_source if price else None,
         price_as_of=price.as_of if price else None,
+        price_source_ref=price.source if price else None,
         price_estimated=bool(price and price.estimated),
         currency="CNY",
         hours=None,
@@ -139,11 +155,18 @@ def build_option(
     live_stale: bool,
     lang: Lang,
     need: HostRequirements | None,
+    hardware: tuple[str, ...] = (),
+    monthly_per_month: float | None = None,
 ) -> Option:
     """Candidate ``c`` as the ``rank``-th option. ``cann``: its accelerator runs CANN;
-    ``live_stale``: its live price is past its TTL."""
-    static = static_part(c.offer, c.fit, c.nodes, c.devices, serving, cann, lang)
+    ``live_stale``: its live price is past its TTL; ``hardware``: capability sentence
+    keys; ``monthly_per_month``: the type's monthly price, shown as information to a job
+    of unknown length billed on demand."""
+    static = static_part(c.offer, c.fit, c.nodes, c.devices, serving, cann, lang, hardware)
     reasons, warnings = _texts(c, static, objective, serving, open_ended, live_stale, lang, need)
+    if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
+        even = monthly_per_month / (c.price_per_hour / c.nodes)
+        reasons.append(texts.t("monthly_info", lang, month=monthly_per_month, even=even))
     return msgspec.structs.replace(
         static.template,
         rank=rank,
@@ -201,11 +224,13 @@ def _texts(
         )
     if c.break_even_hours is not None:
         reasons.append(texts.t("monthly", lang, even=c.break_even_hours))
+    price = c.offer.price
+    if open_ended and c.offer.billing == "monthly" and price and price.price_per_month:
+        reasons.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
     if c.spot is not None:
         reasons.append(texts.spot_reason(c, lang))
     reasons.extend(static.price)
     warnings = list(static.price_warnings)
-    price = c.offer.price
     if price is not None and price.price_source == "live" and live_stale:
         warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     if c.hours is None and not open_ended:

@@ -13,7 +13,8 @@ p50 on 10k), so the work is split by what it depends on:
 
 Ranking keeps every key as a plain tuple and picks the best with ``heapq.nsmallest``.
 Unknown prices are never cheap: a key's first money element is a tier (0 = job total
-known, 1 = only the hourly price known, 2 = unpriced).
+known, 1 = only the hourly price known, 2 = unpriced), and unpriced candidates are
+ordered among themselves by :func:`service.planning.unpriced.unpriced_order`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from service.planning.cost import break_even_hours, monthly_cost, per_million_to
 from service.planning.filters import OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.schema import Objective
+from service.planning.unpriced import unpriced_order
 from service.planning.variants import Variant, VariantBuilder, Workload
 from service.providers import Offer
 
@@ -85,7 +87,10 @@ def make_plan(
     if count_removed:
         _every_group(buckets, flt, builder, pricer)
     elif work is not None and work > 0 and not flt.cpu_only:
-        scale = 1.0 if mode == "open" else work * BOUND_SLACK
+        # Shrunk by the slack in every mode: a bound computed as log(a / b) may exceed the
+        # key's log(a) - log(b) by an ulp, and exact ties (one 8-GPU node vs eight 1-GPU
+        # replicas) must still be priced to be ranked by their later key elements.
+        scale = (1.0 if mode == "open" else work) * BOUND_SLACK
         order = index.order(builder, objective, mode)
         _bounded_lanes(index, builder, pricer, order, scale, top_k)
     else:
@@ -250,6 +255,7 @@ class _Pricer:
             price.price_per_month if price is not None and offer.billing == "monthly" else None
         )
         spot = offer.billing == "spot"
+        row = offer.instance
         for v in variants:
             hours = v.hours
             per_hour = total = None
@@ -272,10 +278,18 @@ class _Pricer:
             else:
                 tier, money = 0.0, total
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
-            if objective == "cost":
+            if objective == "time":
+                key: tuple[float, ...] = (speed, tier, money, v.nodes, len(keys))
+            elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
+                order = unpriced_order(
+                    v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
+                    speed,
+                )  # fmt: skip
+                key = (tier, money, *order, len(keys))
+                if objective != "cost":
+                    key = (INF, *key)
+            elif objective == "cost":
                 key = (tier, money, speed, v.nodes, len(keys))
-            elif objective == "time":
-                key = (speed, tier, money, v.nodes, len(keys))
             else:
                 key = (_balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
             keys.append(key)

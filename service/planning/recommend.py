@@ -3,29 +3,39 @@
 Pure: the same request on the same catalog snapshot gives the same answer (no clock, no
 I/O), which is what makes answers cacheable by (request, catalog fingerprint).
 
-Pipeline: resolve the workload (sizing) → resolve constraint names (registry) → filter
-offers, counting what each constraint removed → candidate placements that fit memory,
-with time and cost per billing mode → budget/deadline → rank by objective, mark the
-Pareto front, fold regions → options with reasons, advice, summary. When nothing is left,
-each constraint that removed something is lifted in turn to find the nearest option
-("did you mean").
+Pipeline: resolve the workload (sizing) → resolve constraint names (provider aliases in
+both languages, accelerator families, regions the providers declare) → filter offers,
+counting what each constraint removed → candidate placements that fit memory on devices
+that can run the job's precision (:mod:`service.capabilities`), with exactly the asked
+accelerator count when there is one, and time and cost per billing mode (no
+subscription for a job of unknown length) → budget/deadline → rank by objective (unknown
+prices after known ones, :mod:`service.planning.unpriced`), mark the Pareto front, fold
+regions → options with reasons, advice, summary. When nothing is left, each constraint
+that removed something is lifted in turn to find the nearest option ("did you mean").
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from service.accelerators import AcceleratorRegistry
+from service.capabilities import hardware_notes
 from service.catalog import CatalogSnapshot, OfferBucket
 from service.errors import InputError
+from service.names import localized_name, region_suggestions, resolve_provider
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
+from service.planning.indexes import known_regions_of, monthly_prices, single_node
 from service.planning.options import build_option
 from service.planning.plan import Plan, make_plan, select
 from service.planning.schema import (
@@ -47,7 +57,15 @@ from service.sizing import (
     resolve_workload,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.workload import Inference, Placement, Preprocess, Workload, validate_workload
+from service.sizing.workload import (
+    Finetune,
+    Inference,
+    Placement,
+    Preprocess,
+    Pretrain,
+    Workload,
+    validate_workload,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +102,11 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
     no_fit = None
     if not top:
         hints = relax_hints(flt, plan.removed, builder, req, ctx, lang)
-        no_fit = _explain(plan.removed, lang)
-        warnings.append(no_fit)
+        no_fit = _explain(plan.removed, req, lang)
+        warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
+    length_unknown = _length_unknown(req.workload)
+    monthly = monthly_prices(ctx.snapshot.buckets, ctx.memo) if length_unknown and top else {}
     options = [
         build_option(
             i + 1,
@@ -98,10 +118,15 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
             live_stale=c.offer.provider in ctx.stale_live,
             lang=lang,
             need=builder.need,
+            hardware=_hardware(ctx, c, builder.wl.precision, serving),
+            monthly_per_month=monthly.get((c.offer.provider, c.offer.instance.instance_type)),
         )
         for i, c in enumerate(top)
     ]
     first = top[0] if top else None
+    alternative = None
+    if first is not None and not first.priced:
+        alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, builder, req, ctx)
     estimate = _estimate_for(first, rw, req, ctx)
     host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
@@ -110,11 +135,12 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         advice=build_advice(_advice_context(rw, req, top, interruptible, host), lang),
         summary=texts.summary(
             lang,
-            _display_name(ctx, first.offer.provider) if first else "",
+            _display_name(ctx, first.offer.provider, lang) if first else "",
             first,
             _accel_text(first),
             builder.wl.open_ended,
             no_fit,
+            alternative=_describe(alternative, ctx, lang) if alternative else None,
         ),
         catalogs=[
             CatalogRef(provider=p.name, as_of=p.as_of, prices_as_of=p.prices_as_of)
@@ -152,14 +178,45 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
     known_providers = {p.name for p in ctx.snapshot.providers}
     providers = None
     if c.providers is not None:
+        chosen: set[str] = set()
         for i, name in enumerate(c.providers):
-            if name not in known_providers:
+            provider = resolve_provider(name, known_providers)
+            if provider is None:
                 raise InputError(
                     f"constraints.providers[{i}]",
                     f"unknown provider {name!r}",
                     sorted(known_providers),
                 )
-        providers = frozenset(c.providers)
+            chosen.add(provider)
+        providers = frozenset(chosen)
+    regions = None
+    if c.regions is not None:
+        known_regions = known_regions_of(ctx.snapshot, ctx.memo)
+        for i, region in enumerate(c.regions):
+            if region not in known_regions:
+                raise InputError(
+                    f"constraints.regions[{i}]",
+                    f"unknown region {region!r}: no loaded provider sells in it",
+                    region_suggestions(region, known_regions),
+                )
+        regions = frozenset(c.regions)
+    cpu_only = isinstance(req.workload, Preprocess)
+    for field in ("accelerator_count", "max_accelerators"):
+        if cpu_only and getattr(c, field) is not None:
+            raise InputError(
+                f"constraints.{field}",
+                f"{field} applies to accelerator jobs; preprocessing runs on CPUs only",
+            )
+    if (
+        c.accelerator_count is not None
+        and c.max_accelerators is not None
+        and c.accelerator_count > c.max_accelerators
+    ):
+        raise InputError(
+            "constraints.accelerator_count",
+            f"accelerator_count ({c.accelerator_count}) exceeds max_accelerators "
+            f"({c.max_accelerators})",
+        )
     accelerators = None
     if c.accelerators is not None:
         names: set[str] = set()
@@ -184,21 +241,40 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
             status_code=422,
         )
     billing = _billing(req, interruptible)
-    return OfferFilter(
-        cpu_only=isinstance(req.workload, Preprocess),
+    flt = OfferFilter(
+        cpu_only=cpu_only,
         providers=providers,
-        regions=frozenset(c.regions) if c.regions is not None else None,
+        regions=regions,
         accelerators=accelerators,
         excluded_accelerators=excluded,
         billing=billing,
         max_price_per_hour=c.max_price_per_hour,
+        min_vcpus=c.min_vcpus,
+        min_memory_gib=c.min_memory_gib,
+        accelerator_count=c.accelerator_count,
+        max_accelerators=c.max_accelerators,
     )
+    if c.accelerator_count is not None:
+        flt = dataclasses.replace(
+            flt, single_node=single_node(ctx.snapshot.buckets, flt, c.accelerator_count, ctx.memo)
+        )
+    return flt
+
+
+def _length_unknown(workload: Workload) -> bool:
+    """A training job without a token count: its length (and so its bill) is unknown."""
+    return isinstance(workload, Pretrain | Finetune) and workload.tokens is None
 
 
 def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
     asked = req.constraints.billing
     if asked is None:
-        default: set[Billing] = {"on_demand", "monthly"}
+        # A job of unknown length is never put on a subscription by default: a month is a
+        # commitment of thousands of yuan for a job that may take hours. Open-ended
+        # serving may rank monthly (its options say it is a commitment).
+        default: set[Billing] = {"on_demand"}
+        if not _length_unknown(req.workload):
+            default.add("monthly")
         if interruptible:
             default.add("spot")
         return frozenset(default)
@@ -225,6 +301,9 @@ def _plan_workload(rw: ResolvedWorkload, req: RecommendRequest) -> PlanWorkload:
         target_tokens_per_s=getattr(req.workload, "target_tokens_per_s", None),
         headroom_frac=c.min_headroom_pct / 100,
         output_tokens=getattr(req.workload, "output_tokens", None),
+        accelerator_count=c.accelerator_count,
+        max_accelerators=c.max_accelerators,
+        precision=getattr(req.workload, "precision", "bf16"),
     )
 
 
@@ -259,60 +338,133 @@ def relax_hints(
 ) -> list[RelaxHint]:
     """For each constraint that removed candidates: the best option without it."""
     hints = []
-    for constraint in (*USER_CONSTRAINTS, "budget", "deadline_hours"):
+    for constraint in (*USER_CONSTRAINTS, *_SIZE_CONSTRAINTS, "budget", "deadline_hours"):
         if not removed.get(constraint):
             continue
-        relaxed_filter = relaxed(flt, constraint) if constraint in USER_CONSTRAINTS else flt
-        plan = _plan(ctx.snapshot.buckets, relaxed_filter, builder, req, relax=constraint)
+        relaxed_filter = flt
+        relaxed_builder = builder
+        if constraint in USER_CONSTRAINTS:
+            relaxed_filter = relaxed(flt, constraint)
+        elif constraint in _SIZE_CONSTRAINTS:  # placements change too: a builder without it
+            relaxed_filter = relaxed(flt, constraint)
+            wl = (
+                dataclasses.replace(builder.wl, accelerator_count=None)
+                if constraint == "accelerator_count"
+                else dataclasses.replace(builder.wl, max_accelerators=None)
+            )
+            relaxed_builder = VariantBuilder(wl, ctx.accelerators, ctx.memo, builder.signature)
+        plan = _plan(ctx.snapshot.buckets, relaxed_filter, relaxed_builder, req, relax=constraint)
         best = select(plan, 1)
-        nearest = _describe(best[0], lang) if best else None
+        nearest = _describe(best[0], ctx, lang) if best else None
         hints.append(RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest))
     return hints
 
 
-def _describe(c: Candidate, lang: Lang) -> str:
+_SIZE_CONSTRAINTS = ("accelerator_count", "max_accelerators")
+"""Constraints the placements depend on (lifting them needs another variant builder)."""
+
+
+def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     o = c.offer
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
+    unit = "/小时" if lang == "zh" else "/h"
     price = (
-        f"¥{c.price_per_hour:,.2f}/h"
+        f"¥{c.price_per_hour:,.2f}{unit}"
         if c.price_per_hour is not None
         else ("价格未知" if lang == "zh" else "price unknown")
     )
-    parts = [f"{o.provider} {nodes}{o.instance.instance_type}", price]
+    name = _display_name(ctx, o.provider, lang)
+    what = f"{nodes}{o.instance.instance_type}"
+    head = (
+        f"{name} {what}（{_accel_text(c)}）"
+        if lang == "zh"
+        else f"{what} on {name} ({_accel_text(c)})"
+    )
+    parts = [head, price]
     if c.hours is not None:
-        parts.append(f"{c.hours:.1f} h")
+        parts.append(f"{c.hours:.1f} 小时" if lang == "zh" else f"{c.hours:.1f} h")
     if c.total_cost is not None:
         parts.append(f"¥{c.total_cost:,.2f}")
-    return ", ".join(parts)
+    return ("，" if lang == "zh" else ", ").join(parts)
 
 
-_REMOVED_LABEL: dict[str, dict[Lang, str]] = {
-    "workload": {"zh": "类型不符（GPU/CPU）", "en": "wrong kind (GPU vs CPU)"},
-    "memory": {"zh": "显存不足", "en": "not enough accelerator memory"},
-    "unknown_accelerator": {"zh": "加速卡规格未知", "en": "accelerator spec unknown"},
-    "unknown_specs": {"zh": "规格未知", "en": "specs unknown"},
-}
-
-
-def _explain(removed: Counter[str], lang: Lang) -> str:
-    parts = []
+def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[str]:
+    """One sentence per constraint that removed offers (largest first), after a first
+    sentence that says nothing is left; the job's kind (GPU vs CPU rows) is not a
+    constraint and is not listed."""
+    c = req.constraints
+    values = {
+        "n_acc": c.accelerator_count,
+        "max_acc": c.max_accelerators,
+        "vcpus": c.min_vcpus,
+        "ram": c.min_memory_gib,
+        "precision": str(getattr(req.workload, "precision", "")).upper(),
+        "nodes": c.max_nodes,
+    }
+    sentences = [texts.t("no_option", lang)]
     for key, count in removed.most_common():
-        label = _REMOVED_LABEL.get(key, {}).get(lang, key)
-        parts.append(f"{label}: {count}")
-    if lang == "zh":
-        return "没有方案同时满足所有约束；被排除的数量 — " + "，".join(parts)
-    return "No option satisfies every constraint; removed — " + ", ".join(parts)
+        if key == "workload" or not count:
+            continue
+        sentences.append(texts.removed_sentence(key, count, lang, values))
+    return sentences
 
 
 def _hint_text(hint: RelaxHint, lang: Lang) -> str:
-    if lang == "zh":
-        return f"若放宽 {hint.constraint}，最接近的方案是：{hint.nearest}"
-    return f"Relaxing {hint.constraint} would allow: {hint.nearest}"
+    return texts.t(
+        "relax_hint", lang, what=texts.constraint_name(hint.constraint, lang), best=hint.nearest
+    )
 
 
-def _display_name(ctx: PlanContext, provider: str) -> str:
+def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
     catalog = ctx.snapshot.provider(provider)
-    return catalog.display_name if catalog else provider
+    return localized_name(catalog.display_name, lang) if catalog else provider
+
+
+def _hardware(ctx: PlanContext, c: Candidate, precision: str, serving: bool) -> tuple[str, ...]:
+    """Sentence keys for what the option's device changes about the job (capabilities)."""
+    name = c.offer.instance.accelerator
+    return _hardware_notes(ctx.accelerators, name, precision, serving) if name else ()
+
+
+@functools.lru_cache(maxsize=1024)
+def _hardware_notes(
+    registry: AcceleratorRegistry, name: str, precision: str, serving: bool
+) -> tuple[str, ...]:
+    spec = registry.resolve(name)
+    if spec is None:
+        return ()
+    notes = hardware_notes(spec, precision, serving)
+    if serving and not spec.mem_bandwidth_gbps:
+        notes = (*notes, "no_bandwidth")
+    return notes
+
+
+def _cheapest_by_cost(
+    flt: OfferFilter, builder: VariantBuilder, req: RecommendRequest, ctx: PlanContext
+) -> Candidate | None:
+    """The cheapest priced candidate when the answer's walk saw none (ranked by time, the
+    fastest can all be unpriced): one bounded cost ranking of one candidate."""
+    cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
+    best = select(_plan(ctx.snapshot.buckets, flt, builder, cheapest), 1)
+    return best[0] if best and best[0].priced else None
+
+
+def _cheapest_priced(plan: Plan) -> Candidate | None:
+    """The cheapest priced candidate the plan holds (job total, else hourly price)."""
+    best: tuple[float, float] | None = None
+    chosen = None
+    for offer, v, per_hour, total, hours, regions in plan.entries:
+        if per_hour is None:
+            continue
+        key = (0.0, total) if total is not None else (1.0, per_hour)
+        if best is None or key < best:
+            best, chosen = key, (offer, v, per_hour, total, hours, regions)
+    if chosen is None:
+        return None
+    offer, v, per_hour, total, hours, regions = chosen
+    candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
+    candidate.regions = list(regions)
+    return candidate
 
 
 def _accel_text(c: Candidate | None) -> str:

@@ -23,7 +23,7 @@ TOP_K_MAX = 50
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
-class Constraints(msgspec.Struct, frozen=True, kw_only=True):
+class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """What the answer must respect. Every field is optional."""
 
     providers: Annotated[list[Name], msgspec.Meta(max_length=16)] | None = None
@@ -53,9 +53,45 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True):
     deadline_hours: Annotated[float, msgspec.Meta(gt=0, le=87_600)] | None = None
     max_nodes: Annotated[int, msgspec.Meta(ge=1, le=512)] = 16
     min_headroom_pct: Annotated[float, msgspec.Meta(ge=0, le=90)] = 10.0
+    accelerator_count: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Exactly this many accelerators in total, across all nodes "
+                '("8 GPUs" = 8). One node when a type holds that many; split over nodes '
+                "(RDMA only) when it does not. Training picks the ZeRO stage that fits.",
+            ),
+        ]
+        | None
+    ) = None
+    max_accelerators: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=4096, description="At most this many accelerators in total."),
+        ]
+        | None
+    ) = None
+    min_vcpus: (
+        Annotated[
+            int,
+            msgspec.Meta(ge=1, le=100_000, description="At least this many vCPUs per node."),
+        ]
+        | None
+    ) = None
+    min_memory_gib: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0, le=1_000_000, description="At least this much host RAM (GiB) per node."
+            ),
+        ]
+        | None
+    ) = None
 
 
-class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True):
+class RecommendRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     workload: Workload
     constraints: Constraints = msgspec.field(default_factory=Constraints)
     objective: Objective = "cost"
@@ -84,6 +120,13 @@ class Option(msgspec.Struct, frozen=True, kw_only=True):
     cheap)."""
     price_source: PriceSource | None
     price_as_of: str | None
+    price_source_ref: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Exact provenance of the price (repository path at a commit, or "
+            "URL) for audits; the reasons name the source in words."
+        ),
+    ] = None
     price_estimated: bool
     currency: str
     hours: float | None

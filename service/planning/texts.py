@@ -6,6 +6,8 @@ numbers with units, and exists in Chinese and English.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H, RESTART_H, SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.schema import Lang, Objective
@@ -73,15 +75,15 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Price source: {src} ({as_of}, {kind}).",
     },
     "unpriced": {
-        "zh": "价格未知：没有可核实的公开价格，排在有价格的方案之后。",
-        "en": "Price unknown: no verifiable public price, so it ranks after priced options.",
+        "zh": "没有可核实的公开价格：请向云厂商询价后再决定。",
+        "en": "No verifiable public price: ask the provider for a quote before deciding.",
     },
     "hours_unknown": {
         "zh": "未给出 tokens，无法估计耗时与总费用。",
         "en": "No token count given, so time and total cost are not estimated.",
     },
     "low_confidence": {
-        "zh": "目录可信度{conf}：{notes}",
+        "zh": "目录可信度{conf}（目录原注）：{notes}",
         "en": "Catalog confidence {conf}: {notes}",
     },
     "ascend": {
@@ -109,7 +111,161 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "可售地域未公开，请在控制台确认。",
         "en": "Regions where it is sold are not published; check the console.",
     },
+    "rank_unpriced": {
+        "zh": "价格未知：排在所有有价格的方案之后，"
+        "按够用的最小配置排序（加速卡最少、显存最小、主机最小）。",
+        "en": "Price unknown: ranked after every priced option, smallest sufficient machine "
+        "first (fewest accelerators, least accelerator memory, then smallest host).",
+    },
+    "fp16_training": {
+        "zh": "{acc} 不支持 BF16：按 FP16 混合精度（带损失缩放）规划，显存相同，用 FP16 峰值算力。",
+        "en": "{acc} has no BF16: planned in FP16 mixed precision with loss scaling (same "
+        "memory, FP16 peak).",
+    },
+    "fp16_serving": {
+        "zh": "{acc} 不支持 BF16：权重以 FP16 加载（显存相同）；"
+        "少数模型在 FP16 下会数值溢出，请先验证输出。",
+        "en": "{acc} has no BF16: the weights are served in FP16 (same memory); a few models "
+        "overflow in FP16, so check the outputs first.",
+    },
+    "volta_engine": {
+        "zh": "{acc}（Volta）不被 vLLM 新版 V1 引擎和 FlashAttention-2 支持："
+        "请用旧版 vLLM（V0 引擎 + xformers）、LMDeploy 或 TGI，以 FP16 部署。",
+        "en": "{acc} (Volta) is not supported by vLLM's V1 engine or FlashAttention-2: serve "
+        "with an older vLLM (V0 engine with xformers), LMDeploy or TGI, in FP16.",
+    },
+    "old_engine": {
+        "zh": "{acc} 架构过旧，主流推理引擎（vLLM 需计算能力 7.0 以上）不支持，"
+        "只能用通用 PyTorch 推理，速度很慢。",
+        "en": "{acc} is older than common inference engines support (vLLM needs compute "
+        "capability 7.0+): only plain PyTorch serving, which is slow.",
+    },
+    "no_flash_attention": {
+        "zh": "{acc} 不支持 FlashAttention-2（需 Ampere 及以上）："
+        "注意力改用 PyTorch SDPA 或 xformers，速度略慢。",
+        "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
+        "PyTorch SDPA or xformers, somewhat slower.",
+    },
+    "kernels_unverified": {
+        "zh": "{acc} 上的量化推理算子未经核实，请先确认所用引擎支持该量化格式。",
+        "en": "Quantized kernels on {acc} are not verified here; confirm that your engine "
+        "supports this format on it first.",
+    },
+    "no_bandwidth": {
+        "zh": "{acc} 的显存带宽未公开，无法估计解码吞吐与每百万 tokens 价格。",
+        "en": "{acc} has no published memory bandwidth, so no decode throughput or price per "
+        "million tokens is estimated.",
+    },
+    "monthly_info": {
+        "zh": "仅供参考：包月 ¥{month:,.0f}/月/节点，单节点使用超过 {even:.0f} 小时才比按量便宜；"
+        "任务时长未知，因此按量计费。",
+        "en": "For information: monthly billing (¥{month:,.0f} per node-month) pays off only "
+        "above {even:.0f} h of use per node; the job's length is unknown, so it is billed on "
+        "demand.",
+    },
+    "monthly_commitment": {
+        "zh": "包月是承诺：每节点按整月预付 ¥{month:,.0f}，不足一个月也按一个月计费。",
+        "en": "Monthly is a commitment: ¥{month:,.0f} per node paid for each whole month, "
+        "even if you stop earlier.",
+    },
+    "no_option": {
+        "zh": "没有同时满足所有约束的方案。",
+        "en": "No option meets every constraint.",
+    },
+    "removed_other": {
+        "zh": "{n} 个报价因其他原因被排除。",
+        "en": "{n} offers were removed for other reasons.",
+    },
+    "relax_hint": {
+        "zh": "若放宽{what}，最接近的方案是：{best}。",
+        "en": "Without {what}, the nearest option would be: {best}.",
+    },
 }
+
+_REMOVED: dict[str, dict[Lang, str]] = {
+    "providers": {"zh": "{n} 个报价来自未选择的云厂商。",
+                  "en": "{n} offers are from providers other than the ones asked for."},
+    "regions": {"zh": "{n} 个报价不在所选地域销售。",
+                "en": "{n} offers are not sold in the regions asked for."},
+    "accelerators": {"zh": "{n} 个报价的加速卡不是所选型号。",
+                     "en": "{n} offers have other accelerators than the ones asked for."},
+    "cuda_required": {"zh": "{n} 个报价为昇腾 NPU，不能运行 CUDA。",
+                      "en": "{n} offers have Ascend NPUs, which do not run CUDA."},
+    "billing": {"zh": "{n} 个报价的计费方式不在所选范围内。",
+                "en": "{n} offers use a billing mode that was not asked for."},
+    "max_price_per_hour": {"zh": "{n} 个报价超过每小时价格上限或价格未知。",
+                           "en": "{n} offers cost more per hour than the limit, or have no "
+                           "known price."},
+    "budget": {"zh": "{n} 个方案的总费用超出预算。",
+               "en": "{n} options would cost more than the budget."},
+    "deadline_hours": {"zh": "{n} 个方案的耗时超过截止时间。",
+                       "en": "{n} options would take longer than the deadline."},
+    "memory": {"zh": "{n} 个报价的显存不足以容纳该任务（在允许的节点数内）。",
+               "en": "{n} offers do not have enough accelerator memory for this job (within "
+               "the nodes allowed)."},
+    "max_nodes": {"zh": "{n} 个报价需要超过 {nodes} 台节点。",
+                  "en": "{n} offers would need more than {nodes} nodes."},
+    "unknown_accelerator": {"zh": "{n} 个报价的加速卡规格未知。",
+                            "en": "{n} offers have an accelerator whose specs are unknown."},
+    "unknown_specs": {"zh": "{n} 个报价的 vCPU 或内存规格未知。",
+                      "en": "{n} offers have unknown vCPU or RAM figures."},
+    "precision": {"zh": "{n} 个报价的加速卡不支持 {precision} 精度。",
+                  "en": "{n} offers have accelerators that cannot run {precision}."},
+    "accelerator_count": {"zh": "{n} 个报价无法恰好组成 {n_acc} 张加速卡"
+                          "（单机卡数不整除，或需多机但无 RDMA）。",
+                          "en": "{n} offers cannot make exactly {n_acc} accelerators (the "
+                          "type's count does not divide it, or several nodes would be needed "
+                          "without RDMA)."},
+    "max_accelerators": {"zh": "{n} 个报价超过 {max_acc} 张加速卡的上限。",
+                         "en": "{n} offers exceed the limit of {max_acc} accelerators."},
+    "throughput_unknown": {"zh": "{n} 个报价的加速卡显存带宽未公开，无法确认能达到所需吞吐。",
+                           "en": "{n} offers have accelerators without a published memory "
+                           "bandwidth, so the required throughput cannot be confirmed."},
+    "min_vcpus": {"zh": "{n} 个报价每节点少于 {vcpus} 个 vCPU。",
+                  "en": "{n} offers have fewer than {vcpus} vCPUs per node."},
+    "min_memory_gib": {"zh": "{n} 个报价每节点内存少于 {ram:g} GiB。",
+                       "en": "{n} offers have less than {ram:g} GiB of RAM per node."},
+}  # fmt: skip
+"""One sentence per constraint that removed offers (the no-option explanation)."""
+
+_CONSTRAINT: dict[str, dict[Lang, str]] = {
+    "providers": {"zh": "云厂商限制", "en": "the provider limit"},
+    "regions": {"zh": "地域限制", "en": "the region limit"},
+    "accelerators": {"zh": "加速卡型号限制", "en": "the accelerator limit"},
+    "cuda_required": {"zh": "CUDA 要求", "en": "the CUDA requirement"},
+    "billing": {"zh": "计费方式限制", "en": "the billing limit"},
+    "max_price_per_hour": {"zh": "每小时价格上限", "en": "the hourly price limit"},
+    "budget": {"zh": "预算", "en": "the budget"},
+    "deadline_hours": {"zh": "截止时间", "en": "the deadline"},
+    "accelerator_count": {"zh": "加速卡数量", "en": "the exact accelerator count"},
+    "max_accelerators": {"zh": "加速卡数量上限", "en": "the accelerator limit"},
+    "min_vcpus": {"zh": "vCPU 下限", "en": "the vCPU minimum"},
+    "min_memory_gib": {"zh": "内存下限", "en": "the RAM minimum"},
+}
+
+
+def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:
+    """The sentence saying ``count`` offers were removed by ``key``."""
+    template = _REMOVED.get(key)
+    if template is None:
+        return t("removed_other", lang, n=count)
+    return template[lang].format(n=f"{count:,}", **values)
+
+
+_CONFIDENCE: dict[str, dict[Lang, str]] = {
+    "high": {"zh": "高", "en": "high"},
+    "medium": {"zh": "中", "en": "medium"},
+    "low": {"zh": "低", "en": "low"},
+}
+
+
+def confidence_name(confidence: str, lang: Lang) -> str:
+    return _CONFIDENCE.get(confidence, {}).get(lang, confidence)
+
+
+def constraint_name(key: str, lang: Lang) -> str:
+    return _CONSTRAINT.get(key, {}).get(lang, key)
+
 
 _KIND: dict[str, dict[Lang, str]] = {
     "override": {"zh": "运营方覆盖价", "en": "operator override"},
@@ -160,12 +316,12 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
 
 
 def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -> str | None:
-    if objective == "balanced":
-        return t("rank_balanced", lang)
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)
     if c.price_per_hour is None:
-        return None
+        return t("rank_unpriced", lang) if objective != "time" else None
+    if objective == "balanced":
+        return t("rank_balanced", lang)
     if c.total_cost is not None and c.hours is not None and not serving:
         return t("rank_cost", lang, cost=c.total_cost, hours=c.hours)
     return t("rank_hourly", lang, price=c.price_per_hour)
@@ -177,23 +333,47 @@ def summary(
     c: Candidate | None,
     accel: str,
     serving: bool,
-    no_fit_reason: str | None = None,
+    no_fit: list[str] | None = None,
+    alternative: str | None = None,
 ) -> str:
+    """The one sentence a chatbot says (two when the top option is unpriced and a priced
+    alternative exists)."""
     if c is None:
-        if lang == "zh":
-            return f"没有满足约束的方案：{no_fit_reason or '请放宽约束'}。"
-        return f"No option meets the constraints: {no_fit_reason or 'relax them'}."
+        reasons = no_fit or []
+        first = reasons[0] if reasons else t("no_option", lang)
+        detail = f"{reasons[1]}" if len(reasons) > 1 else ""
+        return f"{first}{detail}" if lang == "zh" else f"{first} {detail}".strip()
+    text = _summary_line(lang, display_name, c, accel, serving)
+    if c.price_per_hour is None:
+        if alternative:
+            text += (
+                f"它的价格未知；有价格的最便宜方案是 {alternative}。"
+                if lang == "zh"
+                else f" Its price is unknown; the cheapest priced option is {alternative}."
+            )
+        else:
+            text += (
+                "没有可核实的公开价格，请向云厂商询价。"
+                if lang == "zh"
+                else " No verifiable public price exists: ask the provider for a quote."
+            )
+    return text
+
+
+def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool) -> str:
     offer = c.offer
     billing = billing_name(offer.billing, lang)
     name = offer.instance.instance_type
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
+    tps = c.throughput_tokens_per_s
     if lang == "zh":
         head = f"推荐{display_name} {nodes}{name}（{accel}，{billing}"
         price = (
             f" ¥{c.price_per_hour:,.2f}/小时）" if c.price_per_hour is not None else "，价格未知）"
         )
         if serving:
-            tps = c.throughput_tokens_per_s or 0
+            if not tps:
+                return f"{head}{price}，解码吞吐无法估计。"
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
             return f"{head}{price}；未给出 tokens，无法估计耗时。"
@@ -204,7 +384,8 @@ def summary(
         f" at ¥{c.price_per_hour:,.2f}/h)" if c.price_per_hour is not None else ", price unknown)"
     )
     if serving:
-        tps = c.throughput_tokens_per_s or 0
+        if not tps:
+            return f"{head}{price}; its decode throughput cannot be estimated."
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
         return f"{head}{price}; without a token count the time is not estimated."

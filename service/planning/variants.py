@@ -16,6 +16,7 @@ import msgspec
 
 from service.accelerators import AcceleratorRegistry
 from service.bounded import BoundedDict
+from service.capabilities import precision_verdict
 from service.planning.candidates import FitCache, node_counts, smallest_fitting_nodes
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.providers import AcceleratorSpec, InstanceType
@@ -52,6 +53,11 @@ class Workload:
     headroom_frac: float
     output_tokens: float | None = None
     """Inference with a known amount of output (a batch job): rank by the job's total."""
+    accelerator_count: int | None = None
+    """Exactly this many accelerators in total (``constraints.accelerator_count``)."""
+    max_accelerators: int | None = None
+    precision: str = "bf16"
+    """The job's weights/compute format, checked against each device's capabilities."""
 
     @property
     def open_ended(self) -> bool:
@@ -136,8 +142,10 @@ class VariantBuilder:
         self._by_shape: dict[tuple[object, ...], Placements | str] = {}
         self._timed: dict[int, list[Variant]] = {}
         self.memo = memo if signature else None
+        self.signature = signature
         self.memo_prefix = (signature, wl.max_nodes, wl.scale_out, wl.headroom_frac,
-                            wl.target_tokens_per_s)  # fmt: skip
+                            wl.target_tokens_per_s, wl.accelerator_count,
+                            wl.max_accelerators)  # fmt: skip
         """What placements depend on besides the instance shape (the memo keys' head)."""
 
     def build(self, row: InstanceType) -> list[Variant] | str:
@@ -168,6 +176,8 @@ class VariantBuilder:
         registered = self.accelerators.resolve(row.accelerator or "")
         if registered is None or row.accelerator_memory_gib is None:
             return "unknown_accelerator"
+        if precision_verdict(registered, self.wl.precision, self.wl.serving) == "unsupported":
+            return "precision"
         spec = self.cache.spec_for(registered, row.accelerator_memory_gib)
         placed: list[Placement] | str | None = None
         key = (*self.memo_prefix, shape)
@@ -201,24 +211,46 @@ class VariantBuilder:
 
     def _place(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
         per_node = row.accelerator_count
-        if self.wl.serving:
+        wl = self.wl
+        max_nodes = wl.max_nodes
+        if wl.max_accelerators is not None:
+            max_nodes = min(max_nodes, wl.max_accelerators // per_node)
+            if max_nodes < 1:
+                return "max_accelerators"
+        exact = None if wl.accelerator_count is None else wl.accelerator_count // per_node
+        if wl.serving:
             fit = self.cache.fit(spec, per_node)
             if fit is None:
                 return "memory"
             tps = self.cache.throughput(spec, per_node)
             replicas = 1
-            if self.wl.target_tokens_per_s and tps > 0:
-                replicas = max(1, math.ceil(self.wl.target_tokens_per_s / tps))
-            if replicas > self.wl.max_nodes:
+            if wl.target_tokens_per_s and tps <= 0:
+                return "throughput_unknown"  # cannot promise a rate it cannot estimate
+            if exact is not None:
+                replicas = exact
+            elif wl.target_tokens_per_s and tps > 0:
+                replicas = max(1, math.ceil(wl.target_tokens_per_s / tps))
+            if replicas > max_nodes:
                 return "max_nodes"
-            return [(replicas, per_node * replicas, fit, tps * replicas, None)]
+            total = tps * replicas if tps > 0 else None  # no bandwidth: no decode rate
+            return [(replicas, per_node * replicas, fit, total, None)]
         multi = row.rdma in ("rdma", "erdma")
-        found = smallest_fitting_nodes(self.cache, spec, per_node, self.wl.max_nodes, multi)
+        if exact is not None:  # exactly N devices: N / per_node nodes, ZeRO chosen to fit
+            if exact > max_nodes:
+                return "max_nodes"
+            if exact > 1 and not multi:
+                return "accelerator_count"
+            fit = self.cache.fit(spec, per_node * exact)
+            if fit is None:
+                return "memory"
+            devices = per_node * exact
+            return [(exact, devices, fit, None, self.cache.hours_per_token(spec, devices))]
+        found = smallest_fitting_nodes(self.cache, spec, per_node, max_nodes, multi)
         if found is None:
             return "memory"
         n_min, fit_min = found
         placements: list[Placement] = []
-        for nodes in node_counts(n_min, self.wl.max_nodes, multi, self.wl.scale_out):
+        for nodes in node_counts(n_min, max_nodes, multi, wl.scale_out):
             devices = per_node * nodes
             fit = fit_min if nodes == n_min else self.cache.fit(spec, devices)
             if fit is not None:

@@ -284,24 +284,24 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     concurrency = b.concurrency
     layers = arch.layers or 0
     sequential = not eng.chunked_prefill  # plain transformers: device_map pipeline
-    times = []
-    if accelerator.mem_bandwidth_gbps:
-        lanes = 1 if sequential else devices
-        bw = lanes * accelerator.mem_bandwidth_gbps * 1e9
-        efficiency = bandwidth_efficiency(b.engine, b.precision)
-        memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
-        overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
-        if b.experts > 1:
-            overhead += layers * b.experts * eng.expert_overhead_s
-        if devices > 1 and not sequential:
-            overhead += 2 * layers * ALLREDUCE_LATENCY_S
-        times.append(memory_s + overhead)
+    if not accelerator.mem_bandwidth_gbps:
+        # Decoding is bandwidth-bound: without the bandwidth the compute bound alone would
+        # overstate the rate many times over, so there is no rate at all.
+        return 0.0
+    lanes = 1 if sequential else devices
+    bw = lanes * accelerator.mem_bandwidth_gbps * 1e9
+    efficiency = bandwidth_efficiency(b.engine, b.precision)
+    memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
+    overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
+    if b.experts > 1:
+        overhead += layers * b.experts * eng.expert_overhead_s
+    if devices > 1 and not sequential:
+        overhead += 2 * layers * ALLREDUCE_LATENCY_S
+    times = [memory_s + overhead]
     if peak:
         times.append(
             2.0 * arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
         )
-    if not times:
-        return 0.0
     step = max(times)
     if step <= 0:
         return 0.0

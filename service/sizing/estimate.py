@@ -104,21 +104,31 @@ def estimate_resolved(
         time = time_for(rw, spec, devices)
         _time_notes(rw, spec, devices, time, notes)
         if rw.inference is not None:
-            throughput = inference_throughput(rw, spec, devices)
-            eng = engine_profile(rw.inference.engine)
-            eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
-            notes.append(
-                f"Decode throughput ({eng.note}): each step reads the weights it touches and "
-                f"the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps} GB/s"
-                + (" per device" if devices > 1 else "")
-                + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
-                f"{eng.layer_overhead_s * 1e6:g} µs per layer of launch overhead; or compute, "
-                "whichever is slower."
-            )
-            if rw.inference.expert_weights:
+            w = rw.workload
+            if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
+                notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
+            rate = inference_throughput(rw, spec, devices)
+            throughput = rate if rate > 0 else None
+            if spec.mem_bandwidth_gbps:
+                eng = engine_profile(rw.inference.engine)
+                eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
                 notes.append(
-                    "MoE decode: a step reads only the routed experts its batch uses "
-                    "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
+                    f"Decode throughput ({eng.note}): each step reads the weights it touches "
+                    f"and the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps:g} GB/s"
+                    + (" per device" if devices > 1 else "")
+                    + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
+                    f"{eng.layer_overhead_s * 1e6:g} µs per layer of launch overhead; or "
+                    "compute, whichever is slower."
+                )
+                if rw.inference.expert_weights:
+                    notes.append(
+                        "MoE decode: a step reads only the routed experts its batch uses "
+                        "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
+                    )
+            elif not rw.image_model:
+                notes.append(
+                    f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
+                    "no time or price per token) is estimated."
                 )
     else:
         memory = memory_for(rw, 1)

@@ -17,6 +17,7 @@ presets are :func:`builtin_presets`, registered by :mod:`service.builtins`.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
@@ -60,6 +61,8 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     """Gated MLP (SwiGLU: gate, up, down) vs. two-matrix MLP (GELU)."""
     fused_qkv: bool = False
     """One fused QKV projection (Qwen-1 ``c_attn``): LoRA adapts it as one matrix."""
+    qk_norm: bool = False
+    """RMSNorm on queries and keys per head (Qwen3): ``2·head_dim`` weights per layer."""
     dropout: bool = False
     """Dropout in the blocks (BERT/GPT-style): adds Korthikanti's mask bytes."""
     experts: int = 1
@@ -100,6 +103,7 @@ def decoder_params(
     glu: bool = True,
     experts: int = 1,
     experts_per_token: int | None = None,
+    qk_norm: bool = False,
 ) -> int:
     """Exact parameter count of a Llama/Mistral/Qwen-style decoder (RMSNorm, no other
     biases). ``experts_per_token`` given = count only the experts one token uses.
@@ -115,8 +119,9 @@ def decoder_params(
     mlp = used * (3 if glu else 2) * hidden * intermediate
     if experts > 1:
         mlp += hidden * experts  # router
+    norms = 2 * hidden + (2 * d if qk_norm else 0)
     embeddings = vocab * hidden * (1 if tied_embeddings else 2)
-    return embeddings + layers * (attention + mlp + 2 * hidden) + hidden
+    return embeddings + layers * (attention + mlp + norms) + hidden
 
 
 _LLAMA2 = (
@@ -155,8 +160,11 @@ def _decoder(
     tied_embeddings: bool = False,
     qkv_bias: bool = False,
     fused_qkv: bool = False,
+    head_dim: int | None = None,
+    qk_norm: bool = False,
+    confidence: Literal["high", "medium", "low"] = "high",
 ) -> ModelPreset:
-    """A dense decoder-only transformer preset (head_dim = hidden / heads)."""
+    """A dense decoder-only transformer preset (head_dim = hidden / heads unless given)."""
     return ModelPreset(
         id=id_,
         display_name=name,
@@ -166,15 +174,17 @@ def _decoder(
         hidden=hidden,
         heads=heads,
         kv_heads=kv_heads,
-        head_dim=hidden // heads,
+        head_dim=head_dim or hidden // heads,
         intermediate=intermediate,
         vocab=vocab,
         tied_embeddings=tied_embeddings,
         qkv_bias=qkv_bias,
         fused_qkv=fused_qkv,
+        qk_norm=qk_norm,
         max_positions=max_positions,
         aliases=tuple(aliases),
         source=source,
+        confidence=confidence,
     )
 
 
@@ -238,7 +248,12 @@ def _qwen1(
 
 
 def builtin_presets() -> tuple[ModelPreset, ...]:
-    """The core's presets (issue 4 list), each with its source."""
+    """The core's presets (issue 4 list, then the families Chinese users ask for most),
+    each with its source."""
+    return _first_presets() + chinese_favourites()
+
+
+def _first_presets() -> tuple[ModelPreset, ...]:
     return (
         _decoder(
             "llama-2-7b",
@@ -670,6 +685,256 @@ def builtin_presets() -> tuple[ModelPreset, ...]:
     )
 
 
+_HF = "https://huggingface.co/{repo}/blob/main/config.json"
+_QWEN3_SRC = (
+    _HF + " (head_dim 128, q/k RMSNorm, no q/k/v bias; values as transcribed in "
+    "github citsjtu2020/LLM-Prof sglang/Model_Config.md @8434c8d1); exact count from the "
+    "config formula"
+)
+_DISTILL = (
+    "https://github.com/deepseek-ai/DeepSeek-R1 README (DeepSeek-R1-Distill models: base "
+    "model {base}); architecture = {base} config.json; " + _HF
+)
+
+
+def _qwen3(
+    size: str, params: int, tied: bool, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int, vocab: int,
+) -> ModelPreset:  # fmt: skip
+    repo = f"Qwen/Qwen3-{size}"
+    return _decoder(
+        f"qwen3-{size.lower()}",
+        f"Qwen3-{size}",
+        params,
+        _QWEN3_SRC.format(repo=repo),
+        (repo, f"Qwen3-{size}-Base", f"{repo}-Base", f"{repo}-FP8"),
+        max_positions=40_960,
+        tied_embeddings=tied,
+        head_dim=128,
+        qk_norm=True,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        intermediate=intermediate,
+        vocab=vocab,
+    )
+
+
+def _qwen3_moe(
+    size: str, params: int, active: int, *, layers: int, hidden: int, heads: int,
+    kv_heads: int, intermediate: int,
+) -> ModelPreset:  # fmt: skip
+    repo = f"Qwen/Qwen3-{size}"
+    return ModelPreset(
+        id=f"qwen3-{size.lower()}",
+        display_name=f"Qwen3-{size}",
+        kind="moe",
+        params_b=params / 1e9,
+        active_params_b=active / 1e9,
+        head_dim=128,
+        vocab=151_936,
+        experts=128,
+        experts_per_token=8,
+        qk_norm=True,
+        max_positions=40_960,
+        aliases=(repo, f"{repo}-Base", f"{repo}-FP8"),
+        source=_QWEN3_SRC.format(repo=repo) + " (num_experts 128, num_experts_per_tok 8, "
+        "moe_intermediate_size per expert)",
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        intermediate=intermediate,
+    )
+
+
+def _like(base: ModelPreset, id_: str, name: str, source: str, aliases: Sequence[str],
+          confidence: Literal["high", "medium", "low"] = "high") -> ModelPreset:  # fmt: skip
+    """A preset with another preset's architecture (a fine-tune or distill of it)."""
+    return msgspec.structs.replace(
+        base, id=id_, display_name=name, source=source, aliases=tuple(aliases),
+        confidence=confidence,
+    )  # fmt: skip
+
+
+def chinese_favourites() -> tuple[ModelPreset, ...]:
+    """Qwen3, DeepSeek-R1 (and distills), GLM-4, Llama 3.2/3.3, Mistral/Mixtral, Baichuan2,
+    Yi-1.5, InternLM2.5: the families Chinese users ask for most, each from its config.json
+    (counts reproduced by :func:`decoder_params`, checked by the preset tests)."""
+    first = {p.id: p for p in _first_presets()}
+    qwen3 = (
+        _qwen3("0.6B", 596_049_920, True, layers=28, hidden=1024, heads=16, kv_heads=8,
+               intermediate=3072, vocab=151_936),
+        _qwen3("1.7B", 1_720_574_976, True, layers=28, hidden=2048, heads=16, kv_heads=8,
+               intermediate=6144, vocab=151_936),
+        _qwen3("4B", 4_022_468_096, True, layers=36, hidden=2560, heads=32, kv_heads=8,
+               intermediate=9728, vocab=151_936),
+        _qwen3("8B", 8_190_735_360, False, layers=36, hidden=4096, heads=32, kv_heads=8,
+               intermediate=12288, vocab=151_936),
+        _qwen3("14B", 14_768_307_200, False, layers=40, hidden=5120, heads=40, kv_heads=8,
+               intermediate=17408, vocab=151_936),
+        _qwen3("32B", 32_762_123_264, False, layers=64, hidden=5120, heads=64, kv_heads=8,
+               intermediate=25600, vocab=151_936),
+        _qwen3_moe("30B-A3B", 30_532_122_624, 3_353_032_704, layers=48, hidden=2048,
+                   heads=32, kv_heads=4, intermediate=768),
+        _qwen3_moe("235B-A22B", 235_093_634_560, 22_190_763_520, layers=94, hidden=4096,
+                   heads=64, kv_heads=4, intermediate=1536),
+    )  # fmt: skip
+    distill_qwen_15 = _decoder(
+        "deepseek-r1-distill-qwen-1.5b",
+        "DeepSeek-R1-Distill-Qwen-1.5B",
+        1_777_088_000,
+        _DISTILL.format(base="Qwen2.5-Math-1.5B", repo="deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B")
+        + " (untied embeddings: 1.78B on the model card, unlike tied Qwen2.5-1.5B)",
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "r1-distill-qwen-1.5b"),
+        layers=28, hidden=1536, heads=12, kv_heads=2, intermediate=8960, vocab=151_936,
+        max_positions=131_072, qkv_bias=True, confidence="medium",
+    )  # fmt: skip
+    distills = (
+        distill_qwen_15,
+        _distill("Qwen-7B", "Qwen2.5-Math-7B", first["qwen2.5-7b"]),
+        _distill("Qwen-14B", "Qwen2.5-14B", first["qwen2.5-14b"]),
+        _distill("Qwen-32B", "Qwen2.5-32B", first["qwen2.5-32b"]),
+        _distill("Llama-8B", "Llama-3.1-8B", first["llama-3.1-8b"]),
+        _distill("Llama-70B", "Llama-3.3-70B-Instruct", first["llama-3.1-70b"]),
+    )
+    v3 = first["deepseek-v3"]
+    deepseek_r1 = _like(
+        v3, "deepseek-r1", "DeepSeek-R1",
+        "https://github.com/deepseek-ai/DeepSeek-R1 README (DeepSeek-R1 is trained on "
+        "DeepSeek-V3-Base: same architecture, 671B total / 37B activated); "
+        + _HF.format(repo="deepseek-ai/DeepSeek-R1"),
+        ("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1-0528", "deepseek-r1-0528", "r1"),
+        confidence="medium",
+    )  # fmt: skip
+    llama = (
+        _decoder(
+            "llama-3.2-1b", "Llama-3.2-1B", 1_235_814_400,
+            _HF.format(repo="meta-llama/Llama-3.2-1B") + " (16 layers, hidden 2048, 32/8 "
+            "heads, head_dim 64, tied embeddings); exact count from the config formula",
+            ("meta-llama/Llama-3.2-1B", "meta-llama/Llama-3.2-1B-Instruct", "llama3.2-1b"),
+            layers=16, hidden=2048, heads=32, kv_heads=8, intermediate=8192, vocab=128_256,
+            max_positions=131_072, tied_embeddings=True,
+        ),
+        _decoder(
+            "llama-3.2-3b", "Llama-3.2-3B", 3_212_749_824,
+            _HF.format(repo="meta-llama/Llama-3.2-3B") + " (as transcribed in github "
+            "citsjtu2020/LLM-Prof sglang/Model_Config.md @8434c8d1); exact count from the "
+            "config formula",
+            ("meta-llama/Llama-3.2-3B", "meta-llama/Llama-3.2-3B-Instruct", "llama3.2-3b"),
+            layers=28, hidden=3072, heads=24, kv_heads=8, intermediate=8192, vocab=128_256,
+            max_positions=131_072, tied_embeddings=True,
+        ),
+        _like(
+            first["llama-3.1-70b"], "llama-3.3-70b", "Llama-3.3-70B-Instruct",
+            _HF.format(repo="meta-llama/Llama-3.3-70B-Instruct") + " (the Llama 3.1 70B "
+            "architecture: 80 layers, hidden 8192, 64/8 heads, vocab 128256)",
+            ("meta-llama/Llama-3.3-70B-Instruct", "llama3.3-70b", "llama-3.3-70b-instruct"),
+        ),
+    )  # fmt: skip
+    mistral = (
+        _decoder(
+            "mistral-7b-v0.3", "Mistral-7B-v0.3", 7_248_023_552,
+            _HF.format(repo="mistralai/Mistral-7B-v0.3") + " (v0.1 architecture, vocab "
+            "extended to 32768); exact count from the config formula",
+            ("mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-Instruct-v0.3"),
+            layers=32, hidden=4096, heads=32, kv_heads=8, intermediate=14336, vocab=32_768,
+            max_positions=32_768,
+        ),
+        ModelPreset(
+            id="mixtral-8x22b", display_name="Mixtral-8x22B-v0.1", kind="moe",
+            params_b=140_630_071_296 / 1e9, active_params_b=39_161_468_928 / 1e9,
+            layers=56, hidden=6144, heads=48, kv_heads=8, head_dim=128, intermediate=16384,
+            vocab=32_768, experts=8, experts_per_token=2, max_positions=65_536,
+            aliases=("mistralai/Mixtral-8x22B-v0.1", "mistralai/Mixtral-8x22B-Instruct-v0.1"),
+            source=_HF.format(repo="mistralai/Mixtral-8x22B-v0.1") + " (56 layers, hidden "
+            "6144, 48/8 heads, 8 experts of 16384, 2 per token, vocab 32768); totals from the "
+            "config formula with a router per layer (the card says 141B / 39B active)",
+        ),
+    )  # fmt: skip
+    others = (
+        _decoder(
+            "glm-4-9b", "GLM-4-9B", 9_399_951_360,
+            _HF.format(repo="THUDM/glm-4-9b-chat") + " (ChatGLM: num_layers 40, hidden 4096, "
+            "ffn_hidden_size 13696, 32 heads, multi_query_group_num 2, kv_channels 128, "
+            "padded_vocab_size 151552, add_qkv_bias, untied output layer); exact count from "
+            "the config formula (9.4B on the model card)",
+            ("THUDM/glm-4-9b", "THUDM/glm-4-9b-chat", "zai-org/glm-4-9b-chat", "glm4-9b",
+             "glm-4-9b-chat"),
+            layers=40, hidden=4096, heads=32, kv_heads=2, intermediate=13696, vocab=151_552,
+            max_positions=131_072, qkv_bias=True,
+        ),
+        _decoder(
+            "baichuan2-7b", "Baichuan2-7B", 7_505_973_248,
+            _HF.format(repo="baichuan-inc/Baichuan2-7B-Base") + " (32 layers, hidden 4096, "
+            "32 heads (MHA), intermediate 11008, vocab 125696, fused W_pack without bias)",
+            ("baichuan-inc/Baichuan2-7B-Base", "baichuan-inc/Baichuan2-7B-Chat",
+             "baichuan2-7b-chat"),
+            layers=32, hidden=4096, heads=32, kv_heads=32, intermediate=11008, vocab=125_696,
+            max_positions=4096, fused_qkv=True,
+        ),
+        _decoder(
+            "baichuan2-13b", "Baichuan2-13B", 13_896_668_160,
+            _HF.format(repo="baichuan-inc/Baichuan2-13B-Base") + " (40 layers, hidden 5120, "
+            "40 heads (MHA, ALiBi), intermediate 13696, vocab 125696, fused W_pack)",
+            ("baichuan-inc/Baichuan2-13B-Base", "baichuan-inc/Baichuan2-13B-Chat",
+             "baichuan2-13b-chat"),
+            layers=40, hidden=5120, heads=40, kv_heads=40, intermediate=13696, vocab=125_696,
+            max_positions=4096, fused_qkv=True,
+        ),
+        _yi("6B", 6_061_035_520, layers=32, hidden=4096, heads=32, kv_heads=4,
+            intermediate=11008),
+        _yi("9B", 8_829_407_232, layers=48, hidden=4096, heads=32, kv_heads=4,
+            intermediate=11008),
+        _yi("34B", 34_388_917_248, layers=60, hidden=7168, heads=56, kv_heads=8,
+            intermediate=20480),
+        _internlm("7b", 7_737_708_544, layers=32, hidden=4096, heads=32, kv_heads=8,
+                  intermediate=14336),
+        _internlm("20b", 19_861_149_696, layers=48, hidden=6144, heads=48, kv_heads=8,
+                  intermediate=16384),
+    )  # fmt: skip
+    return qwen3 + distills + (deepseek_r1,) + llama + mistral + others
+
+
+def _distill(size: str, base_name: str, base: ModelPreset) -> ModelPreset:
+    repo = f"deepseek-ai/DeepSeek-R1-Distill-{size}"
+    return _like(
+        base, f"deepseek-r1-distill-{size.lower()}", f"DeepSeek-R1-Distill-{size}",
+        _DISTILL.format(base=base_name, repo=repo), (repo, f"r1-distill-{size.lower()}"),
+    )  # fmt: skip
+
+
+def _yi(
+    size: str, params: int, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int,
+) -> ModelPreset:  # fmt: skip
+    repo = f"01-ai/Yi-1.5-{size}"
+    return _decoder(
+        f"yi-1.5-{size.lower()}", f"Yi-1.5-{size}", params,
+        _HF.format(repo=repo) + " (Llama architecture, GQA, vocab 64000); exact count from "
+        "the config formula",
+        (repo, f"{repo}-Chat", f"yi1.5-{size.lower()}"),
+        vocab=64_000, max_positions=4096, layers=layers, hidden=hidden, heads=heads,
+        kv_heads=kv_heads, intermediate=intermediate,
+    )  # fmt: skip
+
+
+def _internlm(
+    size: str, params: int, *, layers: int, hidden: int, heads: int, kv_heads: int,
+    intermediate: int,
+) -> ModelPreset:  # fmt: skip
+    repo = f"internlm/internlm2_5-{size}"
+    return _decoder(
+        f"internlm2.5-{size}", f"InternLM2.5-{size.upper()}", params,
+        _HF.format(repo=repo) + " (fused wqkv without bias, GQA, vocab 92544, untied output); "
+        "exact count from the config formula",
+        (repo, f"{repo}-chat", f"internlm2_5-{size}", f"internlm2.5-{size}-chat"),
+        vocab=92_544, max_positions=32_768, fused_qkv=True, layers=layers, hidden=hidden,
+        heads=heads, kv_heads=kv_heads, intermediate=intermediate,
+    )  # fmt: skip
+
+
 _DROP_TOKENS = frozenset({"instruct", "chat", "hf"})
 _SPLIT = re.compile(r"[\s_\-]+")
 _JUNK = re.compile(r"[\s_\-./()]+")
@@ -681,6 +946,22 @@ def fold_model_name(name: str) -> str:
     base = name.strip().lower().rsplit("/", 1)[-1]
     tokens = [t for t in _SPLIT.split(base) if t and t not in _DROP_TOKENS]
     return _JUNK.sub("", "".join(tokens))
+
+
+_SIZE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)b(?![a-z0-9])")
+_FAMILY_JUNK = re.compile(r"[\s_\-./()]+|(?:instruct|chat|base|hf|fp8)$")
+
+
+def family_and_size(name: str) -> tuple[str, float | None]:
+    """``Qwen/Qwen3-8B-Instruct`` -> (``qwen3``, 8.0); ``deepseek-r1-distill-qwen-7b`` ->
+    (``deepseekr1distillqwen``, 7.0); the first ``<number>b`` token is the size (MoE
+    names ``30b-a3b`` count their total)."""
+    base = name.strip().lower().rsplit("/", 1)[-1].replace("_", ".")
+    match = _SIZE.search(base.replace("-", " "))
+    if match is None:
+        return _FAMILY_JUNK.sub("", base), None
+    family = base[: match.start()].replace("-", " ")
+    return re.sub(r"[\s_\-./()]+", "", family), float(match.group(1))
 
 
 class ModelRegistry:
@@ -704,9 +985,21 @@ class ModelRegistry:
         return self._by_key.get(fold_model_name(id_or_alias))
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
-        """Up to ``n`` preset ids whose names are closest to ``name`` (for 400 messages)."""
-        keys = difflib.get_close_matches(fold_model_name(name), self._by_key, n=n * 3, cutoff=0.5)
+        """Up to ``n`` preset ids closest to ``name`` (for 400 messages): the same family
+        at the nearest sizes first (``qwen3-7b`` -> ``qwen3-8b``, ``qwen3-4b``), then
+        spelling. Spelling alone suggests ``qwen-1.8b`` for ``qwen3-8b`` and
+        ``llama-3.1-405b`` for ``glm-4-9b``."""
+        family, size = family_and_size(name)
         ids: list[str] = []
+        if family:
+            same = []
+            for preset in self._by_id.values():
+                p_family, p_size = family_and_size(preset.id)
+                if p_family == family:
+                    distance = abs(math.log(p_size / size)) if size and p_size else math.inf
+                    same.append((distance, preset.params_b, preset.id))
+            ids.extend(preset_id for _, _, preset_id in sorted(same))
+        keys = difflib.get_close_matches(fold_model_name(name), self._by_key, n=n * 3, cutoff=0.5)
         for key in keys:
             preset_id = self._by_key[key].id
             if preset_id not in ids:

@@ -7,8 +7,10 @@ the field, before any arithmetic runs. Checks that involve two fields (``quant_b
 without QLoRA, heads that do not divide hidden) live in :func:`validate_workload`, not in
 ``__post_init__``, so the error can name the *request path* of the offending field.
 
-Unknown fields are ignored on purpose (no ``forbid_unknown_fields``): older clients keep
-working when a field is added, and chatbots that send extra keys are not punished.
+Unknown fields are refused (``forbid_unknown_fields``): a misspelt ``seq_length`` or
+``methd`` silently dropped would answer a different job than the one asked, which is the
+mistake chatbots make most. The 400 names the full path and the closest valid names
+(:mod:`service.api.body`).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ TimeBasis = Literal["steady", "run"]
 Offload = Literal["none", "optimizer", "all"]
 
 
-class ModelSpec(msgspec.Struct, frozen=True, kw_only=True):
+class ModelSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A model given by its size (and optionally its architecture) instead of a preset.
 
     With only ``params_b`` the missing architecture is taken from the nearest preset of
@@ -177,7 +179,7 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True):
 ModelRef = ModelName | ModelSpec
 
 
-class _Training(msgspec.Struct, frozen=True, kw_only=True):
+class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Fields shared by pre-training and fine-tuning."""
 
     model: ModelRef
@@ -302,7 +304,14 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
         return self.quant_bits or 4
 
 
-class Inference(msgspec.Struct, frozen=True, kw_only=True, tag="inference", tag_field="kind"):
+class Inference(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag="inference",
+    tag_field="kind",
+    forbid_unknown_fields=True,
+):
     """Serving: weights + KV cache for ``concurrency`` sequences of ``context_len`` tokens."""
 
     kind: ClassVar[Literal["inference"]] = "inference"
@@ -358,7 +367,14 @@ class Inference(msgspec.Struct, frozen=True, kw_only=True, tag="inference", tag_
 RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
 
 
-class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kind"):
+class Rlhf(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag="rlhf",
+    tag_field="kind",
+    forbid_unknown_fields=True,
+):
     """Preference / reinforcement fine-tuning with several models on the same devices.
 
     PPO trains an actor and a critic and runs a frozen reference and reward model; GRPO
@@ -464,7 +480,14 @@ class Rlhf(msgspec.Struct, frozen=True, kw_only=True, tag="rlhf", tag_field="kin
     ] = None
 
 
-class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", tag_field="kind"):
+class Preprocess(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag="preprocess",
+    tag_field="kind",
+    forbid_unknown_fields=True,
+):
     """CPU-only data preparation (decode, clean, tokenize): vCPU, RAM, disk and IO."""
 
     kind: ClassVar[Literal["preprocess"]] = "preprocess"
@@ -490,7 +513,7 @@ class Preprocess(msgspec.Struct, frozen=True, kw_only=True, tag="preprocess", ta
 Workload = Pretrain | Finetune | Inference | Rlhf | Preprocess
 
 
-class Placement(msgspec.Struct, frozen=True, kw_only=True):
+class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Where the job runs: an accelerator from the registry and how many of them."""
 
     accelerator: Annotated[

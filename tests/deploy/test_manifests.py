@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from service.settings import Settings, load_settings
+from service.settings import Settings, SettingsError, load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -429,6 +429,10 @@ def test_every_env_from_reference_and_service_account_exists(docs: list[Doc]) ->
 # ----------------------------------------------------------------- settings: names and values
 
 
+REAL_KEY = {"SUANLI_API_KEY": "0f3c9a7d5e1b2c4a6f8e0d2b4c6a8e1f3d5b7c9e"}
+"""What an operator puts in place of the Secret's placeholder."""
+
+
 def _k8s_settings(docs: list[Doc]) -> dict[str, str]:
     config = _named(docs, "ConfigMap", "suanli-config")["data"]
     secret = _named(docs, "Secret", "suanli-secrets")["stringData"]
@@ -457,13 +461,22 @@ def test_env_keys_in_config_map_secret_and_compose_are_known(docs: list[Doc], co
 
 
 def test_kubernetes_settings_load_and_have_the_intended_values(docs: list[Doc]) -> None:
-    settings = load_settings(_k8s_settings(docs))
+    # The shipped Secret is a placeholder, which start-up refuses (next test); with a
+    # real key in its place everything else loads as intended.
+    settings = load_settings({**_k8s_settings(docs), **REAL_KEY})
     assert settings.workers == 2
     assert settings.redis_url == "redis://redis:6379/0"
     assert settings.live_prices is False  # the CronJob refreshes, not every pod
-    assert settings.refresh_interval_s == 30.0
+    assert settings.refresh_interval_s == 1.0
     assert settings.rate_limit_per_minute == 600
     assert settings.log_level == "INFO"
+
+
+def test_start_up_refuses_the_placeholder_admin_key(docs: list[Doc]) -> None:
+    with pytest.raises(SettingsError) as info:
+        load_settings(_k8s_settings(docs))
+    assert str(info.value).startswith("SUANLI_API_KEY: refusing a placeholder")
+    assert "CHANGE-ME" not in str(info.value)  # the key itself is never echoed
 
 
 def test_secrets_live_in_the_secret_only_and_are_marked_placeholders(docs: list[Doc]) -> None:
@@ -565,7 +578,7 @@ def test_cronjob_refreshes_prices_every_30_minutes_one_at_a_time(docs: list[Doc]
 def test_live_prices_stay_fresh_between_cronjob_runs(docs: list[Doc]) -> None:
     (cron,) = _of_kind(docs, "CronJob")
     interval_s = _every_n_minutes(cron["spec"]["schedule"]) * 60
-    settings = load_settings(_k8s_settings(docs))
+    settings = load_settings({**_k8s_settings(docs), **REAL_KEY})
     # a single late or failed run must not mark prices stale
     assert settings.live_price_ttl_s >= 2 * interval_s
 

@@ -27,7 +27,7 @@ from service.live.discovery import discover_live_jobs, find_live_source
 from service.live.store import PriceSnapshotStore
 from service.plugins import PluginManager, get_plugin_manager
 from service.providers import InstanceType, LivePriceSource, Price
-from service.shared import CatalogSync
+from service.shared import CatalogSync, RedisBoard
 
 from .clouds import CloudCase, tencent
 from .conftest import Clock, require_redis
@@ -194,7 +194,7 @@ async def test_refresh_publishes_to_redis_and_file(
     root = StoreFactory(url, 1.0).root
     assert isinstance(root, RedisStore)
     reader = PriceSnapshotStore.from_root(root)
-    sync = CatalogSync(root.with_namespace("catalog"), 30.0)
+    sync = CatalogSync(RedisBoard(root._redis), 30.0)
     generation_before = await sync.current()
     try:
         code = await _run_cli(
@@ -219,7 +219,7 @@ async def test_refresh_publishes_to_redis_and_file(
     finally:
         await reader.delete(name)
         if generation_before is None:
-            await sync.store.delete("generation")
+            await root.with_namespace("catalog").delete("generation")
         await root._redis.aclose()
 
 

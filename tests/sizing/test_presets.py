@@ -72,6 +72,7 @@ def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
         qkv_bias=preset.qkv_bias,
         head_dim=preset.head_dim,
         experts=preset.experts,
+        qk_norm=preset.qk_norm,
     )
     assert exact == round(preset.params_b * 1e9)
     if preset.active_params_b is not None:
@@ -85,6 +86,7 @@ def test_config_formula_reproduces_exact_count(preset: ModelPreset) -> None:
             head_dim=preset.head_dim,
             experts=preset.experts,
             experts_per_token=preset.experts_per_token,
+            qk_norm=preset.qk_norm,
         )
         assert active == round(preset.active_params_b * 1e9)
 
@@ -158,3 +160,48 @@ def test_first_registration_of_an_id_wins() -> None:
 def test_default_registry_collects_the_hook() -> None:
     reg = default_model_registry()
     assert {p.id for p in reg.all()} >= ISSUE_IDS
+
+
+ISSUE_12_IDS = {
+    "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b",
+    "qwen3-30b-a3b", "qwen3-235b-a22b", "deepseek-r1", "deepseek-r1-distill-qwen-1.5b",
+    "deepseek-r1-distill-qwen-7b", "deepseek-r1-distill-qwen-14b",
+    "deepseek-r1-distill-qwen-32b", "deepseek-r1-distill-llama-8b",
+    "deepseek-r1-distill-llama-70b", "glm-4-9b", "llama-3.2-1b", "llama-3.2-3b",
+    "llama-3.3-70b", "mistral-7b-v0.3", "mixtral-8x22b", "baichuan2-7b", "baichuan2-13b",
+    "yi-1.5-6b", "yi-1.5-9b", "yi-1.5-34b", "internlm2.5-7b", "internlm2.5-20b",
+}  # fmt: skip
+
+PUBLISHED_TOTALS = {
+    # config-formula totals; they round to the model cards' figures (0.6B, 8.2B, 30.5B /
+    # 3.3B active, 1.24B, 3.21B), and Qwen3-0.6B's exact 596,049,920 also appears in public
+    # code (a Qwen3Config comment found with the search tools)
+    "qwen3-0.6b": 596_049_920,
+    "qwen3-8b": 8_190_735_360,
+    "qwen3-30b-a3b": 30_532_122_624,
+    "llama-3.2-1b": 1_235_814_400,
+    "llama-3.2-3b": 3_212_749_824,
+}
+
+
+def test_issue_12_presets_present_with_public_sources() -> None:
+    presets = {p.id: p for p in REGISTRY.all()}
+    assert set(presets) >= ISSUE_12_IDS
+    for preset_id in ISSUE_12_IDS:
+        assert "https://huggingface.co/" in presets[preset_id].source, preset_id
+
+
+@pytest.mark.parametrize(("preset_id", "total"), PUBLISHED_TOTALS.items())
+def test_issue_12_published_totals(preset_id: str, total: int) -> None:
+    preset = REGISTRY.resolve(preset_id)
+    assert preset is not None
+    assert round(preset.params_b * 1e9) == total
+
+
+def test_moe_active_counts() -> None:
+    a3b = REGISTRY.resolve("Qwen/Qwen3-30B-A3B")
+    a22b = REGISTRY.resolve("Qwen/Qwen3-235B-A22B")
+    assert a3b is not None
+    assert a22b is not None
+    assert a3b.active_params_b == pytest.approx(3.35, abs=0.01)
+    assert a22b.active_params_b == pytest.approx(22.19, abs=0.01)

@@ -48,9 +48,12 @@ def test_pretrain_needs_tokens() -> None:
     assert isinstance(decode({"kind": "pretrain", "model": "llama-2-7b", "tokens": 2e12}), Pretrain)
 
 
-def test_unknown_fields_are_ignored() -> None:
-    w = decode({"kind": "inference", "model": "llama-2-7b", "temperature": 0.7})
-    assert isinstance(w, Inference)
+def test_unknown_fields_are_refused() -> None:
+    """A field the job does not have would silently answer another job (strict bodies)."""
+    with pytest.raises(msgspec.ValidationError, match="unknown field `temperature`"):
+        decode({"kind": "inference", "model": "llama-2-7b", "temperature": 0.7})
+    with pytest.raises(msgspec.ValidationError, match=r"unknown field `layerz` - at `\$.model`"):
+        decode({"kind": "inference", "model": {"params_b": 7, "layerz": 3}})
 
 
 @pytest.mark.parametrize(

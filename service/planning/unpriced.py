@@ -1,0 +1,43 @@
+"""Where a candidate without a price ranks: the one rule, in one place.
+
+An unknown price must never look cheap, and it must not pull the answer toward big
+machines either (ranking unpriced offers by time alone puts 8xA100 first for a one-GPU
+LoRA). So under ``cost`` and ``balanced``:
+
+1. every priced candidate ranks before every unpriced one (the key's money tier, see
+   :mod:`service.planning.plan`);
+2. among unpriced candidates, the smallest sufficient resources first: fewest
+   accelerators, then the least accelerator memory, then the smallest host (vCPUs, then
+   RAM, all nodes together);
+3. then the faster one.
+
+Under ``time`` the objective itself is speed, and unpriced candidates compete on it.
+
+Estimated prices (labelled, with a basis and a range) are priced candidates for this
+rule; a later tier between "quoted" and "unknown" belongs here too, so that the ranking
+of what is not quoted stays in one function.
+"""
+
+from __future__ import annotations
+
+import math
+
+INF = math.inf
+
+
+def unpriced_order(
+    devices: int,
+    device_memory_gib: float | None,
+    vcpus: int | None,
+    memory_gib: float | None,
+    nodes: int,
+    speed: float,
+) -> tuple[float, float, float, float, float, float]:
+    """The part of an unpriced candidate's ranking key after its tier: resources first
+    (accelerators, then their memory in total — a 24 GB card before a 96 GB one — then
+    host vCPUs and RAM over all ``nodes``, then fewer nodes for the same total), then
+    ``speed`` (hours, or minus the throughput when serving; lower is better)."""
+    accelerator_memory = devices * device_memory_gib if device_memory_gib else 0.0
+    host_vcpus = vcpus * nodes if vcpus else INF
+    host_memory = memory_gib * nodes if memory_gib else INF
+    return float(devices), accelerator_memory, float(host_vcpus), host_memory, float(nodes), speed

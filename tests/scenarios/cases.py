@@ -1,0 +1,230 @@
+"""The scenario suite's jobs: what a person asks, and what an expert expects of the answer.
+
+Each case is a request body plus the expert's expectations of the top option (``top``)
+and of every option (``every``); the invariants every answer must meet whatever the job
+(fits, can run, priced or honestly unpriced, right size, clean words) live in
+``test_scenarios.py``. Sources of the expectations: the seed articles in
+``/work/shared/seeds`` (CPU:GPU 4–8:1, a T4 holds an int4 13B, V100/T4 for medium jobs,
+RDMA for multi-node), the memory rules of the sizing engine, and the capability table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Case = dict[str, Any]
+
+
+def wl(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"kind": kind, **fields}
+
+
+CASES: list[Case] = [
+    # --- the seed articles' scenarios -------------------------------------------------
+    {"id": "seed-qlora-7b-budget", "expert": "QLoRA of a 7B on a budget: one 16-24 GB GPU, "
+     "priced, well under ¥200.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", seq_len=1024,
+                             tokens=2e7)},
+     "top": {"devices": (1, 1), "memory": (16, 24), "priced": True, "max_total": 200}},
+    {"id": "seed-t4-int4-13b", "expert": "The seed's claim: one 16 GB T4 serves an int4 13B.",
+     "body": {"workload": wl("inference", model="llama-2-13b", precision="int4"),
+              "constraints": {"accelerators": ["T4"]}},
+     "top": {"devices": (1, 1), "accelerators": {"T4"}}},
+    {"id": "seed-llm-pretrain-cluster", "expert": "Pre-training a 7B on 200B tokens is a "
+     "cluster job on A100/A800/H800-class parts, ranked by time.",
+     "body": {"workload": wl("pretrain", model="llama-2-7b", tokens=2e11), "objective": "time"},
+     "top": {"devices": (8, 4096), "accelerators": {"A100-40GB", "A100-80GB", "A800-80GB",
+                                                    "H800", "H100-80GB", "H20"}}},
+    {"id": "seed-cv-resnet", "expert": "ResNet-50 on ImageNet-scale samples fits one GPU.",
+     "body": {"workload": wl("finetune", model="resnet-50", method="full", tokens=1.2e7)},
+     "top": {"devices": (1, 1), "priced": True}},
+    {"id": "seed-cv-yolo", "expert": "YOLOv8-m training: one GPU.",
+     "body": {"workload": wl("finetune", model="yolov8-m", method="full", tokens=1e6)},
+     "top": {"devices": (1, 1)}},
+    {"id": "seed-nlp-bert", "expert": "BERT-base fine-tune: one small GPU, cheap.",
+     "body": {"workload": wl("finetune", model="bert-base", method="full", tokens=1e8,
+                             seq_len=512)},
+     "top": {"devices": (1, 1), "priced": True}},
+    {"id": "seed-serving-7b", "expert": "Online serving of a 7B in bf16: one 24 GB+ GPU with "
+     "BF16; price per hour ranked.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b")},
+     "top": {"devices": (1, 2), "memory": (24, 96)}},
+    {"id": "seed-preprocess", "expert": "Data preparation is CPU-only, sized to the data.",
+     "body": {"workload": wl("preprocess", data_gb=500)},
+     "top": {"cpu_only": True}},
+    {"id": "seed-cpu-ratio", "expert": "The host follows 4-8 vCPUs per GPU (seed practice).",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="lora", tokens=5e7)},
+     "top": {"vcpus_per_device": (4, 64)}},
+    # --- LLM training ---------------------------------------------------------------
+    {"id": "full-7b", "expert": "Full fine-tune of a 7B needs ZeRO over several GPUs or an "
+     "80 GB part (16 B/param mixed-precision AdamW).",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="full", tokens=1e8)},
+     "every": {"min_device_memory_total": 100}},
+    {"id": "full-70b", "expert": "Full fine-tune of a 70B: over 1 TB of model states; many "
+     "GPUs, multi-node only over RDMA.",
+     "body": {"workload": wl("finetune", model="llama-2-70b", method="full", tokens=1e8),
+              "objective": "time", "top_k": 10},
+     "every": {"devices": (8, 4096), "multi_node_rdma": True}},
+    {"id": "eight-gpus", "expert": "\"On 8 GPUs\" means 8, on one node when a type has 8.",
+     "body": {"workload": wl("finetune", model="llama-2-13b", method="full", tokens=1e8),
+              "constraints": {"accelerator_count": 8}, "top_k": 10},
+     "every": {"devices": (8, 8), "nodes": (1, 1)}},
+    {"id": "sixteen-gpus", "expert": "16 GPUs: two 8-GPU nodes over RDMA.",
+     "body": {"workload": wl("finetune", model="llama-2-70b", method="full", tokens=1e8),
+              "constraints": {"accelerator_count": 16}},
+     "every": {"devices": (16, 16), "nodes": (2, 16), "multi_node_rdma": True}},
+    {"id": "one-gpu-max", "expert": "max_accelerators 1: single-GPU options only.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="qlora", tokens=2e7),
+              "constraints": {"max_accelerators": 1}, "top_k": 20},
+     "every": {"devices": (1, 1)}},
+    {"id": "lora-qwen3-8b", "expert": "LoRA of Qwen3-8B: one 24-48 GB GPU.",
+     "body": {"workload": wl("finetune", model="Qwen/Qwen3-8B", method="lora", tokens=5e7)},
+     "top": {"devices": (1, 2), "memory": (24, 96), "priced": True}},
+    {"id": "qlora-72b", "expert": "QLoRA of a 72B: a 4-bit base of ~40 GB, one 80 GB GPU or "
+     "two 48 GB.",
+     "body": {"workload": wl("finetune", model="qwen2.5-72b", method="qlora", tokens=1e7)},
+     "top": {"devices": (1, 2), "memory": (40, 96)}},
+    {"id": "no-tokens-no-subscription", "expert": "Unknown length: never a subscription; "
+     "on-demand with the monthly break-even as information.",
+     "body": {"workload": wl("finetune", model="deepseek-r1-distill-qwen-7b", method="lora"),
+              "top_k": 20},
+     "every": {"billing": {"on_demand", "spot"}}},
+    {"id": "glm4-zh", "expert": "GLM-4-9B LoRA asked in Chinese: a zh answer naming 阿里云/腾讯云.",
+     "body": {"workload": wl("finetune", model="glm-4-9b", method="lora", tokens=3e7),
+              "lang": "zh"},
+     "summary": ("推荐",)},
+    {"id": "internlm-lora", "expert": "InternLM2.5-7B LoRA: one 24 GB+ GPU.",
+     "body": {"workload": wl("finetune", model="internlm2_5-7b-chat", method="lora",
+                             tokens=2e7)},
+     "top": {"devices": (1, 1), "memory": (24, 96)}},
+    {"id": "baichuan-lora", "expert": "Baichuan2-13B LoRA: one 40-80 GB GPU or two 24 GB.",
+     "body": {"workload": wl("finetune", model="baichuan2-13b", method="lora", tokens=2e7)},
+     "top": {"devices": (1, 2)}},
+    {"id": "yi-34b-qlora", "expert": "Yi-1.5-34B QLoRA: one 40-48 GB GPU class.",
+     "body": {"workload": wl("finetune", model="yi-1.5-34b", method="qlora", tokens=1e7)},
+     "top": {"devices": (1, 2), "memory": (24, 96)}},
+    {"id": "llama32-3b-full", "expert": "Full fine-tune of Llama-3.2-3B: ~50 GB of states; "
+     "one 80 GB or ZeRO over a few GPUs.",
+     "body": {"workload": wl("finetune", model="llama-3.2-3b", method="full", tokens=5e7)},
+     "every": {"min_device_memory_total": 48}},
+    {"id": "mixtral-qlora", "expert": "Mixtral-8x7B QLoRA: 47B in 4-bit, one 40 GB+ GPU.",
+     "body": {"workload": wl("finetune", model="mixtral-8x7b", method="qlora", tokens=1e7)},
+     "top": {"memory": (40, 96)}},
+    {"id": "fp8-pretrain", "expert": "FP8 training only on FP8 tensor cores (Hopper/Ada).",
+     "body": {"workload": wl("pretrain", model="qwen3-0.6b", tokens=1e10, precision="fp8"),
+              "top_k": 20},
+     "every": {"accelerators": {"H800", "H20", "L20", "L40S", "L4", "H100-80GB",
+                                "RTX-4090D"}}},
+    {"id": "budget", "expert": "A ¥100 budget: every option's total is within it.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=2e7),
+              "constraints": {"budget": 100}, "top_k": 10},
+     "every": {"max_total": 100, "priced": True}},
+    {"id": "deadline", "expert": "A 48 h deadline: every option finishes in time.",
+     "body": {"workload": wl("pretrain", model="llama-2-7b", tokens=2e10),
+              "constraints": {"deadline_hours": 48}, "top_k": 10},
+     "every": {"max_hours": 48}},
+    {"id": "hourly-cap", "expert": "¥20/h cap: every option is priced at or below it.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=2e7),
+              "constraints": {"max_price_per_hour": 20}, "top_k": 20},
+     "every": {"max_hourly": 20, "priced": True}},
+    {"id": "cuda-only", "expert": "cuda_required: no Ascend option.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="lora", tokens=2e7),
+              "constraints": {"cuda_required": True}, "top_k": 50},
+     "every": {"no_ascend": True}},
+    # --- regions and providers ------------------------------------------------------
+    {"id": "region-shanghai", "expert": "cn-shanghai: every option sold there.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=2e7),
+              "constraints": {"regions": ["cn-shanghai"]}, "top_k": 10},
+     "every": {"region": "cn-shanghai"}},
+    {"id": "region-tencent-beijing", "expert": "ap-beijing is Tencent's Beijing.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b"),
+              "constraints": {"regions": ["ap-beijing"]}},
+     "every": {"providers": {"tencent"}}},
+    {"id": "region-huawei-beijing", "expert": "cn-north-4 is Huawei's Beijing 4 (its GPU "
+     "rows publish no regions yet, so a CPU job).",
+     "body": {"workload": wl("preprocess", data_gb=50),
+              "constraints": {"regions": ["cn-north-4"]}},
+     "every": {"providers": {"huawei"}}},
+    {"id": "volcano-unpriced", "expert": "Volcano Engine publishes no prices here: the "
+     "smallest sufficient machine first, honestly unpriced.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="lora", tokens=2e7),
+              "constraints": {"providers": ["火山引擎"]}, "top_k": 10},
+     "top": {"devices": (1, 1), "priced": False}, "every": {"providers": {"volcengine"}},
+     "summary": ("价格未知",)},
+    {"id": "aliyun-alias", "expert": "aliyun = Alibaba Cloud.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=2e7),
+              "constraints": {"providers": ["aliyun"]}, "lang": "en"},
+     "every": {"providers": {"alibaba"}}, "summary": ("Alibaba Cloud",)},
+    {"id": "region-typo", "expert": "cn-bejing is a typo: 400 naming cn-beijing.",
+     "body": {"workload": wl("finetune", model="llama-2-7b", tokens=2e7),
+              "constraints": {"regions": ["cn-bejing"]}},
+     "status": 400, "suggest": "cn-beijing"},
+    # --- inference ------------------------------------------------------------------
+    {"id": "serve-72b", "expert": "Qwen2.5-72B in bf16 (145 GB): tensor parallel over "
+     "several GPUs.",
+     "body": {"workload": wl("inference", model="qwen2.5-72b"), "top_k": 10},
+     "every": {"devices": (2, 64)}},
+    {"id": "serve-72b-v100", "expert": "On V100 the 72B runs in FP16 with the Volta engine "
+     "caveat, said on every option.",
+     "body": {"workload": wl("inference", model="qwen2.5-72b"),
+              "constraints": {"accelerators": ["V100"]}, "lang": "en"},
+     "every": {"warns": ("no BF16", "Volta")}},
+    {"id": "serve-fp8", "expert": "FP8 serving only on FP8 hardware.",
+     "body": {"workload": wl("inference", model="llama-3.1-8b", precision="fp8"), "top_k": 20},
+     "every": {"accelerators": {"H800", "H20", "L20", "L40S", "L4", "H100-80GB",
+                                "RTX-4090D"}}},
+    {"id": "serve-moe-int4", "expert": "Qwen3-30B-A3B in int4: ~16 GB of weights, one GPU.",
+     "body": {"workload": wl("inference", model="qwen3-30b-a3b", precision="int4")},
+     "top": {"devices": (1, 1)}},
+    {"id": "serve-deepseek-int4", "expert": "DeepSeek-V3/R1 in int4: ~340 GB, a full 8-GPU "
+     "node of 80 GB+ parts at least.",
+     "body": {"workload": wl("inference", model="deepseek-r1", precision="int4")},
+     "every": {"min_device_memory_total": 340}},
+    {"id": "batch-7b", "expert": "Batch generation with a known output: hours and total known.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b", output_tokens=1e8)},
+     "top": {"priced": True, "hours_known": True}},
+    {"id": "serve-ascend-no-bandwidth", "expert": "910B has no published bandwidth: no decode "
+     "rate and no per-token price, with a warning.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b"),
+              "constraints": {"accelerators": ["昇腾910B"]}, "lang": "en"},
+     "every": {"no_throughput": True, "warns": ("no published memory bandwidth",)}},
+    {"id": "serve-target-rate", "expert": "A throughput target adds replicas; a device "
+     "whose rate is unknown cannot promise it and is not offered.",
+     "body": {"workload": wl("inference", model="llama-2-7b", target_tokens_per_s=300),
+              "top_k": 5},
+     "every": {"min_throughput": 300}},
+    {"id": "serve-long-context", "expert": "64 sequences of 8k on a 14B: the KV cache needs "
+     "more than one 24 GB card.",
+     "body": {"workload": wl("inference", model="qwen2.5-14b", concurrency=64,
+                             context_len=8192)},
+     "every": {"min_device_memory_total": 48}},
+    # --- Ascend ---------------------------------------------------------------------
+    {"id": "ascend-lora", "expert": "LoRA on Ascend 910B: CANN migration said on every option.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="lora", tokens=2e7),
+              "constraints": {"accelerators": ["910B"]}, "lang": "en"},
+     "every": {"warns": ("CANN",), "accelerator_prefix": "Ascend-910B"}},
+    {"id": "ascend-pretrain", "expert": "Pre-training on Ascend NPUs: time is estimated.",
+     "body": {"workload": wl("pretrain", model="qwen3-1.7b", tokens=2e10),
+              "constraints": {"accelerators": ["Ascend"]}},
+     "top": {"hours_known": True}},
+    {"id": "ascend-cuda-conflict", "expert": "Ascend with cuda_required contradicts itself.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", tokens=2e7),
+              "constraints": {"accelerators": ["910B"], "cuda_required": True}},
+     "status": 422},
+    # --- preprocessing ----------------------------------------------------------------
+    {"id": "prep-small", "expert": "50 GB: one small CPU machine.",
+     "body": {"workload": wl("preprocess", data_gb=50)},
+     "top": {"cpu_only": True, "nodes": (1, 1)}},
+    {"id": "prep-fast", "expert": "2 TB in 2 h needs many vCPUs.",
+     "body": {"workload": wl("preprocess", data_gb=2000, target_hours=2)},
+     "top": {"cpu_only": True, "min_vcpus": 32}},
+    {"id": "prep-min-vcpus", "expert": "min_vcpus 64 per node is respected.",
+     "body": {"workload": wl("preprocess", data_gb=100), "constraints": {"min_vcpus": 64},
+              "top_k": 10},
+     "every": {"min_vcpus_per_node": 64}},
+    # --- the hardware table -------------------------------------------------------------
+    {"id": "t4-training-fp16", "expert": "BF16 training on T4 runs in FP16 (said).",
+     "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=1e7),
+              "constraints": {"accelerators": ["T4"]}, "lang": "en"},
+     "every": {"warns": ("FP16 mixed precision",)}},
+]  # fmt: skip
