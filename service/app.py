@@ -17,6 +17,7 @@ from litestar import Litestar, Request, Response
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact
 from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 from litestar.stores.registry import StoreRegistry
@@ -31,6 +32,7 @@ from litestar.types import (
     Send,
 )
 
+from service import web
 from service.accelerators import AcceleratorRegistry
 from service.api.admin import AdminController
 from service.api.estimate import EstimateController
@@ -47,9 +49,9 @@ from service.live_prices import (
     discover_live_jobs,
     run_refresh_schedule,
 )
-from service.metrics import CATALOG_RELOADS
+from service.metrics import CATALOG_RELOADS, watch_live_prices
 from service.observability import configure_logging, request_id_middleware
-from service.openapi import align_request_schemas, document_asgi_routes, document_common_errors
+from service.openapi import finish_contract, schema_router
 from service.overrides import load_overrides
 from service.plugins import PluginManager, collect, get_plugin_manager
 from service.ratelimit import RateLimiter
@@ -62,6 +64,7 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 RATE_LIMITER_KEY = "rate_limiter"
+SHUTDOWN_STEP_S = 2.0
 
 
 def create_app(
@@ -92,6 +95,11 @@ def create_app(
         PriceSnapshotStore(stores.namespace("prices")),
         {job.name: job.source for job in live_jobs},
         settings.live_price_ttl_s,
+    )
+    watch_live_prices(
+        [job.name for job in live_jobs],
+        age_s=lambda name: monitor.info(name).age_s,
+        failures=lambda name: monitor.info(name).consecutive_failures,
     )
     board: Board
     if stores.redis is not None:
@@ -153,14 +161,14 @@ def create_app(
         try:
             yield
         finally:
+            # Shutdown must end even when Redis is stuck: every step is bounded.
             stop.set()
             for task in tasks:
                 task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            await sync.leave()
-            with contextlib.suppress(Exception):
-                await stores.close()
+            await asyncio.wait(tasks, timeout=SHUTDOWN_STEP_S)
+            for step in (sync.leave, stores.close):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(step(), SHUTDOWN_STEP_S)
 
     middleware: list[Any] = []
     prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
@@ -190,6 +198,10 @@ def create_app(
             ),
             contact=Contact(name="Suanli"),
             use_handler_docstrings=True,
+            # Only the JSON document (at /schema and /schema/openapi.json): litestar's
+            # documentation UIs load their scripts from public CDNs, blank offline.
+            render_plugins=[JsonRenderPlugin(path=["/", "/openapi.json"])],
+            openapi_router=schema_router(),
         ),
         request_max_body_size=settings.max_body_bytes,
         debug=False,
@@ -197,9 +209,7 @@ def create_app(
     )
     app.state[STATE_KEY] = suanli
     app.state[RATE_LIMITER_KEY] = limiter
-    align_request_schemas(app)
-    document_asgi_routes(app)
-    document_common_errors(app)
+    finish_contract(app)
     return app
 
 
@@ -242,6 +252,7 @@ def _routes() -> list[ControllerRouterHandler]:
         recommend_route,
         AdminController,
         MetricsController,
+        *web.routes(),
     ]
 
 

@@ -9,6 +9,7 @@ request field, and ``create_app`` turns it into litestar's validation-error shap
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Annotated
 
 import msgspec
 
@@ -32,19 +33,51 @@ class InputError(ValueError):
         self.source = source
 
 
-class ErrorItem(msgspec.Struct, frozen=True, kw_only=True):
+class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One problem in a request: which field (``key``), why, and what would be valid."""
 
-    key: str
-    message: str
-    source: str
-    """``body``, ``query``, ``path`` or ``header``."""
-    suggestions: list[str] | None = None
+    key: Annotated[
+        str,
+        msgspec.Meta(
+            description="The request field at fault, as a path (`workload.model`, "
+            "`constraints.providers[0]`, `limit`), or `data` for the body as a whole."
+        ),
+    ]
+    message: Annotated[str, msgspec.Meta(description="Why the value was refused, in a sentence.")]
+    source: Annotated[
+        str,
+        msgspec.Meta(description="Where the field was sent: `body`, `query`, `path` or `header`."),
+    ]
+    suggestions: Annotated[
+        list[str] | None,
+        msgspec.Meta(
+            description="For an unknown name, the closest valid names (best first); absent "
+            "otherwise."
+        ),
+    ] = None
 
 
-class ErrorBody(msgspec.Struct, frozen=True, kw_only=True):
-    """The one error shape of every 4xx/5xx (litestar's, documented in the schema)."""
+class ErrorBody(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """The one error shape of every 4xx/5xx of every route, documented in the schema.
 
-    status_code: int
-    detail: str
-    extra: list[ErrorItem] | dict[str, str | list[str] | None] | None = None
+    ``omit_defaults``: the error handlers leave ``extra`` (and an item's ``suggestions``)
+    out when there is nothing to say, so the contract does not list them as required."""
+
+    status_code: Annotated[
+        int, msgspec.Meta(description="The HTTP status code, repeated in the body.")
+    ]
+    detail: Annotated[
+        str,
+        msgspec.Meta(
+            description="What went wrong, in a sentence (for a 400: which operation refused the "
+            "request)."
+        ),
+    ]
+    extra: Annotated[
+        list[ErrorItem] | dict[str, str | list[str] | None] | None,
+        msgspec.Meta(
+            description="Details: for a 400, one item per refused field; for a 404 of a name, the"
+            " known names (`known`); for a 500 or 503, the `request_id` to find the "
+            "request in the logs. Absent when there is nothing to add."
+        ),
+    ] = None

@@ -7,6 +7,9 @@ cannot be registered twice), so every app built in the same process shares them.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterable
+
 from prometheus_client import Counter, Gauge
 
 CACHE_EVENTS = Counter(
@@ -52,3 +55,40 @@ RATE_LIMITED = Counter(
     "identified (address, client_key).",
     ["identity"],
 )
+LIVE_PRICE_AGE = Gauge(
+    "suanli_live_price_age_seconds",
+    "Age of the live-price snapshot in use per provider (NaN: no live snapshot yet).",
+    ["provider"],
+)
+LIVE_PRICE_FAILURES = Gauge(
+    "suanli_live_price_consecutive_failures",
+    "Live-price refreshes of a provider that failed in a row (0 after a success).",
+    ["provider"],
+)
+RECOMMEND_ANSWERS = Counter(
+    "suanli_recommend_answers_total",
+    "Answers of /v1/recommend (cache hits included) by their top pick: priced (a published, "
+    "live or operator price), estimated (an estimated price), unpriced (price unknown) or "
+    "none (no option fits the constraints).",
+    ["top_pick"],
+)
+
+
+def watch_live_prices(
+    providers: Iterable[str],
+    age_s: Callable[[str], float | None],
+    failures: Callable[[str], int],
+) -> None:
+    """Read live-price age and failures at scrape time (the age grows between scrapes
+    without any event to update it). The newest app in a process wins the callbacks."""
+    for name in providers:
+        LIVE_PRICE_AGE.labels(provider=name).set_function(
+            lambda name=name: _or_nan(age_s(name))  # type: ignore[misc]
+        )
+        LIVE_PRICE_FAILURES.labels(provider=name).set_function(
+            lambda name=name: float(failures(name))  # type: ignore[misc]
+        )
+
+
+def _or_nan(value: float | None) -> float:
+    return math.nan if value is None else value

@@ -54,28 +54,84 @@ class AcceleratorSpec(msgspec.Struct, frozen=True, kw_only=True):
     ``None`` where the vendor publishes none (e.g. BF16 on Turing).
     """
 
-    name: str
-    """Canonical name: ``A100-80GB``, ``V100-32GB``, ``H800``, ``Ascend-910B3``."""
-    vendor: str
-    memory_gib: float
-    mem_bandwidth_gbps: float | None = None
-    """Memory bandwidth in GB/s."""
-    bf16_tflops: float | None = None
-    fp16_tflops: float | None = None
-    fp8_tflops: float | None = None
-    int8_tops: float | None = None
-    fp32_tflops: float | None = None
-    interconnect: str | None = None
-    interconnect_gbps: float | None = None
-    architecture: str | None = None
-    """Generation (Pascal, Volta, Turing, Ampere, Ada, Hopper, DaVinci, ...)."""
-    supports_bf16: bool = False
-    supports_fp8: bool = False
-    stack: Stack = "cuda"
-    aliases: tuple[str, ...] = ()
-    source: Source
-    confidence: Confidence = "high"
-    notes: str | None = None
+    name: Annotated[
+        str,
+        msgspec.Meta(
+            description="Canonical name, e.g. `A100-80GB`, `V100-32GB`, `H800`, `Ascend-910B3`."
+        ),
+    ]
+    vendor: Annotated[str, msgspec.Meta(description="Vendor, e.g. NVIDIA or Huawei.")]
+    memory_gib: Annotated[float, msgspec.Meta(description="Memory of one accelerator in GiB.")]
+    mem_bandwidth_gbps: Annotated[
+        float | None, msgspec.Meta(description="Memory bandwidth in GB/s; `null` when unpublished.")
+    ] = None
+    bf16_tflops: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Dense BF16 peak in TFLOPS (not the 2x sparsity figure); `null` when "
+            "unsupported or unpublished."
+        ),
+    ] = None
+    fp16_tflops: Annotated[
+        float | None,
+        msgspec.Meta(description="Dense FP16 peak in TFLOPS; `null` when unpublished."),
+    ] = None
+    fp8_tflops: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Dense FP8 peak in TFLOPS; `null` when unsupported or unpublished."
+        ),
+    ] = None
+    int8_tops: Annotated[
+        float | None, msgspec.Meta(description="Dense INT8 peak in TOPS; `null` when unpublished.")
+    ] = None
+    fp32_tflops: Annotated[
+        float | None, msgspec.Meta(description="FP32 peak in TFLOPS; `null` when unpublished.")
+    ] = None
+    interconnect: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Device-to-device interconnect, e.g. NVLink or HCCS; `null` when "
+            "unpublished."
+        ),
+    ] = None
+    interconnect_gbps: Annotated[
+        float | None,
+        msgspec.Meta(description="Interconnect bandwidth in GB/s; `null` when unpublished."),
+    ] = None
+    architecture: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Generation (Pascal, Volta, Turing, Ampere, Ada, Hopper, DaVinci, ...)."
+        ),
+    ] = None
+    supports_bf16: Annotated[
+        bool, msgspec.Meta(description="True when the hardware computes in BF16.")
+    ] = False
+    supports_fp8: Annotated[
+        bool, msgspec.Meta(description="True when the hardware computes in FP8.")
+    ] = False
+    stack: Annotated[
+        Stack,
+        msgspec.Meta(description="Software stack: `cuda` (NVIDIA) or `cann` (Huawei Ascend)."),
+    ] = "cuda"
+    aliases: Annotated[
+        tuple[str, ...],
+        msgspec.Meta(description="Other names that select this accelerator (e.g. `A100`, `910B`)."),
+    ] = ()
+    source: Annotated[
+        Source,
+        msgspec.Meta(
+            description="Where the figures are published: a URL or a repository path at a commit."
+        ),
+    ]
+    confidence: Annotated[
+        Confidence,
+        msgspec.Meta(description="How well the figures are sourced: `high`, `medium` or `low`."),
+    ] = "high"
+    notes: Annotated[
+        str | None, msgspec.Meta(description="Caveats about the figures; `null` when none.")
+    ] = None
 
     @property
     def dense_tflops_16bit(self) -> float | None:
@@ -147,10 +203,17 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
 class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
     """The accelerators of an instance type as responses show them (pinned field names)."""
 
-    name: str
-    count: int
-    memory_gib: float | None
-    """Memory per accelerator; ``null`` when the catalog could not confirm it."""
+    name: Annotated[
+        str, msgspec.Meta(description="Canonical accelerator name (as in GET /v1/accelerators).")
+    ]
+    count: Annotated[int, msgspec.Meta(description="Accelerators in one server.")]
+    memory_gib: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Memory of each accelerator in GiB; `null` when the catalog could not "
+            "confirm it."
+        ),
+    ]
 
     @classmethod
     def of(cls, row: InstanceType) -> AcceleratorRef | None:

@@ -4,9 +4,12 @@ Why not litestar's limiter: it reads the count, then writes it back (two round t
 not atomic — two workers on one Redis let 909 requests through a 600/min limit), and a
 value it cannot decode raised on every request of that client (a 500 on every route).
 
-Here a request costs one ``EVALSHA`` of a script that ``INCR``s a per-minute counter and
-sets its expiry when it creates it: atomic across workers and replicas. It runs *before*
-routing (in the app's outer layer), so a refused request costs no parsing at all.
+Here every request increments a per-minute counter in Redis with a script that also sets
+its expiry when it creates it: atomic across workers and replicas, and exact. It stays
+cheap under load because a worker sends the increments of all requests that arrived
+while its previous call was in flight as *one* script call (:class:`_Batcher`): one
+round trip and one command for many requests, each still told its own exact count. It
+runs *before* routing (in the app's outer layer), so a refused request costs no parsing.
 Failures fail open: Redis down or slow (the shared circuit breaker is open) → a
 per-process count in memory; a counter that is not a number → the request passes, the
 entry is removed and counted in ``suanli_corrupt_entries_total{kind="rate_limit"}``.
@@ -23,6 +26,8 @@ Who is "a client":
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import ipaddress
 import logging
@@ -35,7 +40,7 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Receive, Scope, Send
 from redis.asyncio import Redis
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError
 
 from service.bounded import BoundedDict
 from service.metrics import CORRUPT_ENTRIES, RATE_LIMITED
@@ -53,12 +58,24 @@ CLIENT_KEY_HEADER = b"x-api-key"
 FORWARDED_FOR = b"x-forwarded-for"
 LIMITED_PREFIX = "/v1/"
 
-# KEYS[1] = counter, ARGV[1] = window seconds. Returns the count after this request.
+# KEYS = counters, ARGV[1] = window seconds, ARGV[1 + i] = requests to add to KEYS[i].
+# Returns the count of each counter after the additions; -1 for a counter whose value is
+# not a number (pcall: one corrupt key must not fail the others).
 _SCRIPT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n
+local out = {}
+for i, key in ipairs(KEYS) do
+  local add = tonumber(ARGV[i + 1])
+  local n = redis.pcall('INCRBY', key, add)
+  if type(n) == 'table' then
+    out[i] = -1
+  else
+    if n == add then redis.call('EXPIRE', key, ARGV[1]) end
+    out[i] = n
+  end
+end
+return out
 """
+CORRUPT = -1
 _SCRIPT_SHA = hashlib.sha1(_SCRIPT.encode()).hexdigest()  # noqa: S324 - Redis's script id
 
 _json = msgspec.json.Encoder()
@@ -126,6 +143,7 @@ class RateLimiter:
             for key, client in (client_keys or {}).items()
         }
         self._local: BoundedDict[str, int] = BoundedDict(65_536)
+        self._batcher = _Batcher(redis) if redis is not None else None
 
     @property
     def active(self) -> bool:
@@ -139,37 +157,26 @@ class RateLimiter:
 
     async def _count(self, key: str) -> int:
         breaker = self._breaker
-        if self._redis is not None and (breaker is None or breaker.available()):
+        if self._batcher is not None and (breaker is None or breaker.available()):
             try:
-                count = await self._incr(key)
+                count = await self._batcher.incr(key)
             except Exception as exc:
-                if isinstance(exc, ResponseError) and "not an integer" in str(exc):
-                    # someone wrote garbage under our key
-                    CORRUPT_ENTRIES.labels(kind="rate_limit").inc()
-                    log.warning("corrupt rate-limit counter removed; request let through")
-                    try:
-                        await self._redis.delete(key)
-                    except Exception as delete_exc:
-                        if breaker is not None:
-                            breaker.failed(delete_exc)
-                    return 0
                 if breaker is not None:
                     breaker.failed(exc)
             else:
                 if breaker is not None:
                     breaker.succeeded()
-                return count
+                if count != CORRUPT:
+                    return count
+                # Someone wrote garbage under our key: let the request through, start over.
+                CORRUPT_ENTRIES.labels(kind="rate_limit").inc()
+                log.warning("corrupt rate-limit counter removed; request let through")
+                with contextlib.suppress(Exception):
+                    await self._batcher.redis.delete(key)
+                return 0
         count = self._local.get(key, 0) + 1
         self._local.put(key, count)
         return count
-
-    async def _incr(self, key: str) -> int:
-        assert self._redis is not None
-        try:
-            result = await self._redis.evalsha(_SCRIPT_SHA, 1, key, WINDOW_S)
-        except NoScriptError:  # first call on this Redis (or after SCRIPT FLUSH)
-            result = await self._redis.eval(_SCRIPT, 1, key, WINDOW_S)
-        return int(result)
 
     def middleware(self, app: ASGIApp) -> ASGIApp:
         """ASGI middleware limiting ``/v1/`` requests (health, metrics, docs and the
@@ -220,6 +227,57 @@ class RateLimiter:
         peer = scope.get("client")
         address = client_address(peer[0] if peer else None, forwarded, self.trusted)
         return f"ip:{address}", self.limit, "address"
+
+
+class _Batcher:
+    """Coalesces counter increments: at most one script call in flight per worker; the
+    increments that arrive meanwhile go out together in the next one. Each request still
+    gets its own exact count (the ``k``-th of ``m`` requests on a key that reached ``n``
+    is told ``n - m + k``)."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._pending: dict[str, list[asyncio.Future[int]]] = {}
+        self._busy = False
+
+    async def incr(self, key: str) -> int:
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(key, []).append(future)
+        if not self._busy:
+            self._busy = True
+            asyncio.get_running_loop().call_soon(self._send_next)  # gather this tick's
+        return await future
+
+    def _send_next(self) -> None:
+        batch, self._pending = self._pending, {}
+        if not batch:
+            self._busy = False
+            return
+        task = asyncio.ensure_future(self._send(batch))
+        task.add_done_callback(lambda _: self._send_next())
+
+    async def _send(self, batch: dict[str, list[asyncio.Future[int]]]) -> None:
+        keys = list(batch)
+        args = [WINDOW_S, *(len(batch[key]) for key in keys)]
+        try:
+            try:
+                totals = await self.redis.evalsha(_SCRIPT_SHA, len(keys), *keys, *args)
+            except NoScriptError:  # first call on this Redis (or after SCRIPT FLUSH)
+                totals = await self.redis.eval(_SCRIPT, len(keys), *keys, *args)
+        except BaseException as exc:
+            for futures in batch.values():
+                for future in futures:
+                    if not future.done():
+                        future.set_exception(exc if isinstance(exc, Exception) else OSError())
+            if not isinstance(exc, Exception):
+                raise
+            return
+        for key, total in zip(keys, totals, strict=True):
+            futures = batch[key]
+            for k, future in enumerate(futures, start=1):
+                if not future.done():
+                    value = int(total)
+                    future.set_result(CORRUPT if value == CORRUPT else value - len(futures) + k)
 
 
 async def _refuse_key(send: Send) -> None:

@@ -3,6 +3,7 @@ exempt, and one shared budget across replicas when Redis is configured."""
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import time
 from collections import Counter
@@ -13,7 +14,7 @@ import redis
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.ratelimit import client_address, counter_key
+from service.ratelimit import RateLimiter, client_address, counter_key
 from tests.servers import ServerProcess
 
 MakeClient = Callable[..., TestClient[Litestar]]
@@ -212,3 +213,29 @@ def test_two_workers_on_one_redis_hold_the_limit_exactly_behind_a_proxy(
         assert server.request("GET", "/v1/models", headers=other)[0] == 200
     finally:
         server.stop()
+
+
+@pytest.mark.redis
+async def test_concurrent_requests_share_one_call_and_get_exact_counts(redis_url: str) -> None:
+    """200 requests at once through one worker's limiter: coalesced into a few script
+    calls, yet exactly the limit is allowed, and a corrupt counter beside them only lets
+    its own requests through."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(redis_url)
+    limiter = RateLimiter(150, redis=client)
+    now = time.time()
+    await client.set(counter_key("ip:corrupt", now), "garbage")
+    try:
+        decisions = await asyncio.gather(
+            *(limiter.decide("ip:busy", 150, now) for _ in range(200)),
+            *(limiter.decide("ip:corrupt", 150, now) for _ in range(3)),
+        )
+        busy, corrupt = decisions[:200], decisions[200:]
+        assert sum(d.allowed for d in busy) == 150
+        assert sorted(d.remaining for d in busy)[-1] == 149  # the first was told count 1
+        assert all(d.allowed for d in corrupt)
+        assert int(await client.get(counter_key("ip:busy", now)) or 0) == 200
+        assert 0 < await client.ttl(counter_key("ip:busy", now)) <= 60
+    finally:
+        await client.aclose()

@@ -43,6 +43,9 @@ def require_api_key(connection: ASGIConnection[Any, Any, Any, Any], _: BaseRoute
 
 
 class ReloadResult(msgspec.Struct, frozen=True, kw_only=True):
+    """``POST /v1/admin/reload`` answer: what was reloaded, or why the previous catalog was
+    kept."""
+
     status: Annotated[
         str,
         msgspec.Meta(
@@ -53,11 +56,25 @@ class ReloadResult(msgspec.Struct, frozen=True, kw_only=True):
             )
         ),
     ]
-    fingerprint: str
-    previous_fingerprint: str
-    providers: list[str]
-    offers: int
-    errors: list[str]
+    fingerprint: Annotated[str, msgspec.Meta(description="Fingerprint of the catalog now in use.")]
+    previous_fingerprint: Annotated[
+        str, msgspec.Meta(description="Fingerprint of the catalog before the reload.")
+    ]
+    providers: Annotated[
+        list[str], msgspec.Meta(description="Providers in the catalog now in use.")
+    ]
+    offers: Annotated[
+        int,
+        msgspec.Meta(
+            description="Offers (instance type x region x billing) in the catalog now in use."
+        ),
+    ]
+    errors: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Problems found (bad override rows, failing providers); empty when none."
+        ),
+    ]
     workers: Annotated[
         int,
         msgspec.Meta(description="Worker processes (all replicas) that were asked to reload."),
@@ -81,6 +98,7 @@ class AdminController(Controller):
         "/reload",
         status_code=200,
         summary="Reload catalogs and price overrides",
+        operation_id="reloadCatalogs",
         raises=[NotAuthorizedException, NotFoundException],
     )
     async def reload(self, suanli: SuanliDep) -> ReloadResult:

@@ -8,11 +8,13 @@ are :class:`~service.errors.InputError`, which the app maps to a 400 naming the 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Controller, post
-from litestar.exceptions import ValidationException
 from litestar.params import JSONBody
 
+from service.api import examples
 from service.api.body import strict_json_body
 from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.state import SuanliDep
@@ -21,8 +23,20 @@ from service.state import SuanliDep
 class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """A workload and, optionally, where it runs."""
 
-    workload: Workload
-    placement: Placement | None = None
+    workload: Annotated[
+        Workload,
+        msgspec.Meta(
+            description="The job to size: pre-training, fine-tuning, inference or preprocessing "
+            "(`kind` selects which)."
+        ),
+    ]
+    placement: Annotated[
+        Placement | None,
+        msgspec.Meta(
+            description="Where it runs (accelerator and count); without it the memory is for one "
+            "device and `time` is `null`."
+        ),
+    ] = None
 
 
 class EstimateController(Controller):
@@ -33,8 +47,9 @@ class EstimateController(Controller):
     @post(
         status_code=200,
         summary="Estimate memory, compute, time and host needs of a deep-learning job",
-        raises=[ValidationException],
+        operation_id="estimate",
         sync_to_thread=False,
+        opt={"examples": examples.ESTIMATE},
     )
     def estimate(self, data: JSONBody[EstimateRequest], suanli: SuanliDep) -> EstimateResponse:
         """Size a pre-training, fine-tuning, inference or preprocessing job.

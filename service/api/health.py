@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
@@ -11,25 +13,47 @@ from service.state import SuanliDep
 
 
 class Health(msgspec.Struct, frozen=True):
-    status: str
+    """``GET /healthz`` answer."""
+
+    status: Annotated[
+        str, msgspec.Meta(description="Always `ok` while the process serves requests.")
+    ]
 
 
 class Readiness(msgspec.Struct, frozen=True, kw_only=True):
-    status: str
-    """``ready`` or ``not_ready``."""
-    catalog_loaded: bool
-    catalog_fingerprint: str
-    providers: int
-    redis: str
-    """``ok``, ``down`` or ``not_configured``."""
-    reasons: list[str]
+    """``GET /readyz`` answer: ready or not, and why."""
+
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`ready`, or `not_ready` (then `reasons` says why and the status code is "
+            "503)."
+        ),
+    ]
+    catalog_loaded: Annotated[
+        bool, msgspec.Meta(description="True once the first catalog load finished.")
+    ]
+    catalog_fingerprint: Annotated[
+        str,
+        msgspec.Meta(
+            description="Fingerprint of the catalog in use (changes when catalogs or prices "
+            "change; cache keys include it)."
+        ),
+    ]
+    providers: Annotated[int, msgspec.Meta(description="Providers loaded in the catalog.")]
+    redis: Annotated[
+        str, msgspec.Meta(description="`ok`, `down` or `not_configured` (no SUANLI_REDIS_URL).")
+    ]
+    reasons: Annotated[
+        list[str], msgspec.Meta(description="Why the replica is not ready; empty when ready.")
+    ]
 
 
 class HealthController(Controller):
     tags = ["health"]
     include_in_schema = True
 
-    @get("/healthz", sync_to_thread=False, summary="Liveness")
+    @get("/healthz", sync_to_thread=False, summary="Liveness", operation_id="healthz")
     def healthz(self) -> Health:
         """Always 200 while the process serves requests (the liveness probe)."""
         return Health(status="ok")
@@ -37,6 +61,7 @@ class HealthController(Controller):
     @get(
         "/readyz",
         summary="Readiness",
+        operation_id="readyz",
         responses={
             503: ResponseSpec(data_container=Readiness, description="Not ready, with reasons")
         },

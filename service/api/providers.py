@@ -7,6 +7,7 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get
 from litestar.exceptions import NotFoundException, ValidationException
+from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
@@ -29,56 +30,162 @@ LivePriceInfo = LivePriceState
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
-    display_name: str | None
-    currency: str | None
-    regions: list[str]
-    instance_types: int
-    priced_instance_types: int
-    as_of: str | None
-    """Date of the catalog snapshot."""
-    prices_as_of: str | None
-    status: str
-    """``loaded``, ``failed`` (plugin import or provider call failed) or ``excluded``
-    (not in ``SUANLI_PLUGINS``)."""
-    error: str | None = None
-    live_prices: LivePriceInfo | None = None
+    """A provider plugin: what loaded, its regions, catalog size and dates, live-price status."""
+
+    name: Annotated[
+        str,
+        msgspec.Meta(description="Provider name to use in `constraints.providers` and in paths."),
+    ]
+    display_name: Annotated[
+        str | None,
+        msgspec.Meta(description="Human-readable name; `null` for a provider that did not load."),
+    ]
+    currency: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Currency of its prices; `null` for a provider that did not load."
+        ),
+    ]
+    regions: Annotated[list[str], msgspec.Meta(description="Region ids of the catalog.")]
+    instance_types: Annotated[int, msgspec.Meta(description="Instance types in the catalog.")]
+    priced_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types with at least one known price.")
+    ]
+    as_of: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the catalog snapshot; `null` for a provider that did not load."
+        ),
+    ]
+    prices_as_of: Annotated[
+        str | None, msgspec.Meta(description="Date of the newest prices; `null` when none.")
+    ]
+    status: Annotated[
+        str,
+        msgspec.Meta(
+            description="`loaded`, `failed` (plugin import or provider call failed; see `error`) "
+            "or `excluded` (not in SUANLI_PLUGINS)."
+        ),
+    ]
+    error: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the provider failed to load; `null` when it loaded."),
+    ] = None
+    live_prices: Annotated[
+        LivePriceInfo | None,
+        msgspec.Meta(
+            description="Live-price status: on or off and why, age of the prices, last refresh "
+            "error; `null` for a provider that did not load."
+        ),
+    ] = None
 
 
 class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
-    region: str
-    billing: Billing
-    price_per_hour: float | None
-    price_per_month: float | None
-    currency: str
-    price_source: PriceSource
-    estimated: bool
-    source: str
-    as_of: str
+    """One price of an instance type: region, billing, amount, source and date."""
+
+    region: Annotated[
+        str, msgspec.Meta(description="Region id, or `*` for a list price given without region.")
+    ]
+    billing: Annotated[Billing, msgspec.Meta(description="`on_demand`, `monthly` or `spot`.")]
+    price_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="CNY per hour (for monthly billing: the month's price divided by 730 h); "
+            "`null` when unknown."
+        ),
+    ]
+    price_per_month: Annotated[
+        float | None, msgspec.Meta(description="CNY per month (monthly billing); `null` otherwise.")
+    ]
+    currency: Annotated[str, msgspec.Meta(description="Currency of the amounts.")]
+    price_source: Annotated[
+        PriceSource, msgspec.Meta(description="`live`, `override`, `snapshot` or `estimated`.")
+    ]
+    estimated: Annotated[
+        bool, msgspec.Meta(description="True for a price not quoted by the cloud (an estimate).")
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the price is published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date (or month) the price was valid on.")]
 
 
 class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
-    instance_type: str
-    family: str
-    accelerator: AcceleratorRef | None
-    vcpus: int | None
-    memory_gib: float | None
-    network_gbps: float | None
-    rdma: Rdma | None
-    local_nvme: str | None
-    regions: list[str]
-    source: str
-    as_of: str
-    confidence: str
-    notes: str | None
-    prices: list[PriceItem]
+    """One instance type of a provider's catalog, with its sourced specs and prices."""
+
+    instance_type: Annotated[str, msgspec.Meta(description="The cloud's exact instance type name.")]
+    family: Annotated[str, msgspec.Meta(description="Instance family.")]
+    accelerator: Annotated[
+        AcceleratorRef | None,
+        msgspec.Meta(
+            description="The accelerators of one server (name, count, memory each); `null` for a "
+            "CPU-only type."
+        ),
+    ]
+    vcpus: Annotated[
+        int | None, msgspec.Meta(description="vCPUs; `null` when the source does not say.")
+    ]
+    memory_gib: Annotated[
+        float | None, msgspec.Meta(description="RAM in GiB; `null` when the source does not say.")
+    ]
+    network_gbps: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Network bandwidth in Gbit/s; `null` when the source does not say."
+        ),
+    ]
+    rdma: Annotated[
+        Rdma | None,
+        msgspec.Meta(description="`rdma`, `erdma` or `none`; `null` when the source does not say."),
+    ]
+    local_nvme: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Local NVMe disks as the cloud describes them (e.g. `2 x 3.5 TB`); `null`"
+            " when none or not stated."
+        ),
+    ]
+    regions: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Regions where the type is sold; empty when no source says where."
+        ),
+    ]
+    source: Annotated[
+        str,
+        msgspec.Meta(
+            description="Where the specs are published: a URL or a repository path at a commit."
+        ),
+    ]
+    as_of: Annotated[str, msgspec.Meta(description="Date the specs were read.")]
+    confidence: Annotated[
+        str, msgspec.Meta(description="How well the row is sourced: `high`, `medium` or `low`.")
+    ]
+    notes: Annotated[
+        str | None, msgspec.Meta(description="Caveats about the row; `null` when none.")
+    ]
+    prices: Annotated[
+        list[PriceItem],
+        msgspec.Meta(
+            description="The type's prices that pass the filters (region, billing, max price)."
+        ),
+    ]
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
-    items: list[InstanceTypeItem]
-    total: int
-    limit: int
-    offset: int
+    """A page of instance types and the total that matched the filters."""
+
+    items: Annotated[
+        list[InstanceTypeItem], msgspec.Meta(description="This page of instance types.")
+    ]
+    total: Annotated[
+        int, msgspec.Meta(description="Instance types matching the filters, over all pages.")
+    ]
+    limit: Annotated[int, msgspec.Meta(description="Page size used.")]
+    offset: Annotated[int, msgspec.Meta(description="Items skipped before this page.")]
 
 
 def _price_item(price: Price) -> PriceItem:
@@ -176,7 +283,9 @@ class ProvidersController(Controller):
     path = "/v1"
     tags = ["catalog"]
 
-    @get("/providers", sync_to_thread=False, summary="Loaded providers")
+    @get(
+        "/providers", sync_to_thread=False, summary="Loaded providers", operation_id="listProviders"
+    )
     def providers(self, suanli: SuanliDep) -> list[ProviderInfo]:
         """Every provider plugin: what loaded, its regions, catalog size and date, live
         price status; failed and excluded plugins are listed with the reason."""
@@ -208,34 +317,90 @@ class ProvidersController(Controller):
         "/providers/{name:str}/instance-types",
         sync_to_thread=False,
         summary="A provider's instance types, filtered and paged",
+        operation_id="listInstanceTypes",
         raises=[NotFoundException, ValidationException],
     )
     def instance_types(
         self,
         suanli: SuanliDep,
-        name: Annotated[str, PathParameter(max_length=64)],
+        name: Annotated[
+            str,
+            PathParameter(
+                max_length=64,
+                description="Provider name, as listed by GET /v1/providers.",
+                examples=_example("alibaba"),
+            ),
+        ],
         accelerator: Annotated[
-            str | None, QueryParameter(max_length=64, description="Name or family, e.g. A100, 910B")
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Name or family, e.g. A100, 910B",
+                examples=_example("A100"),
+            ),
         ] = None,
         # schema_extra repeats the zero bounds: litestar drops falsy bounds (ge=0, gt=0)
         # of optional parameters from the OpenAPI document.
         min_accelerator_memory_gib: Annotated[
-            float | None, QueryParameter(ge=0, le=4096, schema_extra={"minimum": 0})
+            float | None,
+            QueryParameter(
+                ge=0,
+                le=4096,
+                schema_extra={"minimum": 0},
+                description="Memory of each accelerator at least this many GiB.",
+                examples=_example(40),
+            ),
         ] = None,
         min_accelerators: Annotated[
-            int | None, QueryParameter(ge=0, le=1024, schema_extra={"minimum": 0})
+            int | None,
+            QueryParameter(
+                ge=0,
+                le=1024,
+                schema_extra={"minimum": 0},
+                description="At least this many accelerators per instance.",
+                examples=_example(1),
+            ),
         ] = None,
-        region: Annotated[str | None, QueryParameter(max_length=64)] = None,
+        region: Annotated[
+            str | None,
+            QueryParameter(
+                max_length=64,
+                description="Sold in this region (a region id, e.g. cn-beijing).",
+                examples=_example("cn-beijing"),
+            ),
+        ] = None,
         max_price: Annotated[
             float | None,
             QueryParameter(
-                gt=0, le=1_000_000, description="CNY per hour", schema_extra={"exclusiveMinimum": 0}
+                gt=0,
+                le=1_000_000,
+                description="Only prices of at most this many CNY per hour.",
+                schema_extra={"exclusiveMinimum": 0},
+                examples=_example(60),
             ),
         ] = None,
-        billing: Annotated[Billing | None, QueryParameter()] = None,
-        cpu_only: Annotated[bool | None, QueryParameter()] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=500)] = 50,
-        offset: Annotated[int, QueryParameter(ge=0, le=1_000_000)] = 0,
+        billing: Annotated[
+            Billing | None,
+            QueryParameter(
+                description="Only prices of this billing.", examples=_example("on_demand")
+            ),
+        ] = None,
+        cpu_only: Annotated[
+            bool | None,
+            QueryParameter(
+                description="true: only types without accelerators; false: only with.",
+                examples=_example(False),
+            ),
+        ] = None,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=500, description="Page size.", examples=_example(20))
+        ] = 50,
+        offset: Annotated[
+            int,
+            QueryParameter(
+                ge=0, le=1_000_000, description="Items to skip (paging).", examples=_example(0)
+            ),
+        ] = 0,
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
         regions are unknown never matches a ``region`` filter unless a price names it."""
@@ -273,10 +438,20 @@ class ProvidersController(Controller):
             items=items[offset : offset + limit], total=len(items), limit=limit, offset=offset
         )
 
-    @get("/accelerators", sync_to_thread=False, summary="Accelerator registry")
+    @get(
+        "/accelerators",
+        sync_to_thread=False,
+        summary="Accelerator registry",
+        operation_id="listAccelerators",
+    )
     def accelerators(self, suanli: SuanliDep) -> list[AcceleratorSpec]:
         """Every GPU/NPU the catalogs use, with dense throughput figures and sources."""
         return sorted(suanli.accelerators.all(), key=lambda s: (s.vendor, s.name))
+
+
+def _example(value: object) -> list[Example]:
+    """The one example of a parameter (it feeds the contract and schemathesis)."""
+    return [Example(summary="example", value=value)]
 
 
 def _absent(name: str, status: str, error: str | None) -> ProviderInfo:

@@ -8,7 +8,7 @@ handler answers at ~0.97x ``/healthz``; a cache hit here is a dictionary or Redi
 so the layer was most of its cost. The body is decoded once with the same strict rules
 as every other JSON body (``service.api.body``), errors are the same exceptions (so the
 same error shape), and the operation is documented from the same msgspec types
-(``OPENAPI`` below, merged by :func:`service.openapi.document_asgi_routes`). A body
+(``OPENAPI`` below, merged by :func:`service.openapi.finish_contract`). A body
 seen before — same bytes, Content-Type and Accept-Language — is not decoded again
 (:class:`service.cache.DecodedBodies`): a repeated request goes straight to the cache.
 """
@@ -22,18 +22,22 @@ from litestar import asgi
 from litestar.exceptions import HTTPException, MethodNotAllowedException
 from litestar.types import HTTPScope, Receive, Send
 
+from service.api import examples
 from service.api.body import decode_json
 from service.cache import request_digest, request_key
 from service.errors import InputError
 from service.observability import send_json
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.quality import AnswerQuality
 from service.state import STATE_KEY, Suanli
 
 PATH = "/v1/recommend"
 CACHE_HEADER = "X-Suanli-Cache"
 MAX_ACCEPT_LANGUAGE = 256
 _encoder = msgspec.json.Encoder()
+QUALITY = AnswerQuality()
+"""Process-wide, like the metrics it feeds (labels are keyed by catalog fingerprint)."""
 
 SUMMARY = "Recommend cloud servers for a deep-learning job"
 DESCRIPTION = """Rank real offers of every loaded provider for the workload.
@@ -48,7 +52,7 @@ contradicts itself is a 422. The `X-Suanli-Cache` header says `hit` or `miss`.""
 OPENAPI = {
     "path": PATH,
     "method": "post",
-    "operation_id": "RecommendRecommend",
+    "operation_id": "recommend",
     "tags": ["recommend"],
     "summary": SUMMARY,
     "description": DESCRIPTION,
@@ -57,12 +61,13 @@ OPENAPI = {
     "response_headers": {
         CACHE_HEADER: "hit: served from the cache (same request, same catalog); miss"
     },
+    "examples": examples.RECOMMEND,
     "statuses": {
         "422": "The request contradicts itself (e.g. spot-only but not interruptible); the "
         "body names the field.",
     },
 }
-"""What :func:`service.openapi.document_asgi_routes` writes into the served contract."""
+"""What :func:`service.openapi.finish_contract` writes into the served contract."""
 
 
 def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
@@ -99,12 +104,15 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
         memo=suanli.placements,
     )
 
-    def compute() -> bytes:
-        return _encoder.encode(recommend(canonical, ctx, lang))
+    key = request_key(canonical, ctx.fingerprint, decoded.digest)
 
-    answer, hit = await suanli.cache.get_or_compute(
-        request_key(canonical, ctx.fingerprint, decoded.digest), compute
-    )
+    def compute() -> bytes:
+        result = recommend(canonical, ctx, lang)
+        QUALITY.computed(key, result)
+        return _encoder.encode(result)
+
+    answer, hit = await suanli.cache.get_or_compute(key, compute)
+    QUALITY.served(key, answer)
     cache = b"hit" if hit else b"miss"
     scope.setdefault("state", {})["cache"] = cache.decode()
     await send_json(send, 200, answer, [(CACHE_HEADER.lower().encode(), cache)])

@@ -10,6 +10,7 @@ work (one fetch serves all replicas).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 import msgspec
 
@@ -21,18 +22,60 @@ from service.providers import LivePriceSource
 class LivePriceState(msgspec.Struct, frozen=True, kw_only=True):
     """Live price status of one provider."""
 
-    enabled: bool
-    reason: str | None = None
-    """Why live prices are off (no SDK, no credentials, no adapter); ``None`` when on."""
-    fetched_at: str | None = None
-    age_s: float | None = None
-    stale: bool = False
-    """The snapshot is older than ``live_price_ttl_s``: served, marked stale."""
-    version: int | None = None
-    price_count: int = 0
-    last_error: str | None = None
-    last_error_at: str | None = None
-    consecutive_failures: int = 0
+    enabled: Annotated[
+        bool,
+        msgspec.Meta(
+            description="True when live prices are in use for this provider (fetched here, or "
+            "published by another process into the shared store)."
+        ),
+    ]
+    reason: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Why live prices are off (no SDK, no credentials, no adapter); `null` "
+            "when on."
+        ),
+    ] = None
+    fetched_at: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="When the live prices in use were fetched (ISO 8601 UTC); `null` when "
+            "there are none."
+        ),
+    ] = None
+    age_s: Annotated[
+        float | None,
+        msgspec.Meta(description="Age of those prices in seconds; `null` when there are none."),
+    ] = None
+    stale: Annotated[
+        bool,
+        msgspec.Meta(
+            description="True when the prices are older than SUANLI_LIVE_PRICE_TTL_S: still "
+            "served, marked stale in answers."
+        ),
+    ] = False
+    version: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Version of the live snapshot in the shared store (increases with every "
+            "publication); `null` when none."
+        ),
+    ] = None
+    price_count: Annotated[int, msgspec.Meta(description="Prices in the live snapshot.")] = 0
+    last_error: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="The last refresh error; `null` when the last refresh succeeded or none "
+            "ran."
+        ),
+    ] = None
+    last_error_at: Annotated[
+        str | None,
+        msgspec.Meta(description="When that error happened (ISO 8601 UTC); `null` when none."),
+    ] = None
+    consecutive_failures: Annotated[
+        int, msgspec.Meta(description="Refreshes that failed in a row (0 after a success).")
+    ] = 0
 
 
 def live_state(

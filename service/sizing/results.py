@@ -17,14 +17,44 @@ Network = Literal["standard", "rdma"]
 class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
     """Accelerator memory needed on *each* device of the placement (GiB)."""
 
-    per_device_gib: float
-    weights_gib: float
-    gradients_gib: float
-    optimizer_gib: float
-    activations_gib: float
-    kv_cache_gib: float
-    overhead_gib: float
-    """CUDA/CANN context, communication buffers and allocator fragmentation."""
+    per_device_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Total accelerator memory needed on each device, in GiB: the sum of the "
+            "parts below."
+        ),
+    ]
+    weights_gib: Annotated[
+        float, msgspec.Meta(description="Model weights held on each device, in GiB.")
+    ]
+    gradients_gib: Annotated[
+        float, msgspec.Meta(description="Gradients held on each device, in GiB (0 for inference).")
+    ]
+    optimizer_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Optimizer states (and fp32 master weights) held on each device, in GiB "
+            "(0 for inference)."
+        ),
+    ]
+    activations_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Activations kept for the backward pass on each device, in GiB (0 for "
+            "inference)."
+        ),
+    ]
+    kv_cache_gib: Annotated[
+        float,
+        msgspec.Meta(description="KV cache on each device, in GiB (inference; 0 for training)."),
+    ]
+    overhead_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="CUDA/CANN context, communication buffers and allocator fragmentation on "
+            "each device, in GiB."
+        ),
+    ]
     range_gib: Annotated[
         tuple[float, float],
         msgspec.Meta(
@@ -54,8 +84,21 @@ class Fit(msgspec.Struct, frozen=True, kw_only=True):
 class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
     """Work of the job: model FLOPs (6·P_active·tokens for training, 2·P per token served)."""
 
-    flops: float | None
-    tokens: float | None
+    flops: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Model FLOPs of the whole job (6 x active parameters x tokens for "
+            "training, 2 x parameters per generated token for serving); `null` when "
+            "not FLOP-bound (preprocessing)."
+        ),
+    ]
+    tokens: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Tokens (or samples for image models) the FLOPs are counted over; `null` "
+            "when not given."
+        ),
+    ]
     hardware_flops: Annotated[
         float | None,
         msgspec.Meta(
@@ -69,11 +112,20 @@ class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
 class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
     """Wall-clock time on the placement and the MFU it assumes."""
 
-    hours: float
-    device_hours: float
-    mfu: float | None
-    """Model FLOPs utilization assumed; ``None`` where time is not FLOP-bound (preprocess,
-    bandwidth-bound decoding)."""
+    hours: Annotated[
+        float, msgspec.Meta(description="Estimated wall-clock hours on the placement.")
+    ]
+    device_hours: Annotated[
+        float, msgspec.Meta(description="Accelerator-hours: `hours` x the number of accelerators.")
+    ]
+    mfu: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Model FLOPs utilization assumed (share of the accelerators' dense peak);"
+            " `null` where time is not FLOP-bound (preprocessing, "
+            "memory-bandwidth-bound decoding)."
+        ),
+    ]
     hours_range: Annotated[
         tuple[float, float],
         msgspec.Meta(
@@ -95,28 +147,80 @@ class HostRequirements(msgspec.Struct, frozen=True, kw_only=True):
     """CPU side of the job, for the whole placement (a planner splitting it over nodes
     divides ``vcpus``, ``ram_gib`` and ``offload_ram_gib`` by the node count)."""
 
-    vcpus: int
-    """Minimum vCPUs (4 per accelerator for accelerator jobs)."""
-    vcpus_recommended: int
-    ram_gib: float
-    disk_gib: float
-    network: Network
-    """``rdma`` when the job cannot stay in one 8-accelerator server."""
-    offload_ram_gib: float = 0.0
-    """Host RAM for ZeRO-Offload (included in ``ram_gib``)."""
-    io_mb_per_s: float | None = None
-    """Sustained storage throughput needed (preprocess)."""
+    vcpus: Annotated[
+        int,
+        msgspec.Meta(
+            description="Minimum vCPUs for the whole placement (4 per accelerator for accelerator"
+            " jobs)."
+        ),
+    ]
+    vcpus_recommended: Annotated[
+        int,
+        msgspec.Meta(
+            description="Recommended vCPUs for the whole placement, so data loading keeps the "
+            "accelerators busy."
+        ),
+    ]
+    ram_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Host RAM for the whole placement, in GiB (includes `offload_ram_gib`)."
+        ),
+    ]
+    disk_gib: Annotated[
+        float,
+        msgspec.Meta(description="Local disk for data, checkpoints and the environment, in GiB."),
+    ]
+    network: Annotated[
+        Network,
+        msgspec.Meta(
+            description="`rdma` when the job cannot stay in one 8-accelerator server "
+            "(multi-node), else `standard`."
+        ),
+    ]
+    offload_ram_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Host RAM used by ZeRO-Offload, in GiB (already included in `ram_gib`)."
+        ),
+    ] = 0.0
+    io_mb_per_s: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Sustained storage throughput needed, in MB/s (preprocessing); `null` "
+            "otherwise."
+        ),
+    ] = None
 
 
 class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
     """The placement the estimate was computed for, with the choices the engine made."""
 
-    accelerator: str
-    count: int
-    zero_stage: int | None
-    tensor_parallel: int
-    fits: bool
-    headroom_gib: float
+    accelerator: Annotated[
+        str, msgspec.Meta(description="Canonical accelerator name the estimate was computed for.")
+    ]
+    count: Annotated[int, msgspec.Meta(description="Accelerators in total.")]
+    zero_stage: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="ZeRO stage used (given, or the smallest that fits); `null` for inference."
+        ),
+    ]
+    tensor_parallel: Annotated[
+        int, msgspec.Meta(description="Tensor-parallel degree used (inference; 1 for training).")
+    ]
+    fits: Annotated[
+        bool,
+        msgspec.Meta(
+            description="True when the job fits in the accelerators' memory with this placement."
+        ),
+    ]
+    headroom_gib: Annotated[
+        float,
+        msgspec.Meta(
+            description="Memory left free on each device, in GiB (negative when it does not fit)."
+        ),
+    ]
     pipeline_parallel: Annotated[
         int, msgspec.Meta(description="Pipeline-parallel stages used (training); 1 = none.")
     ] = 1
@@ -125,16 +229,56 @@ class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
 class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
     """``POST /v1/estimate`` answer."""
 
-    model: str | None
-    """Preset id, or ``null`` for a custom ``{params_b, ...}`` model / preprocess."""
-    memory: MemoryBreakdown
-    compute: ComputeEstimate
-    time: TimeEstimate | None
-    host: HostRequirements
-    assumptions: list[str]
-    placement: PlacementEcho | None = None
-    throughput_tokens_per_s: float | None = None
-    """Decode tokens/s of the placement (inference), bounded by memory bandwidth."""
+    model: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Preset id the estimate used; `null` for a model given by size "
+            "(`{params_b, ...}`) or a preprocessing job."
+        ),
+    ]
+    memory: Annotated[
+        MemoryBreakdown,
+        msgspec.Meta(
+            description="Accelerator memory per device, by part (GiB); the parts add up to "
+            "`per_device_gib` exactly."
+        ),
+    ]
+    compute: Annotated[ComputeEstimate, msgspec.Meta(description="Work of the job in model FLOPs.")]
+    time: Annotated[
+        TimeEstimate | None,
+        msgspec.Meta(description="Wall-clock time on the placement; `null` without a placement."),
+    ]
+    host: Annotated[
+        HostRequirements,
+        msgspec.Meta(description="CPU side of the job: vCPUs, RAM, disk, network."),
+    ]
+    assumptions: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="Every prior and default the estimate used (MFU, overheads, nearest "
+            "preset), as sentences."
+        ),
+    ]
+    placement: Annotated[
+        PlacementEcho | None,
+        msgspec.Meta(
+            description="The placement the estimate was computed for, with the choices made (ZeRO"
+            " stage, tensor parallel); `null` without one."
+        ),
+    ] = None
+    throughput_tokens_per_s: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Decode throughput of the placement in tokens per second (inference), "
+            "bounded by memory bandwidth; `null` otherwise."
+        ),
+    ] = None
+    kv_cache_bytes_per_token: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="KV cache bytes per token of context (inference); `null` otherwise."
+        ),
+    ] = None
     throughput_range: Annotated[
         tuple[float, float] | None,
         msgspec.Meta(
@@ -142,4 +286,3 @@ class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
             "spread of the engine's errors against published serving benchmarks."
         ),
     ] = None
-    kv_cache_bytes_per_token: float | None = None

@@ -100,7 +100,13 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     head_dim: HeadDim | None = None
     intermediate: Intermediate | None = None
     vocab: Vocab | None = None
-    tied_embeddings: bool | None = None
+    tied_embeddings: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="True when input and output embeddings share one matrix (counted once); "
+            "default: the nearest preset's."
+        ),
+    ] = None
     active_params_b: (
         Annotated[
             float,
@@ -182,12 +188,26 @@ ModelRef = ModelName | ModelSpec
 class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Fields shared by pre-training and fine-tuning."""
 
-    model: ModelRef
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(
+            description="The model: a preset id or alias from GET /v1/models (a string), or "
+            "its size and optionally its architecture (`{params_b, ...}`)."
+        ),
+    ]
     seq_len: SeqLen = 2048
     micro_batch_size: MicroBatch = 1
-    precision: Precision = "bf16"
-    mixed_precision: bool = True
-    """fp32 master weights and optimizer states; false = pure 16-bit training."""
+    precision: Annotated[
+        Precision,
+        msgspec.Meta(description="Training number format: `bf16`, `fp16`, `fp32` or `fp8`."),
+    ] = "bf16"
+    mixed_precision: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Keep fp32 master weights and optimizer states (standard mixed "
+            "precision); false = pure 16-bit training."
+        ),
+    ] = True
     optimizer: Annotated[
         Optimizer,
         msgspec.Meta(
@@ -207,7 +227,12 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
             "Megatron/MindSpeed)."
         ),
     ] = None
-    flash_attention: bool = True
+    flash_attention: Annotated[
+        bool,
+        msgspec.Meta(
+            description="Use FlashAttention (no seq_len x seq_len attention matrix in memory)."
+        ),
+    ] = True
     gradient_accumulation_steps: (
         Annotated[
             int,
@@ -285,7 +310,13 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
     """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
 
     tokens: Tokens | None = None
-    method: Method = "lora"
+    method: Annotated[
+        Method,
+        msgspec.Meta(
+            description="`full` (every parameter trains), `lora`, `qlora` (LoRA on a 4- or 8-bit "
+            "frozen base) or `freeze` (only the last layers train)."
+        ),
+    ] = "lora"
     quant_bits: (
         Annotated[
             Literal[4, 8],
@@ -294,7 +325,13 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
         | None
     ) = None
     lora_rank: Annotated[int, msgspec.Meta(ge=1, le=4096, description="LoRA rank r.")] = 16
-    lora_targets: LoraTargets = "all_linear"
+    lora_targets: Annotated[
+        LoraTargets,
+        msgspec.Meta(
+            description="Layers that get LoRA adapters: `attention` (query/key/value/output "
+            "projections) or `all_linear` (also the MLP)."
+        ),
+    ] = "all_linear"
 
     @property
     def effective_quant_bits(self) -> int | None:
@@ -317,8 +354,20 @@ class Inference(
     kind: ClassVar[Literal["inference"]] = "inference"
     """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
 
-    model: ModelRef
-    precision: InferencePrecision = "bf16"
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(
+            description="The model: a preset id or alias from GET /v1/models (a string), or "
+            "its size and optionally its architecture (`{params_b, ...}`)."
+        ),
+    ]
+    precision: Annotated[
+        InferencePrecision,
+        msgspec.Meta(
+            description="Weight format for serving: `bf16`, `fp16`, `fp32`, `fp8`, `int8` or "
+            "`int4`."
+        ),
+    ] = "bf16"
     context_len: Annotated[
         int,
         msgspec.Meta(ge=1, le=1_048_576, description="Prompt + output tokens per sequence."),
@@ -337,8 +386,13 @@ class Inference(
         Annotated[float, msgspec.Meta(gt=0, le=1e9, description="Required decode throughput.")]
         | None
     ) = None
-    kv_cache_precision: KvPrecision | None = None
-    """KV cache dtype; default: the weights' 16-bit dtype (fp32 for fp32 weights)."""
+    kv_cache_precision: Annotated[
+        KvPrecision | None,
+        msgspec.Meta(
+            description="KV cache number format; default: the weights' 16-bit format (fp32 for "
+            "fp32 weights)."
+        ),
+    ] = None
     image_size: ImageSize | None = None
     prompt_len: (
         Annotated[

@@ -631,12 +631,16 @@ def test_compose_container_is_read_only_like_the_pod(compose: Doc) -> None:
 def test_prometheus_is_optional_and_scrapes_every_replica(compose: Doc) -> None:
     prometheus = compose["services"]["prometheus"]
     assert prometheus["profiles"] == ["monitoring"]
-    (volume,) = prometheus["volumes"]
-    source, target, _mode = volume.split(":")
-    assert (COMPOSE.parent / source).resolve() == PROMETHEUS
-    assert target == "/etc/prometheus/prometheus.yml"
-
+    mounts = {}
+    for volume in prometheus["volumes"]:
+        source, target, mode = volume.split(":")
+        assert mode == "ro"
+        mounts[target] = (COMPOSE.parent / source).resolve()
+    assert mounts["/etc/prometheus/prometheus.yml"] == PROMETHEUS
     (config,) = _load(PROMETHEUS)
+    # every rule file the config loads is mounted from deploy/monitoring/
+    for rule_file in config.get("rule_files", []):
+        assert mounts[rule_file].is_file(), f"{rule_file} is not mounted from the repository"
     (job,) = [j for j in config["scrape_configs"] if j["job_name"] == "suanli"]
     assert job["metrics_path"] == "/metrics"
     (discovery,) = job["dns_sd_configs"]
