@@ -122,8 +122,10 @@ def _training_memory(
     grads = (b.grads_zero3 if stage == 3 else b.grads) / t / (n if stage >= 2 else 1)
     weights = weights16 / (n if stage == 3 else 1)
     if stage == 3 and b.deepspeed and n > 1:
-        weights += b.live_weights
-        grads += b.live_grads
+        # the gathered layer is at most what this device does not hold itself, and ZeRO-3
+        # never holds more than ZeRO-2 would (tiny models with a huge embedding)
+        weights += min(b.live_weights, weights16 * (1 - 1 / n))
+        grads += min(b.live_grads, max(b.grads - b.grads_zero3, 0.0) / t / n)
     if b.grads_replace_activations and devices == 1:
         # the backward frees each layer's activations as it writes that layer's gradients:
         # shown are the gradients and only the activations beyond them

@@ -7,11 +7,16 @@ so a client can show the breakdown without a rounding remainder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import msgspec
 
 Network = Literal["standard", "rdma"]
+
+# The [low, high] ranges are typed as sequences (a plain JSON array of two numbers: the
+# tuple schema's closing `items: false` breaks some client generators) and built as
+# tuples, so a breakdown stays hashable for the planner's caches.
 
 
 class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
@@ -56,11 +61,13 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ]
     range_gib: Annotated[
-        tuple[float, float],
+        Sequence[float],
         msgspec.Meta(
             description="Calibrated range [low, high] of the per-device figure: the spread "
             "of the engine's errors against published measurements of this kind of job "
-            "(training or serving), not a fixed margin."
+            "(training or serving), not a fixed margin.",
+            min_length=2,
+            max_length=2,
         ),
     ] = (0.0, 0.0)
 
@@ -127,10 +134,12 @@ class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ]
     hours_range: Annotated[
-        tuple[float, float],
+        Sequence[float],
         msgspec.Meta(
             description="Calibrated range [low, high] of `hours`, from the spread of the "
-            "engine's errors against published training speeds and serving throughputs."
+            "engine's errors against published training speeds and serving throughputs.",
+            min_length=2,
+            max_length=2,
         ),
     ] = (0.0, 0.0)
     basis: Annotated[
@@ -279,10 +288,15 @@ class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
             description="KV cache bytes per token of context (inference); `null` otherwise."
         ),
     ] = None
-    throughput_range: Annotated[
-        tuple[float, float] | None,
-        msgspec.Meta(
-            description="Calibrated range [low, high] of `throughput_tokens_per_s`, from the "
-            "spread of the engine's errors against published serving benchmarks."
-        ),
-    ] = None
+    throughput_range: (
+        Annotated[
+            Sequence[float],
+            msgspec.Meta(
+                description="Calibrated range [low, high] of `throughput_tokens_per_s`, from "
+                "the spread of the engine's errors against published serving benchmarks.",
+                min_length=2,
+                max_length=2,
+            ),
+        ]
+        | None
+    ) = None
