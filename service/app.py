@@ -113,6 +113,7 @@ def create_app(
         overrides,
         settings.provider_timeout_s,
         price_layer=monitor.price_layer,
+        price_estimates=settings.price_estimates,
     )
     suanli = Suanli(
         settings=settings,

@@ -25,7 +25,8 @@ import msgspec
 from service.metrics import PLUGIN_CONFLICTS, PROVIDER_FAILURES
 from service.overrides import PriceOverride, apply_overrides
 from service.plugins import collect
-from service.providers import ALL_REGIONS, InstanceType, Offer, Price, Provider
+from service.price_model import CatalogPrices, with_estimates
+from service.providers import ALL_REGIONS, InstanceType, Offer, Price, Provider, SpotRules
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,11 @@ class ProviderCatalog(msgspec.Struct, frozen=True, kw_only=True):
     prices: tuple[Price, ...]
     as_of: str
     prices_as_of: str | None = None
+    """Newest ``as_of`` of the confirmed (not estimated) prices actually served."""
+    prices_oldest: str | None = None
+    """Oldest ``as_of`` of the confirmed prices actually served."""
+    spot_rules: SpotRules | None = None
+    regions_source: str | None = None
 
 
 class ProviderStatus(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,11 +124,13 @@ class CatalogService:
         overrides: Sequence[PriceOverride] = (),
         timeout_s: float = 5.0,
         price_layer: PriceLayer | None = None,
+        price_estimates: bool = True,
     ) -> None:
         self._provider_factory = provider_factory
         self._overrides = tuple(overrides)
         self._timeout_s = timeout_s
         self._price_layer = price_layer
+        self._price_estimates = price_estimates
         self._snapshot: CatalogSnapshot | None = None
         self._lock = threading.Lock()
         self.last_rejected: tuple[str, ...] = ()
@@ -203,6 +211,7 @@ class CatalogService:
             catalogs.append(self._priced(catalog))
             statuses.append(ProviderStatus(name=name, status="ok"))
         catalogs.sort(key=lambda c: c.name)
+        catalogs = add_estimates(catalogs, self._price_estimates)
         offers = tuple(offer for c in catalogs for offer in build_offers(c))
         return CatalogSnapshot(
             providers=tuple(catalogs),
@@ -230,7 +239,39 @@ class CatalogService:
         if self._price_layer is not None:
             prices = self._price_layer(catalog.name, prices, catalog.instance_types)
         prices = apply_overrides(catalog.name, catalog.instance_types, prices, self._overrides)
-        return msgspec.structs.replace(catalog, prices=tuple(prices))
+        newest, oldest = price_dates(prices)
+        return msgspec.structs.replace(
+            catalog, prices=tuple(prices), prices_as_of=newest, prices_oldest=oldest
+        )
+
+
+def price_dates(prices: Sequence[Price]) -> tuple[str | None, str | None]:
+    """(newest, oldest) ``as_of`` of the confirmed prices: what ``prices_as_of`` means."""
+    dates = sorted(p.as_of for p in prices if not p.estimated and p.price_per_hour is not None)
+    return (dates[-1], dates[0]) if dates else (None, None)
+
+
+def add_estimates(
+    catalogs: Sequence[ProviderCatalog], enabled: bool = True
+) -> list[ProviderCatalog]:
+    """Each catalog with the price model's estimates appended (see service.price_model);
+    the model is fitted across providers, so it runs once all catalogs are loaded."""
+    if not enabled:
+        return list(catalogs)
+    inputs = [
+        CatalogPrices(
+            name=c.name,
+            rows=c.instance_types,
+            prices=c.prices,
+            spot_rules=c.spot_rules,
+            display_name=c.display_name,
+        )
+        for c in catalogs
+    ]
+    extra = with_estimates(inputs)
+    return [
+        msgspec.structs.replace(c, prices=c.prices + tuple(extra.get(c.name, ()))) for c in catalogs
+    ]
 
 
 def first_of_each_name(
@@ -291,8 +332,14 @@ def _read_provider(provider: Provider) -> ProviderCatalog:
         instance_types=rows,
         prices=prices,
         as_of=str(getattr(provider, "catalog_as_of", as_of)),
-        prices_as_of=getattr(provider, "prices_as_of", None),
+        spot_rules=_spot_rules(provider),
+        regions_source=getattr(provider, "regions_source", None),
     )
+
+
+def _spot_rules(provider: Provider) -> SpotRules | None:
+    rules = getattr(provider, "spot_rules", None)
+    return rules if isinstance(rules, SpotRules) else None
 
 
 _POSITIVE_SPECS = ("vcpus", "memory_gib", "network_gbps", "accelerator_memory_gib")
@@ -385,7 +432,8 @@ def bucket_offers(offers: Sequence[Offer]) -> tuple[OfferBucket, ...]:
         by_bucket.setdefault(key, []).append(group)
     buckets = []
     for groups in by_bucket.values():
-        groups.sort(key=lambda g: (g.offer.price_per_hour is None, g.offer.price_per_hour or 0.0))
+        # by the price ranking uses (an estimate counts at the top of its range)
+        groups.sort(key=lambda g: (g.offer.ranking_price is None, g.offer.ranking_price or 0.0))
         buckets.append(
             OfferBucket(
                 offer=groups[0].offer, groups=tuple(groups), offers=sum(g.offers for g in groups)

@@ -160,7 +160,13 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
     local_nvme: str | None = None
     cpu_model: str | None = None
     regions: tuple[str, ...] = ()
-    """Regions where the type is sold; empty when no source says where (unknown)."""
+    """Regions a source places the type in; empty when no source says where (unknown).
+    A region constraint keeps the row only in these regions."""
+    zones: tuple[str, ...] = ()
+    """Availability zones a source names (e.g. ``ap-guangzhou-4``); empty when none does."""
+    regions_note: str | None = None
+    """Why the region list is short or empty (e.g. the cloud documents the family only
+    as sold in "some regions"), so an empty list reads as unknown, not as unsold."""
     source: Source
     as_of: AsOf
     confidence: Confidence = "high"
@@ -177,6 +183,56 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
         if not self.is_cpu_only:
             needed["accelerator_memory_gib"] = self.accelerator_memory_gib
         return tuple(name for name, value in needed.items() if value is None)
+
+
+class SpotRules(msgspec.Struct, frozen=True, kw_only=True):
+    """A provider's documented spot (preemptible) rules, the basis of spot estimates.
+
+    ``None`` fields are rules the provider does not publish; without ``discount_floor``
+    no spot price is estimated (a spot quote from the live adapter still counts).
+    """
+
+    discount_floor: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Lowest documented spot price as a fraction of on demand (0.1 = 90% off)."
+        ),
+    ] = None
+    discount_cap: Annotated[
+        float,
+        msgspec.Meta(description="Highest spot price as a fraction of on demand (the bid cap)."),
+    ] = 1.0
+    protection_hours: Annotated[
+        float | None,
+        msgspec.Meta(description="Hours after purchase during which it is not reclaimed."),
+    ] = None
+    notice_minutes: Annotated[
+        float | None, msgspec.Meta(description="Warning given before a reclaim, in minutes.")
+    ] = None
+    interruption_rate_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Reclaims per node-hour the interruption model assumes "
+            "(no cloud publishes one)."
+        ),
+    ] = None
+    source: Annotated[
+        Source, msgspec.Meta(description="Where the rules are published (URLs or repo paths).")
+    ]
+    as_of: Annotated[AsOf, msgspec.Meta(description="Date of the newest rule source.")]
+    notes: Annotated[
+        str | None, msgspec.Meta(description="What the rules leave open; `null` when nothing.")
+    ] = None
+
+
+class PriceRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """A superseded price kept for provenance: what it was, where it came from, when."""
+
+    price_per_hour: float | None
+    price_per_month: float | None = None
+    source: Source
+    as_of: AsOf
+    notes: str | None = None
 
 
 class Price(msgspec.Struct, frozen=True, kw_only=True):
@@ -197,7 +253,34 @@ class Price(msgspec.Struct, frozen=True, kw_only=True):
     """True for a price not quoted by the cloud (e.g. a marketplace reference); ``basis``
     then says what it stands on and responses label it as estimated."""
     basis: str | None = None
+    basis_zh: str | None = None
+    """The same basis in Chinese (estimates made by the price model)."""
+    price_low: float | None = None
+    """Estimates only: the low end of the estimate's range (CNY per hour)."""
+    price_high: float | None = None
+    """Estimates only: the high end of the estimate's range (CNY per hour); ranking
+    treats an estimate as cheaper than a confirmed price only below this bound."""
+    interruption_rate_per_hour: float | None = None
+    """Spot only: expected reclaims per node-hour used by the interruption model."""
+    history: tuple[PriceRecord, ...] = ()
+    """Older prices this one replaced (same type, region and billing), newest first."""
     notes: str | None = None
+
+    @property
+    def ranking_price(self) -> float | None:
+        """The price ranking uses: an estimate counts at the top of its range, so it ranks
+        ahead of a confirmed price only when it is clearly (beyond its range) cheaper."""
+        if self.estimated and self.price_high is not None:
+            return self.price_high
+        return self.price_per_hour
+
+    @property
+    def ranking_month(self) -> float | None:
+        """The month's price ranking uses: an estimate scaled to the top of its range."""
+        month = self.price_per_month
+        if month is None or not self.estimated or not self.price_high or not self.price_per_hour:
+            return month
+        return month * self.price_high / self.price_per_hour
 
 
 class AcceleratorRef(msgspec.Struct, frozen=True, kw_only=True):
@@ -236,6 +319,15 @@ class Offer(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def price_per_hour(self) -> float | None:
         return None if self.price is None else self.price.price_per_hour
+
+    @property
+    def ranking_price(self) -> float | None:
+        """Price per hour for ranking (an estimate at the top of its range)."""
+        return None if self.price is None else self.price.ranking_price
+
+    @property
+    def estimated(self) -> bool:
+        return self.price is not None and self.price.estimated
 
 
 @runtime_checkable

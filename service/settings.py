@@ -56,6 +56,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Refresh live prices on a schedule inside the service (needs SDK + credentials)."""
     live_price_ttl_s: Seconds = 3600.0
     """Age after which live prices are served marked stale while a refresh runs."""
+    price_estimates: bool = True
+    """Estimate prices of unpriced rows with the documented price model
+    (service/price_model.py); ``false`` leaves them unknown."""
     backlog: Annotated[int, msgspec.Meta(ge=128, le=65_535)] = 2048
     """Kernel listen backlog: connections beyond the workers' budget wait here."""
     max_connections: Annotated[int, msgspec.Meta(ge=16, le=100_000)] = 2048

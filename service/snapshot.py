@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import msgspec
 
-from service.providers import AsOf, InstanceType, Price
+from service.providers import AsOf, InstanceType, Price, PriceRecord, SpotRules
 
 
 class CatalogFile(msgspec.Struct, frozen=True, kw_only=True):
@@ -26,6 +26,8 @@ class CatalogFile(msgspec.Struct, frozen=True, kw_only=True):
     as_of: AsOf
     """When this snapshot was compiled (rows carry their own source dates)."""
     regions: tuple[str, ...]
+    regions_source: str | None = None
+    """Where the provider's region ids come from (an SDK file or an official page)."""
     instance_types: tuple[InstanceType, ...]
 
 
@@ -35,6 +37,33 @@ class PriceFile(msgspec.Struct, frozen=True, kw_only=True):
     provider: str
     as_of: AsOf
     prices: tuple[Price, ...] = ()
+    spot_rules: SpotRules | None = None
+    """The provider's documented spot rules (basis of spot estimates)."""
+
+
+def supersede(current: Sequence[Price], newer: Sequence[Price]) -> list[Price]:
+    """Take ``newer`` prices into a snapshot: each replaces the price of the same type,
+    region and billing when it is at least as recent, and keeps the replaced one (and
+    that one's history) as provenance in ``history``, newest first. Used when a
+    maintainer adds a fresher verified price to a ``prices.json``."""
+    by_key = {(p.instance_type, p.region, p.billing): p for p in current}
+    for price in newer:
+        key = (price.instance_type, price.region, price.billing)
+        old = by_key.get(key)
+        if old is not None and old.as_of > price.as_of:
+            continue  # an older figure never replaces a newer one
+        history = price.history
+        if old is not None:
+            record = PriceRecord(
+                price_per_hour=old.price_per_hour,
+                price_per_month=old.price_per_month,
+                source=old.source,
+                as_of=old.as_of,
+                notes=old.notes,
+            )
+            history = (record, *old.history, *history)
+        by_key[key] = msgspec.structs.replace(price, history=history)
+    return list(by_key.values())
 
 
 class SnapshotError(ValueError):
@@ -63,6 +92,8 @@ class SnapshotProvider:
         self.currency = catalog.currency
         self.catalog_as_of = catalog.as_of
         self.prices_as_of = prices.as_of if prices else None
+        self.spot_rules = prices.spot_rules if prices else None
+        self.regions_source = catalog.regions_source
         self._regions = catalog.regions
         self._instance_types = catalog.instance_types
         self._prices = prices.prices if prices else ()

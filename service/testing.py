@@ -89,11 +89,24 @@ class ProviderContract:
             unknown = set(row.regions) - regions
             assert not unknown, f"{row.instance_type}: regions {unknown} not in provider.regions()"
 
+    def test_zones_belong_to_row_regions(self, provider: Provider) -> None:
+        for row in provider.instance_types():
+            for zone in row.zones:
+                assert any(zone.startswith(f"{r}-") for r in row.regions), (
+                    f"{row.instance_type}: zone {zone} outside its regions {row.regions}"
+                )
+
     def test_prices_positive_or_unknown(self, provider: Provider) -> None:
         names = {row.instance_type for row in provider.instance_types()}
         regions = set(provider.regions()) | {ALL_REGIONS}
         for price in provider.prices():
             _check_price(price, names, regions)
+
+    def test_price_history_is_older_and_sourced(self, provider: Provider) -> None:
+        for price in provider.prices():
+            for record in price.history:
+                assert record.source.strip(), f"{price.instance_type}: history without source"
+                assert record.as_of <= price.as_of, f"{price.instance_type}: history newer"
 
     def test_prices_unique_per_key(self, provider: Provider) -> None:
         keys = Counter((p.instance_type, p.region, p.billing) for p in provider.prices())

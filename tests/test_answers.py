@@ -184,7 +184,8 @@ def test_accelerator_count_on_a_cpu_job_is_400(client: Client) -> None:
 # --- ranking without prices ----------------------------------------------------------
 
 
-def test_unpriced_one_gpu_lora_gets_one_gpu_not_eight(client: Client) -> None:
+def test_unpriced_one_gpu_lora_gets_one_gpu_not_eight(make_client: Any) -> None:
+    client = make_client(price_estimates=False)  # Volcano has no quoted price at all
     answer = recommend(client, {"workload": LORA_7B, "constraints": {"providers": ["volcengine"]}})
     top = answer["options"][0]
     assert top["price_per_hour"] is None

@@ -182,4 +182,4 @@ def test_every_dependency_has_an_upper_bound_and_a_tested_pin() -> None:
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     assert makefile.count("-c $(CONSTRAINTS)") == 2  # runtime and dev installs
     dockerfile = (REPO_ROOT / "deploy" / "Dockerfile").read_text(encoding="utf-8")
-    assert "pip install -c constraints.txt ." in dockerfile
+    assert 'pip install -c constraints.txt ".${CLOUD_EXTRAS:+[${CLOUD_EXTRAS}]}"' in dockerfile

@@ -33,6 +33,7 @@ from service.planning.recommend import (
 from service.planning.schema import RecommendRequest
 from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
 from service.plugins import get_plugin_manager
+from service.providers import Price
 from service.sizing.presets import default_model_registry
 from tests.conftest import BUILTIN_PROVIDERS
 
@@ -88,16 +89,27 @@ def dense(real: CatalogSnapshot) -> CatalogSnapshot:
             continue
         for i, factor in enumerate((0.9, 1.0, 1.3), start=1):
             region = f"test-region-{i}"
-            copy = msgspec.structs.replace(
-                price, region=region, price_per_hour=price.price_per_hour * factor
-            )
+            copy = _scaled(price, factor, region=region)
             offers.append(msgspec.structs.replace(offer, region=region, price=copy))
-        spot = msgspec.structs.replace(
-            price, billing="spot", price_per_hour=price.price_per_hour * 0.3
-        )
+        spot = _scaled(price, 0.3, billing="spot")
         offers.append(msgspec.structs.replace(offer, billing="spot", price=spot))
     return msgspec.structs.replace(
         real, offers=tuple(offers), buckets=bucket_offers(offers), fingerprint="dense-test"
+    )
+
+
+def _scaled(price: Price, factor: float, **changes: object) -> Price:
+    """A copy of ``price`` at ``factor`` times the money (an estimate's range too)."""
+
+    def times(value: float | None) -> float | None:
+        return None if value is None else value * factor
+
+    return msgspec.structs.replace(
+        price,
+        price_per_hour=times(price.price_per_hour),
+        price_low=times(price.price_low),
+        price_high=times(price.price_high),
+        **changes,
     )
 
 

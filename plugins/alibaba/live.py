@@ -14,12 +14,21 @@ APIs and the SDK models this module reads (``alibabacloud_ecs20140526.models``):
   discount, ``DetailInfos.DetailInfo[]`` with ``Resource`` and ``TradePrice`` per priced
   resource). The SDK doc says ``Currency`` is CNY on the China site, USD on the
   international site; only CNY is accepted. One instance type per call.
-  The instance's own line (``Resource == "instanceType"``) is used when the API
-  itemizes, so a default system disk is not counted in the instance price; otherwise
-  the total ``TradePrice``.
+  **System disk.** The request names the system disk explicitly (``SystemDisk.Category
+  = cloud_essd``, ``PerformanceLevel = PL0``, 40 GiB): the unset default depends on the
+  site and date (``cloud_efficiency``, changed to ESSD PL0 for ESSD-only types after
+  2026-01-30, notice aliyun.com/notice/117844), so an explicit disk gives the same
+  quote everywhere. A family that rejects ESSD (``InvalidSystemDiskCategory.*``) is
+  asked again without a disk. The price kept is the instance alone: the itemized line
+  whose ``Resource`` is ``instanceType`` (compared case-insensitively: the API reference
+  spells it ``InstanceType``, its examples ``instanceType``); without that line, the
+  total minus every itemized non-instance line (system disk, image, bandwidth); with no
+  itemization at all, the total, labelled as including the system disk.
 * ``DescribeSpotPriceHistory`` (``DescribeSpotPriceHistoryRequest``: ``RegionId``,
-  ``InstanceType``, ``NetworkType=vpc``, ``OSType=linux``; default window: the last 3
-  hours) answers ``DescribeSpotPriceHistoryResponseBody``: ``Currency`` and
+  ``InstanceType``, ``NetworkType=vpc``, ``OSType=linux``, ``SpotDuration`` set
+  explicitly (default 1: the price of a spot instance with the 1-hour protection period,
+  the console's default; 0 asks for the cheaper no-protection price); default window:
+  the last 3 hours) answers ``DescribeSpotPriceHistoryResponseBody``: ``Currency`` and
   ``SpotPrices.SpotPriceType[]`` (``ZoneId``, ``InstanceType``, ``SpotPrice``,
   ``OriginPrice``, ``Timestamp``). The spot price is the latest entry per zone, and the
   cheapest zone; the zone is named in the price's ``notes``.
@@ -63,9 +72,38 @@ API_SPOT = "DescribeSpotPriceHistory"
 ALL_BILLINGS: tuple[LiveBilling, ...] = ("on_demand", "monthly", "spot")
 
 
+SYSTEM_DISK = {"category": "cloud_essd", "performance_level": "PL0", "size": 40}
+"""The system disk named in every DescribePrice request (its price is excluded)."""
+
+
 def _not_sold(code: str) -> bool:
     """Error codes that mean "this instance type has no price here", not "you are wrong"."""
     return "instancetype" in code.lower() or code in ("PriceNotFound", "InvalidParameter")
+
+
+def _disk_rejected(code: str) -> bool:
+    """The type does not take the requested system disk (e.g. no ESSD on old families)."""
+    return code.lower().startswith("invalidsystemdiskcategory")
+
+
+def instance_line(details: Sequence[Any], total: float, what: str) -> tuple[float, str]:
+    """The instance's own price out of a DescribePrice answer, and how it was found.
+
+    ``details`` are the ``DetailInfo`` items (``resource``, ``trade_price``). Pure, so the
+    three cases (itemized instance line, only other lines, no itemization) are testable.
+    """
+    others = 0.0
+    for item in details:
+        resource = str(getattr(item, "resource", "") or "")
+        amount = parse_amount(getattr(item, "trade_price", None), f"{what} {resource} TradePrice")
+        if resource.lower() == "instancetype":
+            return amount, "instance line"
+        others += amount
+    if details:
+        log.warning("%s: no instanceType line; total minus %.4f of other lines", what, others)
+        return total - others, "total minus the itemized disk/image lines"
+    log.warning("%s: not itemized; the total includes the system disk", what)
+    return total, "total, including a 40 GiB ESSD PL0 system disk (not itemized)"
 
 
 def _translate(exc: Exception, what: str) -> LivePriceError:
@@ -110,6 +148,7 @@ class AlibabaLivePrices:
         timeout_s: float = 10.0,
         billings: Sequence[LiveBilling] = ALL_BILLINGS,
         clock: Clock = utc_now,
+        spot_duration: int = 1,
     ) -> None:
         """``endpoint`` (``http://host:port``) replaces the SDK's regional endpoint, for
         tests against a local stand-in; production leaves it ``None``. ``environ``
@@ -119,6 +158,7 @@ class AlibabaLivePrices:
         self._timeout_ms = int(timeout_s * 1000)
         self._billings = tuple(billings)
         self._clock = clock
+        self._spot_duration = spot_duration
 
     def live_prices_available(self) -> tuple[bool, str | None]:
         return availability(SDK_MODULE, EXTRA, CREDENTIALS, self._environ)
@@ -157,16 +197,21 @@ class AlibabaLivePrices:
         out: list[Price] = []
         try:
             if "on_demand" in self._billings:
-                hourly = self._describe_price(client, region, name, "Hour")
-                out.append(self._price(name, region, "on_demand", as_of, per_hour=hourly))
+                hourly, how = self._describe_price(client, region, name, "Hour")
+                out.append(self._price(name, region, "on_demand", as_of, per_hour=hourly, how=how))
             if "monthly" in self._billings:
-                monthly = self._describe_price(client, region, name, "Month")
-                out.append(self._price(name, region, "monthly", as_of, per_month=monthly))
+                monthly, how = self._describe_price(client, region, name, "Month")
+                out.append(self._price(name, region, "monthly", as_of, per_month=monthly, how=how))
             if "spot" in self._billings:
                 spot = self._spot_price(client, region, name)
                 if spot is not None:
                     amount, zone = spot
-                    out.append(self._price(name, region, "spot", as_of, per_hour=amount, zone=zone))
+                    protection = f"SpotDuration={self._spot_duration}"
+                    out.append(
+                        self._price(
+                            name, region, "spot", as_of, per_hour=amount, zone=zone, how=protection
+                        )
+                    )
         except _NotSold as exc:
             log.info("alibaba %s %s: no price (%s)", region, name, exc)
         return out
@@ -181,9 +226,12 @@ class AlibabaLivePrices:
         per_hour: float | None = None,
         per_month: float | None = None,
         zone: str | None = None,
+        how: str | None = None,
     ) -> Price:
         api = API_SPOT if billing == "spot" else API_PRICE
         notes = "linux image, instance only (disks and bandwidth extra)"
+        if how:
+            notes += f"; {how}"
         if zone:
             notes = f"cheapest zone {zone}, latest quote; " + notes
         return live_price(
@@ -197,41 +245,57 @@ class AlibabaLivePrices:
             notes=notes,
         )
 
-    def _describe_price(self, client: Any, region: str, name: str, unit: str) -> float:
+    def _describe_price(self, client: Any, region: str, name: str, unit: str) -> tuple[float, str]:
         from alibabacloud_ecs20140526 import models
 
-        request = models.DescribePriceRequest(
-            region_id=region,
-            resource_type="instance",
-            instance_type=name,
-            price_unit=unit,
-            period=1,
-        )
+        def request(with_disk: bool) -> Any:
+            disk = models.DescribePriceRequestSystemDisk(**SYSTEM_DISK) if with_disk else None
+            return models.DescribePriceRequest(
+                region_id=region,
+                resource_type="instance",
+                instance_type=name,
+                price_unit=unit,
+                period=1,
+                system_disk=disk,
+            )
+
         what = f"{API_PRICE} {name} {unit}"
         try:
-            body = _call(what, lambda: client.describe_price(request)).body
-        except LivePriceError as exc:
-            cause = exc.__cause__
-            code = str(getattr(cause, "code", ""))
-            status = getattr(cause, "status_code", None)
-            if not exc.retryable and status is not None and status < 500 and _not_sold(code):
-                raise _NotSold(f"{code}") from exc
-            raise
+            body = self._ask(client, what, request(True))
+        except _DiskRejected:
+            body = self._ask(client, what, request(False))
         price = getattr(getattr(body, "price_info", None), "price", None)
         if price is None:
             raise LivePriceError(f"malformed payload: {what} has no PriceInfo.Price")
         require_cny(price.currency, API_PRICE)
         details = getattr(getattr(price, "detail_infos", None), "detail_info", None) or []
-        for item in details:
-            if getattr(item, "resource", None) == "instanceType":
-                return parse_amount(item.trade_price, f"{what} instanceType TradePrice")
-        return parse_amount(price.trade_price, f"{what} TradePrice")
+        total = parse_amount(price.trade_price, f"{what} TradePrice")
+        return instance_line(details, total, what)
+
+    @staticmethod
+    def _ask(client: Any, what: str, request: Any) -> Any:
+        try:
+            return _call(what, lambda: client.describe_price(request)).body
+        except LivePriceError as exc:
+            cause = exc.__cause__
+            code = str(getattr(cause, "code", ""))
+            status = getattr(cause, "status_code", None)
+            if not exc.retryable and status is not None and status < 500:
+                if _disk_rejected(code) and request.system_disk is not None:
+                    raise _DiskRejected(code) from exc
+                if _not_sold(code):
+                    raise _NotSold(f"{code}") from exc
+            raise
 
     def _spot_price(self, client: Any, region: str, name: str) -> tuple[float, str] | None:
         from alibabacloud_ecs20140526 import models
 
         request = models.DescribeSpotPriceHistoryRequest(
-            region_id=region, instance_type=name, network_type="vpc", ostype="linux"
+            region_id=region,
+            instance_type=name,
+            network_type="vpc",
+            ostype="linux",
+            spot_duration=self._spot_duration,
         )
         what = f"{API_SPOT} {name}"
         body = _call(what, lambda: client.describe_spot_price_history(request)).body
@@ -258,6 +322,10 @@ class AlibabaLivePrices:
 
 class _NotSold(Exception):
     """Internal: this instance type has no price in this region."""
+
+
+class _DiskRejected(Exception):
+    """Internal: the type does not take the requested system disk; ask without one."""
 
 
 def make_live_source() -> LivePriceSource:

@@ -35,6 +35,13 @@ unknown product with an error for the whole call, so a rejected batch is re-aske
 flavor at a time and only the unknown flavors go unpriced. No spot price: BSS has no
 spot inquiry.
 
+**ModelArts Ascend flavors are not asked.** BSS prices them under a ModelArts service
+type whose ``cloud_service_type`` / ``resource_type`` / ``resource_spec`` codes Huawei
+does not document (the documented inquiry example and the SDK models cover ECS only),
+and ModelArts has no public price API of its own in the SDK. Asking BSS with ECS codes
+for ``modelarts.*`` names would only produce "unknown product" errors, so those names are
+skipped up front (:func:`priceable`) and keep their snapshot price or estimate.
+
 Errors (``huaweicloudsdkcore.exceptions``): HTTP 429 and 5xx, connection errors and
 timeouts are transient; 401/403 and other 4xx are not.
 """
@@ -98,6 +105,15 @@ def _translate(exc: Exception, api: str) -> LivePriceError:
     return LivePriceError(f"{api}: {type(exc).__name__}: {exc}")
 
 
+MODELARTS_PREFIX = "modelarts."
+"""ModelArts resource flavors: no documented BSS codes, so never sent to BSS."""
+
+
+def priceable(flavor: str) -> bool:
+    """Whether BSS can price this flavor with the documented ECS codes."""
+    return not flavor.startswith(MODELARTS_PREFIX)
+
+
 def _flavor_spec(flavor: str) -> str:
     return flavor if flavor.endswith((".linux", ".win")) else f"{flavor}.linux"
 
@@ -155,8 +171,13 @@ class HuaweiLivePrices:
         client = self._client()
         project_id = self._env()[CREDENTIALS[2]]
         as_of = iso_utc(self._clock())
-        names = list(dict.fromkeys(instance_types))
+        names = [name for name in dict.fromkeys(instance_types) if priceable(name)]
+        skipped = len(set(instance_types)) - len(names)
+        if skipped:
+            log.info("huawei %s: %d ModelArts flavors not asked (no BSS codes)", region, skipped)
         prices: list[Price] = []
+        if not names:
+            return prices
         if "on_demand" in self._billings:
             hourly = self._batched(
                 names, lambda chunk: self._on_demand(client, project_id, region, chunk)

@@ -25,6 +25,11 @@ The price used is the discounted one (what this account would pay), the cheapest
 of the region (zone named in ``notes``). Currency: the API returns amounts in 元 (the
 model's docstring: "单位：元"), i.e. CNY, on the China site this SDK targets by default.
 
+Regions: the service only asks regions in the provider's region list, which follows
+the API's supported-region list (tencentcloud.com/document/product/213/33254, 2025-11-13);
+a region outside it (``ap-mumbai``, still named by the GPU docs) is refused up front with
+the reason instead of a failing call.
+
 Errors (``TencentCloudSDKException.code``): ``RequestLimitExceeded*``, ``InternalError*``,
 ``ServerNetworkError`` (non-200) and ``ClientNetworkError`` are transient; the rest
 (``AuthFailure*``, ``UnauthorizedOperation``, a non-JSON body) are not.
@@ -61,6 +66,8 @@ CHARGE_TYPES: Mapping[LiveBilling, str] = {
     "spot": "SPOTPAID",
 }
 ALL_BILLINGS: tuple[LiveBilling, ...] = ("on_demand", "monthly", "spot")
+UNSUPPORTED_REGIONS = frozenset({"ap-mumbai"})
+"""Regions the GPU docs name that DescribeZoneInstanceConfigInfos does not serve."""
 TRANSIENT_CODES = (
     "RequestLimitExceeded",
     "InternalError",
@@ -128,6 +135,10 @@ class TencentLivePrices:
         ok, reason = self.live_prices_available()
         if not ok:
             raise LivePriceError(f"live prices unavailable: {reason}")
+        if region in UNSUPPORTED_REGIONS:
+            raise LivePriceError(
+                f"{API}: {region} is not in the API's supported-region list (2025-11-13)"
+            )
         client = self._client(region)
         as_of = iso_utc(self._clock())
         wanted = list(dict.fromkeys(instance_types))

@@ -20,17 +20,24 @@ models read from ``volcenginesdkbilling.models``:
   ``Price``, ``Quantity``}};
 * ``QueryPriceForSubscription``: the same shapes (``...ForSubscription...`` classes).
 
-Amounts are strings; ``DiscountAmount`` is the discounted total ("总折扣价" in the
-sibling ``QueryPriceForRenew`` doc, whose example has Original 100, Discount 50), used
-when present, else ``OriginalAmount``. The request is sent with ``Quantity=1`` and
-``UseDuration=1``, read as one hour (pay-as-you-go) and one month (subscription).
+Amounts are strings. **What ``DiscountAmount`` means is not documented for these two
+APIs**: the sibling ``QueryPriceForRenew`` doc calls it "总折扣价" (the discounted total,
+its example: Original 100, Discount 50), but it could also be the saving. So
+:func:`paid_amount` decides per line, in this order: a line's ``Price`` (or
+``DiscountDetail.DiscountPrice``) equal to ``DiscountAmount`` means the discounted total,
+equal to ``OriginalAmount - DiscountAmount`` means the saving; ``DiscountAmount`` of 0
+(or empty) means no discount (a total of 0 is never a price); otherwise the assumption
+``SUANLI_VOLCENGINE_DISCOUNT_AMOUNT`` (``total``, the default, after the Renew doc; or
+``saving``) applies. The request sets ``Count=1`` and ``Quantity=1`` (one instance; the
+SDK model has both and their difference is undocumented) and ``UseDuration=1``, read as
+one hour (pay-as-you-go) and one month (subscription).
 
 **Codes are configuration, not discovered.** The API prices a billing product's
 ``ConfigurationCode`` / ``ChargeItemCode``, internal codes that the ECS catalog APIs do
-not expose (an independent catalog project reports the same, search-index id
-55620397672). So the operator supplies them, per instance type (and optionally per
-region, since the request has no region field), in a JSON file named by
-``SUANLI_VOLCENGINE_PRICE_CODES``::
+not expose (an independent catalog project reports the same, as quoted by the catalog
+audit, shared/reference/catalog-audit-2.md §4.4). So the operator supplies them, per
+instance type (and optionally per region, since the request has no region field), in a
+JSON file named by ``SUANLI_VOLCENGINE_PRICE_CODES``::
 
     {"ecs.hpcpni3ln.45xlarge": {"product": "ECS", "configuration_code": "...",
                                 "charge_item_code": "..."},
@@ -49,10 +56,11 @@ is the only one.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import msgspec
@@ -69,6 +77,8 @@ from service.live.adapter import (
 )
 from service.live.errors import LivePriceError, TransientLivePriceError
 from service.providers import LivePriceSource, Price
+
+log = logging.getLogger(__name__)
 
 SDK_MODULE = "volcenginesdkbilling"
 EXTRA = "volcengine"
@@ -88,6 +98,41 @@ class VolcanoPriceCodes(msgspec.Struct, frozen=True, kw_only=True):
     product: str
     configuration_code: str
     charge_item_code: str | None = None
+
+
+DISCOUNT_ENV = "SUANLI_VOLCENGINE_DISCOUNT_AMOUNT"
+DiscountMeaning = Literal["total", "saving"]
+
+
+def _number(value: object) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
+def paid_amount(
+    original: object,
+    discount: object,
+    price: object = None,
+    assume: DiscountMeaning = "total",
+) -> tuple[float | None, str]:
+    """(what this account pays, how ``DiscountAmount`` was read) for one quote line."""
+    o, d, p = _number(original), _number(discount), _number(price)
+    if d is None or d == 0:
+        return o, "no discount"
+    if o is not None and d > o + 1e-9:
+        return None, f"DiscountAmount {d} above OriginalAmount {o}"
+    if p is not None and o is not None:
+        if abs(p - d) <= 1e-6 * max(1.0, p):
+            return d, "DiscountAmount is the discounted total (matches Price)"
+        if abs(p - (o - d)) <= 1e-6 * max(1.0, p):
+            return o - d, "DiscountAmount is the saving (Price = Original - Discount)"
+    if assume == "saving" and o is not None:
+        return o - d, f"DiscountAmount read as the saving ({DISCOUNT_ENV}=saving)"
+    return d, "DiscountAmount read as the discounted total (QueryPriceForRenew doc)"
 
 
 def load_codes(path: str | os.PathLike[str]) -> dict[str, VolcanoPriceCodes]:
@@ -238,6 +283,7 @@ class VolcengineLivePrices:
                     item_cls(
                         configuration_code=c.configuration_code,
                         charge_item_code=c.charge_item_code,
+                        count=1,
                         quantity=1,
                         use_duration=1,
                     )
@@ -263,13 +309,20 @@ class VolcengineLivePrices:
                 )
                 if line is None:
                     continue  # not quoted: unpriced (partial coverage)
-                raw = (
-                    line.discount_amount
-                    if line.discount_amount not in (None, "")
-                    else line.original_amount
+                detail = getattr(line, "discount_detail", None)
+                unit = line.price
+                if unit in (None, "") and detail is not None:
+                    unit = getattr(detail, "discount_price", None)
+                paid, how = paid_amount(
+                    line.original_amount, line.discount_amount, unit, self._discount_meaning()
                 )
-                out[name] = parse_amount(raw, f"{name_api} {name} DiscountAmount")
+                log.info("volcengine %s %s: %s", name_api, name, how)
+                out[name] = parse_amount(paid, f"{name_api} {name} DiscountAmount")
         return out
+
+    def _discount_meaning(self) -> DiscountMeaning:
+        value = self._env().get(DISCOUNT_ENV, "total").strip().lower()
+        return "saving" if value == "saving" else "total"
 
 
 def make_live_source() -> LivePriceSource:

@@ -103,7 +103,8 @@ def _step_names(path: str) -> list[tuple[str, bool]]:
 
 
 def _flat(info: Any) -> list[Any]:
-    """The members of a (possibly nested, possibly annotated) union, or the type itself."""
+    """The members of a (possibly nested) union, or the type itself; a described field
+    (``Annotated[T, msgspec.Meta(...)]``) is its ``T``."""
     if isinstance(info, msgspec.inspect.Metadata):
         return _flat(info.type)
     if isinstance(info, msgspec.inspect.UnionType):

@@ -11,6 +11,7 @@ from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from service.catalog import ProviderCatalog
+from service.coverage import coverage
 from service.errors import InputError
 from service.live_prices import LivePriceState
 from service.names import resolve_provider
@@ -22,11 +23,22 @@ from service.providers import (
     Price,
     PriceSource,
     Rdma,
+    SpotRules,
 )
 from service.state import SuanliDep
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
+
+
+class IncompleteRow(msgspec.Struct, frozen=True, kw_only=True):
+    """A row kept out of recommendations because a needed field is unconfirmed."""
+
+    instance_type: Annotated[str, msgspec.Meta(description="The cloud's instance type name.")]
+    missing: Annotated[
+        list[str],
+        msgspec.Meta(description="Fields the planner needs that no source confirmed."),
+    ]
 
 
 class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -49,7 +61,7 @@ class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
     regions: Annotated[list[str], msgspec.Meta(description="Region ids of the catalog.")]
     instance_types: Annotated[int, msgspec.Meta(description="Instance types in the catalog.")]
     priced_instance_types: Annotated[
-        int, msgspec.Meta(description="Instance types with at least one known price.")
+        int, msgspec.Meta(description="Instance types with at least one confirmed price.")
     ]
     as_of: Annotated[
         str | None,
@@ -58,7 +70,10 @@ class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ]
     prices_as_of: Annotated[
-        str | None, msgspec.Meta(description="Date of the newest prices; `null` when none.")
+        str | None,
+        msgspec.Meta(
+            description="Date of the newest confirmed price this provider serves; `null` when none."
+        ),
     ]
     status: Annotated[
         str,
@@ -77,6 +92,39 @@ class ProviderInfo(msgspec.Struct, frozen=True, kw_only=True):
             description="Live-price status: on or off and why, age of the prices, last refresh "
             "error; `null` for a provider that did not load."
         ),
+    ] = None
+    prices_oldest: Annotated[
+        str | None,
+        msgspec.Meta(description="Date of the oldest confirmed price this provider serves."),
+    ] = None
+    accelerated_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types with a GPU or NPU.")
+    ] = 0
+    accelerated_with_regions: Annotated[
+        int,
+        msgspec.Meta(description="Accelerated instance types a source places in a region."),
+    ] = 0
+    estimated_instance_types: Annotated[
+        int,
+        msgspec.Meta(
+            description="Instance types without a confirmed price that carry a price estimate."
+        ),
+    ] = 0
+    unknown_price_instance_types: Annotated[
+        int, msgspec.Meta(description="Instance types whose price is unknown (no estimate).")
+    ] = 0
+    incomplete_instance_types: Annotated[
+        list[IncompleteRow],
+        msgspec.Meta(
+            description="Instance types left out of recommendations, with the missing fields."
+        ),
+    ] = []
+    regions_source: Annotated[
+        str | None, msgspec.Meta(description="Where this provider's region ids come from.")
+    ] = None
+    spot_rules: Annotated[
+        SpotRules | None,
+        msgspec.Meta(description="The provider's documented spot rules behind spot estimates."),
     ] = None
 
 
@@ -111,6 +159,15 @@ class PriceItem(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ]
     as_of: Annotated[str, msgspec.Meta(description="Date (or month) the price was valid on.")]
+    basis: Annotated[str | None, msgspec.Meta(description="What an estimated price stands on.")] = (
+        None
+    )
+    price_low: Annotated[
+        float | None, msgspec.Meta(description="Estimates: low end of the range, CNY per hour.")
+    ] = None
+    price_high: Annotated[
+        float | None, msgspec.Meta(description="Estimates: high end of the range, CNY per hour.")
+    ] = None
 
 
 class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
@@ -173,6 +230,17 @@ class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
             description="The type's prices that pass the filters (region, billing, max price)."
         ),
     ]
+    zones: Annotated[
+        list[str], msgspec.Meta(description="Availability zones a source names for this type.")
+    ] = []
+    regions_note: Annotated[
+        str | None,
+        msgspec.Meta(description="Why the region list is short or empty, and where it comes from."),
+    ] = None
+    missing_fields: Annotated[
+        list[str],
+        msgspec.Meta(description="Fields no source confirmed; the type is not recommended then."),
+    ] = []
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -199,6 +267,9 @@ def _price_item(price: Price) -> PriceItem:
         estimated=price.estimated,
         source=price.source,
         as_of=price.as_of,
+        basis=price.basis,
+        price_low=price.price_low,
+        price_high=price.price_high,
     )
 
 
@@ -218,6 +289,9 @@ def _item(row: InstanceType, prices: list[Price]) -> InstanceTypeItem:
         confidence=row.confidence,
         notes=row.notes,
         prices=[_price_item(p) for p in prices],
+        zones=list(row.zones),
+        regions_note=row.regions_note,
+        missing_fields=list(row.missing_fields),
     )
 
 
@@ -292,16 +366,27 @@ class ProvidersController(Controller):
         snapshot = suanli.catalog.snapshot
         infos: dict[str, ProviderInfo] = {}
         for catalog in snapshot.providers:
-            priced = {p.instance_type for p in catalog.prices if p.price_per_hour}
+            cov = coverage(catalog)
             infos[catalog.name] = ProviderInfo(
                 name=catalog.name,
                 display_name=catalog.display_name,
                 currency=catalog.currency,
                 regions=list(catalog.regions),
-                instance_types=len(catalog.instance_types),
-                priced_instance_types=len(priced),
+                instance_types=cov.rows,
+                priced_instance_types=cov.priced,
                 as_of=catalog.as_of,
                 prices_as_of=catalog.prices_as_of,
+                prices_oldest=catalog.prices_oldest,
+                accelerated_instance_types=cov.accelerated,
+                accelerated_with_regions=cov.accelerated_with_regions,
+                estimated_instance_types=cov.estimated,
+                unknown_price_instance_types=cov.unknown,
+                incomplete_instance_types=[
+                    IncompleteRow(instance_type=name, missing=list(missing))
+                    for name, missing in cov.incomplete
+                ],
+                regions_source=catalog.regions_source,
+                spot_rules=catalog.spot_rules,
                 status="loaded",
                 live_prices=suanli.live_price_info(catalog.name),
             )

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from service.planning.cost import spot_overhead
+from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
 from service.planning.schema import Objective
 from service.providers import HOURS_PER_MONTH
 
@@ -65,9 +65,15 @@ class LaneBound:
 def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
     offer = lane.groups[0][0]  # the lane's cheapest passing group
     price = offer.price
-    hourly = None if price is None else price.price_per_hour
-    monthly = price.price_per_month if price and offer.billing == "monthly" else None
-    spot = offer.billing == "spot" and mode == "train"  # (serving is not interrupted)
+    # the prices ranking uses (an estimate at the top of its range), so the bound holds
+    hourly = None if price is None else price.ranking_price
+    monthly = price.ranking_month if price and offer.billing == "monthly" else None
+    spot = offer.billing == "spot" and mode == "train"
+    rate = SPOT_INTERRUPTIONS_PER_HOUR
+    if price is not None and price.interruption_rate_per_hour is not None:
+        rate = (
+            price.interruption_rate_per_hour
+        )  # as the planner's key uses it  # (serving is not interrupted)
     tier, floor, money, speed, balance, balance_floor = 2.0, INF, INF, INF, INF, INF
     items = lane.placements.items if lane.placements is not None else ()
     for nodes, _devices, _fit, throughput, hours_per_token in items:
@@ -79,7 +85,7 @@ def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
             if mode == "batch" and throughput:
                 hours = 1 / (throughput * 3600)
             if hours is not None and spot:
-                hours *= spot_overhead(1.0, nodes).effective_hours
+                hours *= spot_overhead(1.0, nodes, rate).effective_hours
             speed = min(speed, INF if hours is None else hours)
         if hourly is None:
             continue

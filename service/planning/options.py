@@ -91,8 +91,22 @@ def static_part(
         price_texts.append(texts.t("price_source", lang, src=source, as_of=price.as_of, kind=kind))
         if price.as_of < STALE_BEFORE and price.price_source == "snapshot":
             price_warnings.append(texts.t("stale", lang, as_of=price.as_of))
-        if price.estimated:
-            price_warnings.append(texts.t("estimated", lang, basis=price.basis or ""))
+        if price.estimated and price.price_per_hour is not None:
+            basis = (price.basis_zh if lang == "zh" else None) or price.basis or ""
+            low = price.price_low if price.price_low is not None else price.price_per_hour
+            high = price.price_high if price.price_high is not None else price.price_per_hour
+            per = ("（每节点）" if lang == "zh" else " per node") if nodes > 1 else ""
+            price_warnings.append(
+                texts.t(
+                    "estimated",
+                    lang,
+                    price=price.price_per_hour,
+                    per=per,
+                    basis=basis,
+                    low=low,
+                    high=high,
+                )
+            )
     else:
         price_warnings.append(texts.t("unpriced", lang))
     row_warnings = []
@@ -172,6 +186,8 @@ def build_option(
         rank=rank,
         regions=c.regions,
         price_per_hour=_round(c.price_per_hour),
+        price_low_per_hour=_estimate_bound(c, "low"),
+        price_high_per_hour=_estimate_bound(c, "high"),
         hours=_round(c.hours, 3),
         total_cost=_round(c.total_cost),
         throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
@@ -181,6 +197,15 @@ def build_option(
         reasons=reasons,
         warnings=warnings,
     )
+
+
+def _estimate_bound(c: Candidate, end: str) -> float | None:
+    """An estimated price's range end for all the option's nodes (``None`` if quoted)."""
+    price = c.offer.price
+    if price is None or not price.estimated:
+        return None
+    value = price.price_low if end == "low" else price.price_high
+    return None if value is None else _round(value * c.nodes)
 
 
 def _round(value: float | None, digits: int = 2) -> float | None:

@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from service.catalog import OfferBucket
 from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order
 from service.planning.candidates import Candidate
-from service.planning.cost import break_even_hours, monthly_cost, per_million_tokens
+from service.planning.cost import (
+    SPOT_INTERRUPTIONS_PER_HOUR,
+    SpotOverhead,
+    break_even_hours,
+    monthly_cost,
+    per_million_tokens,
+    spot_overhead,
+)
 from service.planning.filters import OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.schema import Objective
@@ -254,6 +261,7 @@ class _Pricer:
         monthly = (
             price.price_per_month if price is not None and offer.billing == "monthly" else None
         )
+        rank_scale = _rank_scale(offer)
         spot = offer.billing == "spot"
         row = offer.instance
         for v in variants:
@@ -262,7 +270,7 @@ class _Pricer:
             if hourly is not None:
                 per_hour = hourly * v.nodes
                 if spot and v.spot is not None:
-                    hours = v.spot.effective_hours
+                    hours = _spot(offer, v).effective_hours
                 if hours is not None:
                     total = monthly_cost(monthly, v.nodes, hours) if monthly else per_hour * hours
             if deadline is not None and (hours or INF) > deadline:
@@ -274,9 +282,9 @@ class _Pricer:
             if per_hour is None:
                 tier, money = 2.0, INF
             elif serving or total is None:
-                tier, money = (0.0 if serving else 1.0), per_hour
+                tier, money = (0.0 if serving else 1.0), per_hour * rank_scale
             else:
-                tier, money = 0.0, total
+                tier, money = 0.0, total * rank_scale
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
             if objective == "time":
                 key: tuple[float, ...] = (speed, tier, money, v.nodes, len(keys))
@@ -297,6 +305,27 @@ class _Pricer:
 
     def plan(self, inference: bool) -> Plan:
         return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+
+
+def _spot(offer: Offer, v: Variant) -> SpotOverhead:
+    """The variant's spot overhead at the reclaim rate its price states (the provider's
+    spot rules), else the model's default rate."""
+    assert v.spot is not None
+    price = offer.price
+    rate = None if price is None else price.interruption_rate_per_hour
+    if rate is None or rate == SPOT_INTERRUPTIONS_PER_HOUR or v.hours is None:
+        return v.spot
+    return spot_overhead(v.hours, v.nodes, rate)
+
+
+def _rank_scale(offer: Offer) -> float:
+    """Ranking counts an estimate at the top of its range, so it goes ahead of a confirmed
+    price only when clearly cheaper; shown figures stay the point estimate. This is the
+    factor from the shown money to the ranked money (1 for confirmed prices)."""
+    price = offer.price
+    if price is None or not price.estimated or not price.price_per_hour:
+        return 1.0
+    return (price.ranking_price or price.price_per_hour) / price.price_per_hour
 
 
 def _balance(tier: float, money: float, speed: float, serving: bool) -> float:
@@ -320,15 +349,20 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     for offer, v, per_hour, total, hours, regions in chosen:
         candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
         candidate.regions = list(regions)
-        candidate.pareto = total is not None and hours is not None and front.get(hours) == total
+        scale = _rank_scale(offer)  # the front is over ranked money
+        candidate.pareto = (
+            total is not None and hours is not None and front.get(hours) == total * scale
+        )
         if plan.inference and v.throughput is not None:
             if plan.serving:
-                candidate.pareto = per_hour is not None and front.get(-v.throughput) == per_hour
+                candidate.pareto = (
+                    per_hour is not None and front.get(-v.throughput) == per_hour * scale
+                )
             candidate.throughput_tokens_per_s = v.throughput
             if per_hour is not None:
                 candidate.price_per_million_tokens = per_million_tokens(per_hour, v.throughput)
         if offer.billing == "spot":
-            candidate.spot = v.spot
+            candidate.spot = _spot(offer, v) if v.spot is not None else None
         price = offer.price
         if offer.billing == "monthly" and price is not None and price.price_per_month:
             od = plan.on_demand.get((offer.provider, offer.instance.instance_type))
@@ -345,15 +379,15 @@ def _pareto_front(plan: Plan) -> dict[float, float]:
     over distinct speeds (a few hundred), not over every offer.
     """
     cheapest: dict[float, float] = {}
-    for _, v, per_hour, total, hours, _regions in plan.entries:
+    for offer, v, per_hour, total, hours, _regions in plan.entries:
         if plan.serving:
             if per_hour is None or v.throughput is None:
                 continue
-            speed, money = -v.throughput, per_hour
+            speed, money = -v.throughput, per_hour * _rank_scale(offer)
         else:
             if total is None or hours is None:
                 continue
-            speed, money = hours, total
+            speed, money = hours, total * _rank_scale(offer)
         if money < cheapest.get(speed, INF):
             cheapest[speed] = money
     front: dict[float, float] = {}

@@ -143,7 +143,12 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
             alternative=_describe(alternative, ctx, lang) if alternative else None,
         ),
         catalogs=[
-            CatalogRef(provider=p.name, as_of=p.as_of, prices_as_of=p.prices_as_of)
+            CatalogRef(
+                provider=p.name,
+                as_of=p.as_of,
+                prices_as_of=p.prices_as_of,
+                prices_oldest=p.prices_oldest,
+            )
             for p in ctx.snapshot.providers
         ],
         warnings=warnings,
@@ -368,10 +373,17 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     o = c.offer
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
     unit = "/小时" if lang == "zh" else "/h"
+    estimated = c.offer.price is not None and c.offer.price.estimated
     price = (
-        f"¥{c.price_per_hour:,.2f}{unit}"
-        if c.price_per_hour is not None
-        else ("价格未知" if lang == "zh" else "price unknown")
+        ("价格未知" if lang == "zh" else "price unknown")
+        if c.price_per_hour is None
+        else (
+            f"约 ¥{c.price_per_hour:,.2f}{unit}（估算）"
+            if lang == "zh"
+            else f"about ¥{c.price_per_hour:,.2f}{unit} (estimated)"
+        )
+        if estimated
+        else f"¥{c.price_per_hour:,.2f}{unit}"
     )
     name = _display_name(ctx, o.provider, lang)
     what = f"{nodes}{o.instance.instance_type}"

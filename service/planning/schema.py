@@ -363,6 +363,20 @@ class Option(msgspec.Struct, frozen=True, kw_only=True):
             "interruptions, unknown specs), in the answer's language."
         ),
     ]
+    price_low_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Estimated prices: low end of the estimate's range, CNY per hour for all "
+            "nodes; `null` for quoted or unknown prices."
+        ),
+    ] = None
+    price_high_per_hour: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="Estimated prices: high end of the range, CNY per hour for all nodes "
+            "(ranking counts the estimate at this value); `null` otherwise."
+        ),
+    ] = None
 
 
 class Advice(msgspec.Struct, frozen=True, kw_only=True):
@@ -394,6 +408,12 @@ class CatalogRef(msgspec.Struct, frozen=True, kw_only=True):
         str | None,
         msgspec.Meta(
             description="Date of the newest prices used for this provider; `null` when it has none."
+        ),
+    ] = None
+    prices_oldest: Annotated[
+        str | None,
+        msgspec.Meta(
+            description="Date of the oldest confirmed price of this provider; `null` when none."
         ),
     ] = None
 

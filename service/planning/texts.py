@@ -104,8 +104,10 @@ _T: dict[str, dict[Lang, str]] = {
         "price is served while refreshes fail).",
     },
     "estimated": {
-        "zh": "价格为估计值：{basis}",
-        "en": "Estimated price: {basis}",
+        "zh": "约 ¥{price:,.2f}/小时{per}，为估算价（非云厂商报价），依据：{basis}；"
+        "大致在 ¥{low:,.2f}–¥{high:,.2f}/小时之间，排序按区间上限计。",
+        "en": "About ¥{price:,.2f}/h{per}, estimated (not a quote from the cloud) from "
+        "{basis}; likely ¥{low:,.2f}–¥{high:,.2f}/h, ranked at the top of that range.",
     },
     "regions_unknown": {
         "zh": "可售地域未公开，请在控制台确认。",
@@ -360,6 +362,11 @@ def summary(
     return text
 
 
+def _estimated(c: Candidate) -> bool:
+    price = c.offer.price
+    return price is not None and price.estimated
+
+
 def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool) -> str:
     offer = c.offer
     billing = billing_name(offer.billing, lang)
@@ -369,7 +376,11 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
     if lang == "zh":
         head = f"推荐{display_name} {nodes}{name}（{accel}，{billing}"
         price = (
-            f" ¥{c.price_per_hour:,.2f}/小时）" if c.price_per_hour is not None else "，价格未知）"
+            "，价格未知）"
+            if c.price_per_hour is None
+            else f" 约 ¥{c.price_per_hour:,.2f}/小时，估算价）"
+            if _estimated(c)
+            else f" ¥{c.price_per_hour:,.2f}/小时）"
         )
         if serving:
             if not tps:
@@ -381,7 +392,11 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
         return f"{head}{price}，预计 {c.hours:.1f} 小时{cost}。"
     head = f"Rent {nodes}{name} on {display_name} ({accel}, {billing}"
     price = (
-        f" at ¥{c.price_per_hour:,.2f}/h)" if c.price_per_hour is not None else ", price unknown)"
+        ", price unknown)"
+        if c.price_per_hour is None
+        else f" at about ¥{c.price_per_hour:,.2f}/h, estimated)"
+        if _estimated(c)
+        else f" at ¥{c.price_per_hour:,.2f}/h)"
     )
     if serving:
         if not tps:

@@ -41,12 +41,24 @@ class AlibabaPrices:
     currency: str = "CNY"
     disk_trade_price: float = 0.3
     """Default system disk line DescribePrice itemizes next to the instance."""
+    instance_resource: str = "instanceType"
+    """How the instance line names itself (the API reference spells ``InstanceType``)."""
+    itemized: bool = True
+    """Whether ``DetailInfos`` is returned at all."""
+    essd_rejected: set[str] = field(default_factory=set)
+    """Types answering ``InvalidSystemDiskCategory.ValueNotSupported`` to an ESSD disk."""
 
     def answer(self, request: Request) -> Reply:
         params = {**request.query, **request.form()}
         region, name = params.get("RegionId", ""), params.get("InstanceType", "")
         if request.action == "DescribePrice":
             table = self.monthly if params.get("PriceUnit") == "Month" else self.hourly
+            if name in self.essd_rejected and params.get("SystemDisk.Category") == "cloud_essd":
+                return error(
+                    400,
+                    "InvalidSystemDiskCategory.ValueNotSupported",
+                    "The specified system disk category is not supported by the instance type.",
+                )
             if (region, name) not in table:
                 return error(
                     400,
@@ -71,10 +83,12 @@ class AlibabaPrices:
                     original_price=amount + disk,
                     discount_price=0.0,
                     trade_price=amount + disk,
-                    detail_infos=m.DescribePriceResponseBodyPriceInfoPriceDetailInfos(
+                    detail_infos=None
+                    if not self.itemized
+                    else m.DescribePriceResponseBodyPriceInfoPriceDetailInfos(
                         detail_info=[
                             m.DescribePriceResponseBodyPriceInfoPriceDetailInfosDetailInfo(
-                                resource="instanceType",
+                                resource=self.instance_resource,
                                 original_price=amount,
                                 discount_price=0.0,
                                 trade_price=amount,

@@ -49,6 +49,10 @@ class VolcenginePrices:
     hourly: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     monthly: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
     currency: str = "CNY"
+    discount_means: str = "total"
+    """``total``: DiscountAmount is what is paid; ``saving``: what the discount takes off."""
+    send_price: bool = True
+    """Whether the line carries ``Price`` (the per-line paid amount)."""
 
     def answer(self, request: Request) -> Reply:
         if request.action not in (PAYG, SUBSCRIPTION):
@@ -67,13 +71,14 @@ class VolcenginePrices:
             if quote is None:
                 continue
             original, discounted = quote
+            saving = f"{float(original) - float(discounted):.4f}"
             lines.append(
                 out_cls(
                     configuration_code=item["ConfigurationCode"],
                     charge_item_code=item.get("ChargeItemCode"),
                     original_amount=original,
-                    discount_amount=discounted,
-                    price=discounted,
+                    discount_amount=discounted if self.discount_means == "total" else saving,
+                    price=discounted if self.send_price else None,
                     quantity=item.get("Quantity", 1),
                 )
             )

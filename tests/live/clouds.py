@@ -71,7 +71,7 @@ def alibaba() -> CloudCase:
     a100, t4, a10 = "ecs.gn7e-c16g1.4xlarge", "ecs.gn6i-c4g1.xlarge", "ecs.gn7i-c8g1.2xlarge"
     prices = AlibabaPrices(
         hourly={
-            (region, a100): 34.74,  # price-facts.csv (Alibaba, secondary, id 53565263506)
+            (region, a100): 34.74,  # shared/reference/price-facts.csv (Alibaba, secondary)
             (region, t4): 8.4,  # synthetic
         },
         monthly={(region, a100): 16800.0, (region, t4): 2700.0},  # synthetic

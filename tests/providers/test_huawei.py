@@ -181,7 +181,8 @@ def test_snt9b_identity_follows_the_reference(rows: dict[str, InstanceType]) -> 
     measured = rows["modelarts.bm.npu.arm.4snt9b1"]
     assert (measured.accelerator, measured.accelerator_count) == ("Ascend-910B4", 4)
     assert measured.accelerator_memory_gib == 32.0
-    assert measured.confidence == "medium"
+    # the measuring user's record has no public address, so the row is low confidence
+    assert measured.confidence == "low"
     for name, row in rows.items():
         if "snt9b3" in name or "snt9b2" in name or "d910b" in name or name.endswith("1snt9b"):
             assert row.accelerator == "Ascend-910B3", name
@@ -189,20 +190,19 @@ def test_snt9b_identity_follows_the_reference(rows: dict[str, InstanceType]) -> 
             assert row.notes, name
 
 
-def test_unconfirmed_npu_memory_keeps_rows_out_of_recommendations(
-    rows: dict[str, InstanceType],
-) -> None:
-    incomplete = {name for name, row in rows.items() if row.missing_fields}
-    assert incomplete == {
-        "modelarts.bm.npu.arm.4snt9b1",
-        "modelarts.bm.arm.24u.192g.npu.1d910b",
-        "modelarts.bm.arm.48u.384g.npu.2d910b",
-        "modelarts.bm.npu.arm.8snt9b2.d",
-        "modelarts.bm.npu.arm.8snt9b3.i6l.d.c004",
-    }
-    assert rows["modelarts.bm.arm.24u.192g.npu.1d910b"].missing_fields == (
-        "accelerator_memory_gib",
-    )
+def test_ascend_skus_are_whole_nodes(rows: dict[str, InstanceType]) -> None:
+    """Every Ascend 910B/910 row carries cards per node, NPU memory, vCPU and RAM, so
+    multi-card Ascend jobs can be planned; the interconnect is named in the notes."""
+    ascend = {n: r for n, r in rows.items() if r.accelerator and r.accelerator.startswith("Ascend")}
+    assert {n for n, r in ascend.items() if r.missing_fields} == set()
+    node = rows["modelarts.bm.npu.arm.8snt9b2.d"]
+    assert (node.accelerator_count, node.accelerator_memory_gib) == (8, 64.0)
+    assert (node.vcpus, node.memory_gib) == (192, 1536.0)
+    assert node.confidence == "low", "taken from the per-NPU pattern, not published for it"
+    four = rows["modelarts.bm.npu.arm.4snt9b1"]
+    assert (four.vcpus, four.memory_gib, four.accelerator_memory_gib) == (96, 768.0, 32.0)
+    for name in ("modelarts.bm.npu.arm.8snt9b2.d", "modelarts.bm.arm.48u.384g.npu.2d910b"):
+        assert "HCCS" in (rows[name].notes or ""), name
 
 
 def test_coverage_floor(rows: dict[str, InstanceType]) -> None:
@@ -246,11 +246,17 @@ def test_rows_are_sourced_and_flavor_names_look_like_huawei_ids(
 
 def test_regions() -> None:
     provider = load_provider()
-    assert list(provider.regions()) == ["cn-north-4", "cn-southwest-2", "af-south-1"]
+    regions = list(provider.regions())
+    assert {"cn-north-4", "cn-east-3", "cn-southwest-2", "af-south-1", "ap-southeast-3"} <= set(
+        regions
+    )
+    assert len(regions) == 26, "the ECS region ids of the Huawei SDK"
     rows = {r.instance_type: r for r in provider.instance_types()}
     assert rows["modelarts.bm.arm.48u.384g.npu.2d910b"].regions == ("af-south-1",)
+    assert rows["modelarts.bm.arm.24u.npu.1snt9b"].regions == ("cn-southwest-2",)
     assert rows["c7.2xlarge.2"].regions == ("cn-north-4",)
     assert rows["p2s.2xlarge.8"].regions == (), "no source says where it is sold"
+    assert "Open Telekom Cloud" in (rows["p2s.2xlarge.8"].regions_note or "")
 
 
 def test_the_only_price_is_the_quoted_modelarts_snt9b3_price() -> None:

@@ -139,11 +139,11 @@ def test_vemlp_flavors_are_labelled(rows: dict[str, InstanceType]) -> None:
 @pytest.mark.parametrize(
     ("name", "vcpus", "mem", "confidence"),
     [
-        ("ecs.g3i.large", 2, 8.0, "medium"),
-        ("ecs.g3i.2xlarge", 8, 32.0, "medium"),
-        ("ecs.c3i.large", 2, 4.0, "medium"),
-        ("ecs.c3i.xlarge", 4, 8.0, "medium"),
-        ("ecs.r3i.large", 2, 16.0, "medium"),
+        ("ecs.g3i.large", 2, 8.0, "low"),
+        ("ecs.g3i.2xlarge", 8, 32.0, "low"),
+        ("ecs.c3i.large", 2, 4.0, "low"),
+        ("ecs.c3i.xlarge", 4, 8.0, "low"),
+        ("ecs.r3i.large", 2, 16.0, "low"),
         ("ecs.r3i.4xlarge", 16, 128.0, "low"),
     ],
 )
