@@ -136,7 +136,6 @@ class RateLimiter:
         client_keys: Mapping[str, ClientKey] | None = None,
     ) -> None:
         self.limit = limit_per_minute
-        self._redis = redis
         self._breaker = breaker
         self.trusted = tuple(ipaddress.ip_network(c, strict=False) for c in trusted_proxies)
         self._clients = {

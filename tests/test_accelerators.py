@@ -37,6 +37,12 @@ NVIDIA_NAMES = {
     "L4",
     "H100-80GB",
     "RTX-4090D",
+    # consumer/workstation parts rented on these clouds (issue 13)
+    "RTX-4090",
+    "RTX-3090",
+    "RTX-A6000",
+    "A40",
+    "L40",
 }
 ASCEND_NAMES = {
     "Ascend-910",
@@ -138,7 +144,7 @@ def test_pre_ampere_gpus_have_no_bf16(registry: AcceleratorRegistry) -> None:
 
 def test_fp8_only_on_hopper_and_ada(registry: AcceleratorRegistry) -> None:
     fp8 = {s.name for s in registry.all() if s.supports_fp8}
-    assert fp8 == {"H100-80GB", "H800", "H20", "L20", "L40S", "L4", "RTX-4090D"}
+    assert fp8 == {"H100-80GB", "H800", "H20", "L20", "L40S", "L4", "RTX-4090D", "RTX-4090", "L40"}
     assert {registry.get(n).architecture for n in fp8} == {"Hopper", "Ada"}
     assert registry.get("H100-80GB").fp8_tflops == 1979
 
@@ -202,7 +208,7 @@ def test_resolve_aliases(registry: AcceleratorRegistry, typed: str, canonical: s
     assert typed in registry
 
 
-@pytest.mark.parametrize("typed", ["A100", "V100", "910B", "A800", "snt9b", "A10G", "L40", ""])
+@pytest.mark.parametrize("typed", ["A100", "V100", "910B", "A800", "snt9b", "A10G", "L40X", ""])
 def test_families_and_unknowns_do_not_resolve(registry: AcceleratorRegistry, typed: str) -> None:
     assert registry.resolve(typed) is None
     assert typed not in registry
@@ -221,8 +227,8 @@ def test_families_and_unknowns_do_not_resolve(registry: AcceleratorRegistry, typ
         ("A10", ["A10"]),
         ("L4", ["L4"]),
         ("a100 80g", ["A100-80GB"]),
-        ("L40", []),
-        ("RTX 4090", []),
+        ("L40", ["L40"]),
+        ("RTX 4090", ["RTX-4090"]),
         ("MI300X", []),
     ],
 )
@@ -248,7 +254,7 @@ def test_family_keys_cut_only_at_separators() -> None:
         ("A100", ["A100-40GB", "A100-80GB"]),
         ("a100 80", ["A100-80GB"]),
         ("H8000", ["H800"]),
-        ("L40", ["L40S"]),
+        ("L40X", ["L40", "L40S"]),
     ],
 )
 def test_suggest(registry: AcceleratorRegistry, typed: str, first: list[str]) -> None:

@@ -27,6 +27,7 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> dict[str, A
         ("ap-guangzhou", "tencent"),
         ("ap-shanghai", "tencent"),
         ("cn-beijing", "volcengine"),
+        ("cn-north-4", "huawei"),
     ],
 )
 def test_region_constraint_on_a_sourced_main_region_answers(

@@ -29,6 +29,8 @@ def test_qlora_7b_example(client: TestClient[Litestar]) -> None:
         "overhead_gib",
     )
     assert m["per_device_gib"] == pytest.approx(sum(m[k] for k in parts))
+    low, high = m["range_gib"]
+    assert low < m["per_device_gib"] < high
     # LLaMA-Factory wiki measured 6 GB for Llama-2-7B QLoRA at 1k tokens (r=8); r=16 here
     assert 5.0 < m["per_device_gib"] * 2**30 / 1e9 < 7.5
     assert m["kv_cache_gib"] == 0
@@ -40,9 +42,10 @@ def test_qlora_7b_example(client: TestClient[Litestar]) -> None:
         "tensor_parallel": 1,
         "fits": True,
         "headroom_gib": pytest.approx(16 - m["per_device_gib"]),
+        "pipeline_parallel": 1,
     }
     assert body["time"] is None
-    assert body["compute"] == {"flops": None, "tokens": None}
+    assert body["compute"] == {"flops": None, "tokens": None, "hardware_flops": None}
     assert body["host"]["vcpus"] == 4
     assert body["host"]["ram_gib"] >= 32
     assert any("NF4" in a for a in body["assumptions"])
@@ -57,8 +60,11 @@ def test_pretrain_with_placement_fills_time(client: TestClient[Litestar]) -> Non
         },
     ).json()
     assert body["compute"]["flops"] == pytest.approx(6 * 6_738_415_616 * 2e12)
-    assert body["time"]["mfu"] == 0.4
+    assert body["time"]["mfu"] == 0.45  # whole-run prior, model FLOPs with attention
+    assert body["time"]["basis"] == "run"
     assert body["time"]["device_hours"] == pytest.approx(184_320, rel=0.25)  # Llama 2 paper
+    low, high = body["time"]["hours_range"]
+    assert low < body["time"]["hours"] < high
     assert body["placement"]["zero_stage"] == 1
     assert body["host"]["network"] == "rdma"
 
@@ -79,6 +85,8 @@ def test_inference_with_placement(client: TestClient[Litestar]) -> None:
     assert body["placement"]["tensor_parallel"] >= 2
     assert body["placement"]["fits"]
     assert body["throughput_tokens_per_s"] > 0
+    low, high = body["throughput_range"]
+    assert low < body["throughput_tokens_per_s"] < high
     assert body["kv_cache_bytes_per_token"] == 327_680
 
 

@@ -120,7 +120,7 @@ class AdviceContext:
 
 def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
     topics: list[tuple[str, dict[str, object]]] = []
-    training = ctx.kind in ("pretrain", "finetune")
+    training = ctx.kind in ("pretrain", "finetune", "rlhf")
     if ctx.kind == "preprocess":
         topics.append(("preprocess", {}))
     else:

@@ -50,6 +50,11 @@ class Candidate:
         return self.price_per_hour is not None
 
 
+DEFAULT_HEADROOM = 0.10
+"""``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
+that asks for safety, and the high end of the calibrated memory range must fit too."""
+
+
 class FitCache:
     """Memoizes fit, time and throughput per (accelerator, memory, devices) for a request."""
 
@@ -76,7 +81,13 @@ class FitCache:
     def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
         key = (spec.name, spec.memory_gib, devices)
         if key not in self._fits:
-            self._fits[key] = fit_placement(self.rw, spec, devices, self.headroom_frac)
+            self._fits[key] = fit_placement(
+                self.rw,
+                spec,
+                devices,
+                self.headroom_frac,
+                safe=self.headroom_frac > DEFAULT_HEADROOM,
+            )
         return self._fits[key]
 
     def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:

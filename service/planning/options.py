@@ -63,8 +63,10 @@ def static_part(
         how = ""
         if not serving and fit.zero_stage:
             how = texts.t("zero", lang, z=fit.zero_stage)
-        elif fit.tensor_parallel and fit.tensor_parallel > 1:
-            how = texts.t("tp", lang, tp=fit.tensor_parallel)
+        if fit.tensor_parallel and fit.tensor_parallel > 1:
+            how += texts.t("tp", lang, tp=fit.tensor_parallel)
+        if fit.pipeline_parallel > 1:
+            how += texts.t("pp", lang, pp=fit.pipeline_parallel)
         fit_texts.append(
             texts.t(
                 "fits",
@@ -75,6 +77,8 @@ def static_part(
                 how=how,
             )
         )
+        if fit.checked_high:
+            fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))

@@ -238,7 +238,7 @@ def build_filter(req: RecommendRequest, ctx: PlanContext, interruptible: bool) -
     excluded = frozenset(
         s.name for s in ctx.accelerators.all() if c.cuda_required and s.stack != "cuda"
     )
-    if accelerators is not None and excluded and accelerators <= excluded:
+    if accelerators and excluded and accelerators <= excluded:
         raise InputError(
             "constraints.cuda_required",
             "cuda_required excludes every accelerator named in constraints.accelerators "

@@ -18,8 +18,14 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Fits: {need:.1f} GiB needed per device of {have:g} GiB, {head:.1f} GiB "
         "headroom{how}.",
     },
+    "fits_high": {
+        "zh": "按安全余量要求，以估算区间上限 {high:.1f} GiB 校核显存，仍放得下。",
+        "en": "Because a safety headroom was asked for, the fit was also checked against the "
+        "high end of the estimate's range, {high:.1f} GiB, and holds.",
+    },
     "zero": {"zh": "（ZeRO-{z}）", "en": " (ZeRO-{z})"},
     "tp": {"zh": "（张量并行 {tp}）", "en": " (tensor parallel {tp})"},
+    "pp": {"zh": "（流水线并行 {pp}）", "en": " (pipeline parallel {pp})"},
     "multi_node": {
         "zh": "{n} 台节点通过 {net} 互联（共 {d} 卡）。",
         "en": "{n} nodes over {net} ({d} devices in total).",

@@ -5,6 +5,8 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 - :func:`resolve_workload` once per request (model, architecture, byte budgets);
 - :func:`memory_for` / :func:`fit_placement` / :func:`time_for` /
   :func:`inference_throughput` per candidate placement (microseconds each);
+  :func:`training_layouts` lists the (tensor, pipeline) degrees a device count allows, in
+  the order :func:`fit_placement` tries them;
 - :func:`host_for` for the CPU side; :func:`estimate` for ``POST /v1/estimate``
   (:func:`estimate_resolved` when the workload is already resolved).
 """
@@ -12,7 +14,7 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 from service.sizing.compute import compute_for, inference_throughput, preprocess_hours, time_for
 from service.sizing.estimate import estimate, estimate_resolved
 from service.sizing.host import host_for
-from service.sizing.memory import fit_placement, memory_for
+from service.sizing.memory import fit_placement, memory_for, training_layouts
 from service.sizing.presets import (
     ModelPreset,
     ModelRegistry,
@@ -36,6 +38,7 @@ from service.sizing.workload import (
     Placement,
     Preprocess,
     Pretrain,
+    Rlhf,
     Workload,
     validate_workload,
 )
@@ -60,6 +63,7 @@ __all__ = [
     "Pretrain",
     "Requirements",
     "ResolvedWorkload",
+    "Rlhf",
     "TimeEstimate",
     "Workload",
     "builtin_presets",
@@ -74,5 +78,6 @@ __all__ = [
     "preprocess_hours",
     "resolve_workload",
     "time_for",
+    "training_layouts",
     "validate_workload",
 ]

@@ -1,10 +1,16 @@
 """Work and time: FLOPs of the job, hours on a placement, serving throughput.
 
-- Training: C = 6·P_active·D (MoE counts active parameters), time = C / (devices · dense
-  peak · MFU) with the MFU prior of :mod:`service.sizing.mfu`.
+- Training: the FLOPs the hardware runs per token (forward, backward without weight
+  gradients for frozen weights, attention, recompute; see
+  :func:`service.sizing.resolve.training_flops_per_token`) over devices x dense peak x a
+  utilization prior (:mod:`service.sizing.mfu`: ``steady`` or ``run``), plus ZeRO-Offload
+  traffic over the host link. FP8 runs at its measured gain over BF16, not at its peak.
 - Image models: 3 x forward FLOPs per sample (forward + 2x backward) x samples.
-- Serving: decoding is bounded by memory bandwidth (each step reads the weights and the KV
-  cache) or by compute (2·P_active per token), whichever is slower.
+- Serving: a decode step reads the weights the step touches (MoE: only the experts the
+  batch routes to) and the KV cache at the engine's share of peak bandwidth, plus the
+  engine's per-step and per-layer launch overheads (and the all-reduces of tensor
+  parallelism); or it is compute-bound at 2·P_active per token, whichever is slower. With
+  a prompt length, each request's prefill time is added.
 """
 
 from __future__ import annotations
@@ -12,15 +18,40 @@ from __future__ import annotations
 from service.providers import AcceleratorSpec
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import mfu_prior
+from service.sizing.profiles import engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
-from service.sizing.workload import Finetune, Inference, Pretrain
+from service.sizing.uncertainty import hours_range
+from service.sizing.workload import Inference
 
-BANDWIDTH_EFFICIENCY = 0.7
-"""Fraction of peak HBM bandwidth a decode step sustains (no public anchor in the reference
-set; serving engines typically reach 60-80 %)."""
+BANDWIDTH_EFFICIENCY = 0.85
+"""Fraction of peak HBM bandwidth a large streaming read sustains (GEMV-shaped decode
+kernels read the weights once per step); the engine's overheads are modelled separately
+(:data:`service.sizing.profiles.ENGINES`)."""
+QUANT_BANDWIDTH_EFFICIENCY = {"int4": 0.75, "int8": 0.85, "fp8": 0.9}
+"""Share of the 16-bit kernels' effective bandwidth that dequantizing weight-only kernels
+(AWQ/GPTQ/Marlin int4, int8, FP8) reach at small batch: unpacking and scaling cost ALU
+time per byte (vLLM's int4 decode runs at 1.6-1.8x its 16-bit speed for 3.5x fewer bytes
+in the Qwen2.5 speed benchmark). Engines with their own fused w4a16 kernels
+(:attr:`~service.sizing.profiles.EngineProfile.fused_int4`) lose almost nothing."""
+FUSED_INT4_EFFICIENCY = 0.95
+"""LMDeploy TurboMind's and TensorRT-LLM's w4a16 kernels: LMDeploy reports 4-bit decode at
+2.4x its FP16 speed (docs/en/quantization/w4a16.md), i.e. near-full bandwidth on 3.5x
+fewer bytes."""
 DECODE_COMPUTE_MFU = 0.5
 """Fraction of dense peak a large decode batch sustains when compute-bound (prior)."""
+PREFILL_MFU = 0.5
+"""Fraction of dense peak a prefill sustains (large matmuls; prior)."""
+ALLREDUCE_LATENCY_S = 25e-6
+"""One small-message all-reduce over NVLink/HCCS (NCCL ring latency, 10-30 µs in
+nccl-tests); tensor parallelism does two per layer per decode step."""
+HOST_LINK_GBPS = 25.0
+"""Effective host<->device bandwidth of a PCIe 4.0 x16 link (32 GB/s raw per direction,
+about 25 GB/s achieved), the path ZeRO-Offload moves gradients and weights over."""
+FP8_GAIN = 1.3
+"""FP8 training speed over BF16 on the same part, measured: MosaicML llm-foundry's H100
+3B/2k runs (30.6k vs 23.0-24.1k tokens/s/GPU, 1.27-1.33x), not the 2x of the peak
+figures (casts, amax bookkeeping and non-matmul work stay at 16-bit speed)."""
 PREPROCESS_MB_PER_VCPU_S = 5.0
 """Decode/clean/tokenize throughput per vCPU for Python data pipelines (prior; HF
 tokenizers alone reach about 50 MB/s per server, Python-side cleaning is slower)."""
@@ -47,7 +78,11 @@ def compute_for(rw: ResolvedWorkload) -> ComputeEstimate:
         return ComputeEstimate(
             flops=None if per_sample is None else 3.0 * per_sample * tokens, tokens=tokens
         )
-    return ComputeEstimate(flops=training_flops(arch.active_params, tokens), tokens=tokens)
+    b = rw.training
+    hw = None if b is None or not b.flops_per_token else b.flops_per_token * tokens
+    return ComputeEstimate(
+        flops=training_flops(arch.active_params, tokens), tokens=tokens, hardware_flops=hw
+    )
 
 
 def _image_forward_flops(rw: ResolvedWorkload) -> float | None:
@@ -55,13 +90,29 @@ def _image_forward_flops(rw: ResolvedWorkload) -> float | None:
 
 
 def peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
-    """Dense peak for the training precision: FP8 where supported, FP32 for fp32, else
-    BF16 (FP16 on parts without BF16)."""
-    if precision == "fp8" and accelerator.supports_fp8 and accelerator.fp8_tflops:
-        return accelerator.fp8_tflops
+    """Dense peak for the training precision: FP32 for fp32, else BF16 (FP16 on parts
+    without BF16). FP8 uses the 16-bit peak times :data:`FP8_GAIN` (see there)."""
     if precision == "fp32":
         return accelerator.fp32_tflops
-    return accelerator.dense_tflops_16bit
+    peak = accelerator.dense_tflops_16bit
+    if precision == "fp8" and peak and accelerator.supports_fp8:
+        return peak * FP8_GAIN
+    return peak
+
+
+def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> tuple[float, str]:
+    """(utilization prior, basis sentence) for the resolved training job."""
+    b = rw.training
+    basis = b.time_basis if b is not None else "run"
+    framework = b.framework if b is not None else "generic"
+    return mfu_prior(
+        rw.active_params_b,
+        accelerator,
+        image_model=rw.image_model,
+        basis=basis,
+        framework=framework,
+        precision=getattr(rw.workload, "precision", "bf16"),
+    )
 
 
 def time_for(
@@ -78,26 +129,149 @@ def time_for(
         if tps <= 0:
             return None
         hours = w.output_tokens / tps / 3600.0
-        return TimeEstimate(hours=hours, device_hours=hours * devices, mfu=None)
-    flops = compute_for(rw).flops
-    precision = w.precision if isinstance(w, Pretrain | Finetune) else "bf16"
+        return TimeEstimate(
+            hours=hours,
+            device_hours=hours * devices,
+            mfu=None,
+            hours_range=hours_range(hours, training=False),
+        )
+    compute = compute_for(rw)
+    precision = getattr(w, "precision", "bf16")
     peak = peak_tflops(accelerator, precision)
-    if flops is None or not peak:
+    if compute.flops is None or not peak or rw.tokens is None:
         return None
-    mfu, _ = mfu_prior(rw.active_params_b, accelerator, image_model=rw.image_model)
-    hours = flops / (devices * peak * 1e12 * mfu) / 3600.0
-    return TimeEstimate(hours=hours, device_hours=hours * devices, mfu=mfu)
+    util, _ = training_utilization(rw, accelerator)
+    b = rw.training
+    rate = devices * peak * 1e12 * util
+    if b is not None and b.flops_per_token and not rw.image_model:
+        steady = b.time_basis == "steady"
+        per_token = b.flops_per_token if steady else b.model_flops_per_token
+        seconds = per_token * rw.tokens / rate
+        mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
+        seconds += offload_seconds(rw, devices)
+        seconds += rollout_seconds(rw, accelerator, devices)
+        basis = b.time_basis
+    else:
+        seconds = compute.flops / rate
+        mfu = util
+        basis = "run"
+    hours = seconds / 3600.0
+    return TimeEstimate(
+        hours=hours,
+        device_hours=hours * devices,
+        mfu=mfu,
+        hours_range=hours_range(hours, training=True),
+        basis="steady" if basis == "steady" else "run",
+    )
+
+
+ROLLOUT_ENGINE = "vllm"
+"""RLHF rollouts run on a serving engine's kernels (verl/OpenRLHF: vLLM or SGLang;
+DeepSpeed-Chat's hybrid engine: DeepSpeed inference kernels): vLLM's decode overheads."""
+
+
+def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
+    """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
+    decode steps, each reading the actor's weights at the serving bandwidth efficiency
+    plus the engine's step overheads (or compute-bound for large batches)."""
+    b = rw.training
+    if b is None or not b.rollout_weight_bytes or rw.tokens is None or not b.seq_len:
+        return 0.0
+    bw = accelerator.mem_bandwidth_gbps
+    peak = accelerator.dense_tflops_16bit
+    if not bw or not peak or rw.arch is None:
+        return 0.0
+    eng = engine_profile(ROLLOUT_ENGINE)
+    batch = max(b.rollout_batch, 1)
+    step = b.rollout_weight_bytes / (bw * 1e9 * bandwidth_efficiency(ROLLOUT_ENGINE, "bf16"))
+    step += eng.step_overhead_s + b.rollout_layers * eng.layer_overhead_s
+    compute = 2.0 * rw.arch.active_params * batch / (peak * 1e12 * DECODE_COMPUTE_MFU)
+    sequences = rw.tokens / b.seq_len
+    return sequences / (devices * batch) * b.rollout_response_len * max(step, compute)
+
+
+def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:
+    """ZeRO-Offload host-link time of the whole job: each device moves its partition of
+    the gradients and weights once per step, steps = tokens / (tokens per micro-step x
+    devices) (one micro-step per optimizer step: the worst case)."""
+    b = rw.training
+    if b is None or not b.offload_bytes_per_step or rw.tokens is None or not b.tokens_per_step:
+        return 0.0
+    steps = rw.tokens / (b.tokens_per_step * devices)
+    per_device = b.offload_bytes_per_step / devices
+    return steps * per_device / (HOST_LINK_GBPS * 1e9)
+
+
+def bandwidth_efficiency(engine: str, precision: str) -> float:
+    """Share of peak bandwidth a decode step's weight reads reach under ``engine``."""
+    eng = engine_profile(engine)
+    quant = QUANT_BANDWIDTH_EFFICIENCY.get(precision, 1.0)
+    if precision == "int4" and eng.fused_int4:
+        quant = FUSED_INT4_EFFICIENCY
+    return BANDWIDTH_EFFICIENCY * eng.bandwidth_efficiency * quant
+
+
+def decode_peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
+    """Dense peak the decode matmuls run at: FP8 weights and activations on FP8 parts
+    (W8A8), otherwise the 16-bit peak (weight-only int4/int8 kernels dequantize to 16-bit)."""
+    if precision == "fp8" and accelerator.supports_fp8 and accelerator.fp8_tflops:
+        return accelerator.fp8_tflops
+    if precision == "fp32":
+        return accelerator.fp32_tflops
+    return accelerator.dense_tflops_16bit
+
+
+def expected_experts(experts: int, per_token: int, tokens: int) -> float:
+    """Expected routed experts a decode step touches in one layer when ``tokens`` tokens
+    each pick ``per_token`` of ``experts`` (uniform routing): E·(1 - (1 - k/E)^B)."""
+    if experts <= 1:
+        return 1.0
+    k = min(per_token, experts)
+    return experts * (1.0 - (1.0 - k / experts) ** max(tokens, 1))
+
+
+def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
+    """Bytes one decode step reads: the dense weights (minus the input embedding table,
+    of which a step reads one row per token), the routed experts the batch touches, and
+    the KV cache of every sequence at its mean length over the decode."""
+    b = rw.inference
+    arch = rw.arch
+    assert b is not None
+    assert arch is not None
+    dense = b.weights - b.expert_weights
+    if arch.vocab and arch.hidden and not arch.tied:
+        per_param = b.weights / arch.params if arch.params else 2.0
+        dense -= arch.vocab * arch.hidden * min(per_param, 2.0)
+    experts = 0.0
+    if b.expert_weights:
+        share = expected_experts(b.experts, b.experts_per_token, concurrency) / b.experts
+        experts = b.expert_weights * share
+    return max(dense, 0.0) + experts + b.kv_per_token * mean_context(rw) * concurrency
+
+
+def mean_context(rw: ResolvedWorkload) -> float:
+    """Tokens in a sequence's KV cache averaged over its decode: the prompt plus half the
+    output when the prompt length is known, else the whole context (the worst case)."""
+    b = rw.inference
+    assert b is not None
+    if b.prompt_len and b.context_len > b.prompt_len:
+        return b.prompt_len + (b.context_len - b.prompt_len) / 2
+    return float(b.context_len)
 
 
 def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
-    """Decode tokens/s of one model replica spread over ``devices`` at the workload's
+    """Output tokens/s of one model replica spread over ``devices`` at the workload's
     concurrency (images/s for image models); 0.0 when the accelerator lacks the figures.
 
-    step time = max(bytes read per step / (devices · bandwidth · 0.7),
-                    2·P_active·concurrency / (devices · peak · 0.5))
+    step = max(bytes / (devices · bandwidth · efficiency) + engine overheads,
+               2·P_active·concurrency / (devices · peak · 0.5));
+    plain transformers splits the layers over the devices and runs them one after the
+    other, so its bandwidth does not add up across devices (the others' does, by tensor
+    parallelism). With ``prompt_len``, each request's prefill adds to its time.
     """
     b = rw.inference
-    if b is None or rw.arch is None or devices < 1:
+    arch = rw.arch
+    if b is None or arch is None or devices < 1:
         return 0.0
     peak = accelerator.dense_tflops_16bit
     if rw.image_model:
@@ -105,18 +279,51 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         if not peak or not per_sample:
             return 0.0
         return devices * peak * 1e12 * IMAGE_SERVING_MFU / per_sample
+    eng = engine_profile(b.engine)
+    peak = decode_peak_tflops(accelerator, b.precision)
     concurrency = b.concurrency
-    step_bytes = b.weights + b.kv_per_token * b.context_len * concurrency
+    layers = arch.layers or 0
+    sequential = not eng.chunked_prefill  # plain transformers: device_map pipeline
     if not accelerator.mem_bandwidth_gbps:
         # Decoding is bandwidth-bound: without the bandwidth the compute bound alone would
         # overstate the rate many times over, so there is no rate at all.
         return 0.0
-    times = [step_bytes / (devices * accelerator.mem_bandwidth_gbps * 1e9 * BANDWIDTH_EFFICIENCY)]
+    lanes = 1 if sequential else devices
+    bw = lanes * accelerator.mem_bandwidth_gbps * 1e9
+    efficiency = bandwidth_efficiency(b.engine, b.precision)
+    memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
+    overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
+    if b.experts > 1:
+        overhead += layers * b.experts * eng.expert_overhead_s
+    if devices > 1 and not sequential:
+        overhead += 2 * layers * ALLREDUCE_LATENCY_S
+    times = [memory_s + overhead]
     if peak:
         times.append(
-            2.0 * rw.arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
+            2.0 * arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
         )
-    return concurrency / max(times)
+    step = max(times)
+    if step <= 0:
+        return 0.0
+    output_len = b.context_len - b.prompt_len
+    if b.prompt_len and output_len > 0 and peak:
+        prefill = prefill_seconds(rw, b.prompt_len, concurrency, peak, devices)
+        return concurrency * output_len / (prefill + output_len * step)
+    return concurrency / step
+
+
+def prefill_seconds(
+    rw: ResolvedWorkload, prompt: int, concurrency: int, peak_tflops: float, devices: int
+) -> float:
+    """Compute time to prefill ``concurrency`` prompts: 2·P per token plus causal
+    attention 2·L·(a·d)·s per token (half of the training convention's 4·L·a·d·s)."""
+    arch = rw.arch
+    assert arch is not None
+    per_token = 2.0 * arch.active_params
+    if arch.layers and arch.heads:
+        q_dim = arch.heads * (arch.head_dim or (arch.hidden or 0) // arch.heads)
+        per_token += 2.0 * arch.layers * q_dim * prompt
+    return per_token * prompt * concurrency / (devices * peak_tflops * 1e12 * PREFILL_MFU)
 
 
 def preprocess_hours(rw: ResolvedWorkload, vcpus: int) -> float | None:

@@ -11,13 +11,17 @@ from typing import Protocol
 from service.errors import InputError
 from service.providers import AcceleratorSpec
 from service.sizing.compute import (
-    BANDWIDTH_EFFICIENCY,
+    FP8_GAIN,
+    HOST_LINK_GBPS,
     PREPROCESS_MB_PER_VCPU_S,
+    bandwidth_efficiency,
     compute_for,
     inference_throughput,
+    offload_seconds,
     peak_tflops,
     preprocess_hours,
     time_for,
+    training_utilization,
 )
 from service.sizing.host import (
     DEVICES_PER_NODE,
@@ -26,8 +30,8 @@ from service.sizing.host import (
     host_for,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
-from service.sizing.mfu import mfu_prior
 from service.sizing.presets import ModelRegistry
+from service.sizing.profiles import engine_profile
 from service.sizing.resolve import (
     FRAGMENTATION,
     INFER_OVERHEAD_GIB,
@@ -36,11 +40,13 @@ from service.sizing.resolve import (
     resolve_workload,
 )
 from service.sizing.results import EstimateResponse, MemoryBreakdown, PlacementEcho, TimeEstimate
+from service.sizing.uncertainty import SPREADS, throughput_range
 from service.sizing.workload import (
     Finetune,
     Inference,
     Placement,
     Pretrain,
+    Rlhf,
     Workload,
     validate_workload,
 )
@@ -104,11 +110,21 @@ def estimate_resolved(
             rate = inference_throughput(rw, spec, devices)
             throughput = rate if rate > 0 else None
             if spec.mem_bandwidth_gbps:
+                eng = engine_profile(rw.inference.engine)
+                eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
                 notes.append(
-                    f"Decode throughput bounded by memory bandwidth ({spec.mem_bandwidth_gbps:g} "
-                    f"GB/s x {devices} at {BANDWIDTH_EFFICIENCY:.0%} efficiency) or compute, "
-                    "whichever is slower."
+                    f"Decode throughput ({eng.note}): each step reads the weights it touches "
+                    f"and the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps:g} GB/s"
+                    + (" per device" if devices > 1 else "")
+                    + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
+                    f"{eng.layer_overhead_s * 1e6:g} µs per layer of launch overhead; or "
+                    "compute, whichever is slower."
                 )
+                if rw.inference.expert_weights:
+                    notes.append(
+                        "MoE decode: a step reads only the routed experts its batch uses "
+                        "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
+                    )
             elif not rw.image_model:
                 notes.append(
                     f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
@@ -117,6 +133,12 @@ def estimate_resolved(
     else:
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
+    spread = SPREADS["train_memory" if rw.training is not None else "inference_memory"]
+    notes.append(
+        f"Memory range {memory.range_gib[0]:.1f}-{memory.range_gib[1]:.1f} GiB: the 5th-95th "
+        f"percentile of measured/estimated over {spread.cases} published measurements of "
+        f"{'training' if rw.training is not None else 'serving'} jobs."
+    )
     _overhead_note(rw, notes)
     host = host_for(rw, devices)
     notes.append(
@@ -143,6 +165,7 @@ def estimate_resolved(
         assumptions=notes,
         placement=echo,
         throughput_tokens_per_s=throughput,
+        throughput_range=None if throughput is None else throughput_range(throughput),
         kv_cache_bytes_per_token=kv,
     )
 
@@ -151,32 +174,61 @@ def _place(
     rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, notes: list[str]
 ) -> tuple[MemoryBreakdown, PlacementEcho]:
     devices = placement.count
-    fit = fit_placement(rw, spec, devices, ESTIMATE_HEADROOM_FRAC, zero_stage=placement.zero_stage)
+    heads = rw.arch.heads if rw.arch is not None else None
+    if placement.tensor_parallel and heads and heads % placement.tensor_parallel:
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel ({placement.tensor_parallel}) must divide the model's "
+            f"{heads} attention heads",
+        )
+    fit = fit_placement(
+        rw,
+        spec,
+        devices,
+        ESTIMATE_HEADROOM_FRAC,
+        zero_stage=placement.zero_stage,
+        tensor_parallel=placement.tensor_parallel,
+        pipeline_parallel=placement.pipeline_parallel,
+    )
+    pp = 1
     if fit is not None:
         memory, stage, tp, fits = fit.memory, fit.zero_stage, fit.tensor_parallel, True
+        pp = fit.pipeline_parallel
     else:
         fits = False
         if rw.training is not None:
             stage = placement.zero_stage
+            tp = placement.tensor_parallel or 1
+            pp = placement.pipeline_parallel or 1
             if stage is None:
-                stage = 3 if devices > 1 else 0
-            tp = 1
+                stage = 3 if devices // (tp * pp) > 1 else 0
         else:
             stage = None
-            tp = _tp_degrees(rw, devices)[-1]
-        memory = memory_for(rw, devices, stage, tp)
+            tp = placement.tensor_parallel or _tp_degrees(rw, devices)[-1]
+        memory = memory_for(rw, devices, stage, tp, pp)
         notes.append(
             f"Does not fit: needs {memory.per_device_gib:.1f} GiB per device, {spec.name} has "
             f"{spec.memory_gib:g} GiB (keeping {ESTIMATE_HEADROOM_FRAC:.0%} free)."
         )
-    if rw.training is not None and devices > 1:
+    if fit is not None and fit.checked_high:
         notes.append(
-            f"ZeRO stage {stage} over {devices} devices"
-            + (" (the smallest that fits)" if placement.zero_stage is None and fits else "")
+            f"Fit checked against the high end of the memory range too "
+            f"({memory.range_gib[1]:.1f} GiB of {spec.memory_gib:g} GiB)."
+        )
+    if rw.training is not None and devices > 1:
+        dp = max(devices // (tp * pp), 1)
+        notes.append(
+            f"ZeRO stage {stage} over {dp} data-parallel replicas"
+            + (f", tensor parallel {tp}" if tp > 1 else "")
+            + (f", {pp} pipeline stages" if pp > 1 else "")
+            + (" (the smallest layout that fits)" if placement.zero_stage is None and fits else "")
             + "."
         )
     if rw.inference is not None and tp > 1:
-        notes.append(f"Tensor parallel degree {tp} (the smallest that fits).")
+        notes.append(
+            f"Tensor parallel degree {tp}"
+            + (" (the smallest that fits)." if placement.tensor_parallel is None else ".")
+        )
     echo = PlacementEcho(
         accelerator=spec.name,
         count=devices,
@@ -184,6 +236,7 @@ def _place(
         tensor_parallel=tp,
         fits=fits,
         headroom_gib=spec.memory_gib - memory.per_device_gib,
+        pipeline_parallel=pp,
     )
     return memory, echo
 
@@ -200,7 +253,7 @@ def _time_notes(
         if w.output_tokens is None:
             notes.append("No output_tokens given: time is not estimated.")
         return
-    assert isinstance(w, Pretrain | Finetune)
+    assert isinstance(w, Pretrain | Finetune | Rlhf)
     peak = peak_tflops(spec, w.precision)
     if time is None:
         if rw.tokens is None:
@@ -210,12 +263,38 @@ def _time_notes(
         else:
             notes.append("No FLOP count is known for this model: time unknown.")
         return
-    mfu, basis = mfu_prior(rw.active_params_b, spec, image_model=rw.image_model)
+    util, basis = training_utilization(rw, spec)
     if w.precision in ("bf16", "fp8") and not spec.supports_bf16:
         notes.append(f"{spec.name} has no BF16: its FP16 peak is used.")
-    notes.append(
-        f"Time = FLOPs / ({devices} x {peak:g} TFLOPS dense x MFU {mfu:.2f}); MFU prior: {basis}."
-    )
+    if w.precision == "fp8" and spec.supports_fp8:
+        notes.append(
+            f"FP8 runs {FP8_GAIN:g}x the BF16 speed (measured gains, not the 2x of the peak "
+            "figures)."
+        )
+    b = rw.training
+    if b is not None and b.time_basis == "steady" and b.flops_per_token and not rw.image_model:
+        terms = ["attention"]
+        if b.lora:
+            terms.append("no weight gradients for the frozen base (LoRA/QLoRA)")
+        if b.recompute:
+            terms.append("one recomputed forward (gradient checkpointing)")
+        notes.append(
+            "Time (steady state): hardware FLOPs per token "
+            f"{b.flops_per_token:.3g} (6·N plus {', '.join(terms)}) / ({devices} x {peak:g} "
+            f"TFLOPS dense x utilization {util:.2f}); utilization prior: {basis}."
+        )
+    else:
+        notes.append(
+            "Time (whole run incl. restarts, evaluation and checkpoints): model FLOPs "
+            f"(6·N + attention) / ({devices} x {peak:g} TFLOPS dense x MFU {util:.2f}); MFU "
+            f"prior: {basis}."
+        )
+    off = offload_seconds(rw, devices)
+    if off:
+        notes.append(
+            f"ZeRO-Offload moves gradients and weights over the host link ({HOST_LINK_GBPS:g} "
+            f"GB/s per device, PCIe 4.0 x16): +{off / 3600:.2f} h."
+        )
     if rw.arch is not None and rw.arch.active_params < rw.arch.params:
         notes.append("MoE: compute counts active parameters, memory counts all experts.")
 

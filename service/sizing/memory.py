@@ -29,6 +29,7 @@ from service.sizing.resolve import (
     ResolvedWorkload,
 )
 from service.sizing.results import Fit, MemoryBreakdown
+from service.sizing.uncertainty import SPREADS
 
 _ZERO = MemoryBreakdown(
     per_device_gib=0.0,
@@ -41,6 +42,10 @@ _ZERO = MemoryBreakdown(
 )
 
 
+_TRAIN_SPREAD = SPREADS["train_memory"]
+_INFER_SPREAD = SPREADS["inference_memory"]
+
+
 def _breakdown(
     weights: float,
     grads: float,
@@ -49,11 +54,18 @@ def _breakdown(
     kv: float,
     overhead_gib: float,
     frag: float,
+    *,
+    training: bool = True,
 ) -> MemoryBreakdown:
+    """The per-device breakdown; ``range_gib`` spreads the total by the calibrated
+    factors of training or serving memory."""
     w, g, o, a, k = weights / GIB, grads / GIB, opt / GIB, acts / GIB, kv / GIB
     overhead = overhead_gib + frag * (w + g + o + a + k)
+    total = w + g + o + a + k + overhead
+    spread = _TRAIN_SPREAD if training else _INFER_SPREAD
     return MemoryBreakdown(
-        per_device_gib=w + g + o + a + k + overhead,
+        per_device_gib=total,
+        range_gib=(total * spread.low, total * spread.high),
         weights_gib=w,
         gradients_gib=g,
         optimizer_gib=o,
@@ -68,23 +80,36 @@ def memory_for(
     devices: int,
     zero_stage: int | None = None,
     tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
 ) -> MemoryBreakdown:
-    """Per-device memory (GiB) for ``devices`` accelerators at a ZeRO stage (training) or
-    tensor-parallel degree (both). ``zero_stage=None`` means no sharding (stage 0)."""
+    """Per-device memory (GiB) for ``devices`` accelerators at a ZeRO stage (training),
+    tensor-parallel degree (both) and pipeline stages (training). ``zero_stage=None``
+    means no sharding (stage 0)."""
     devices = max(devices, 1)
     t = max(min(tensor_parallel, devices), 1)
     if rw.training is not None:
-        return _training_memory(rw, devices, zero_stage or 0, t)
+        pp = max(min(pipeline_parallel, devices // t), 1)
+        return _training_memory(rw, devices, zero_stage or 0, t, pp)
     if rw.inference is not None:
         return _inference_memory(rw, devices, t)
     return _ZERO
 
 
-def _training_memory(rw: ResolvedWorkload, devices: int, stage: int, t: int) -> MemoryBreakdown:
+def _training_memory(
+    rw: ResolvedWorkload, devices: int, stage: int, t: int, pp: int = 1
+) -> MemoryBreakdown:
+    """Model states divide by tensor x pipeline degree (each stage holds its layers'
+    shard) and ZeRO shards them over the data-parallel rest; activations divide by the
+    tensor degree only: under 1F1B the first stage keeps ``pp`` micro-batches of its
+    ``L/pp`` layers in flight, as much as one micro-batch of all layers (Korthikanti et
+    al. 2022, §4.2.3)."""
     b = rw.training
     assert b is not None
-    n = max(devices // t, 1)
-    acts = b.act_unsharded + b.act_sharded / t
+    n = max(devices // (t * pp), 1)
+    # tensor parallelism with sequence parallelism (Megatron-LM and torchtitan's default):
+    # the norm/dropout regions are split along the sequence, so every activation divides
+    acts = (b.act_unsharded + b.act_sharded) / t if t > 1 else b.act_unsharded + b.act_sharded
+    t = t * pp
     weights16 = (b.frozen_weights + b.train_weights) / t
     if b.offload == "all" or (b.offload == "optimizer" and stage == 3):
         # DeepSpeed stage3.py: offload_param -> 4·largest_layer; optimizer only -> + 2P/N
@@ -97,8 +122,14 @@ def _training_memory(rw: ResolvedWorkload, devices: int, stage: int, t: int) -> 
     grads = (b.grads_zero3 if stage == 3 else b.grads) / t / (n if stage >= 2 else 1)
     weights = weights16 / (n if stage == 3 else 1)
     if stage == 3 and b.deepspeed and n > 1:
-        weights += b.live_weights
-        grads += b.live_grads
+        # the gathered layer is at most what this device does not hold itself, and ZeRO-3
+        # never holds more than ZeRO-2 would (tiny models with a huge embedding)
+        weights += min(b.live_weights, weights16 * (1 - 1 / n))
+        grads += min(b.live_grads, max(b.grads - b.grads_zero3, 0.0) / t / n)
+    if b.grads_replace_activations and devices == 1:
+        # the backward frees each layer's activations as it writes that layer's gradients:
+        # shown are the gradients and only the activations beyond them
+        acts = max(acts - grads, 0.0)
     return _breakdown(weights, grads, opt, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
 
 
@@ -107,11 +138,14 @@ def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreak
     assert b is not None
     replicas = max(devices // t, 1)
     per_replica = math.ceil(b.concurrency / replicas)
-    kv = b.kv_per_token * b.context_len * per_replica / min(t, b.kv_shards_max)
+    kv_shards = t if b.layer_split else min(t, b.kv_shards_max)
+    kv = b.kv_per_token * b.context_len * per_replica / kv_shards
     acts = (b.act_unsharded + b.act_sharded / t) * (
         per_replica / b.concurrency if rw.image_model else 1.0
     )
-    return _breakdown(b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION)
+    return _breakdown(
+        b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION, training=False
+    )
 
 
 def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
@@ -119,6 +153,9 @@ def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
     heads = rw.arch.heads if rw.arch is not None else None
     if rw.arch is None or not rw.arch.transformer:
         return [1]
+    if rw.inference is not None and rw.inference.layer_split:
+        # plain transformers (device_map="auto") splits the layers over every device
+        return [devices]
     out, t = [], 1
     while t <= devices:
         if heads is None or heads % t == 0:
@@ -127,10 +164,10 @@ def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
     return out
 
 
-def _zero_stages(rw: ResolvedWorkload, devices: int, zero_stage: int | None) -> list[int]:
+def _zero_stages(rw: ResolvedWorkload, dp: int, zero_stage: int | None) -> list[int]:
     if zero_stage is not None:
         return [zero_stage]
-    if devices == 1:
+    if dp == 1:
         return [0]
     b = rw.training
     if b is not None and b.offload == "all":
@@ -140,38 +177,89 @@ def _zero_stages(rw: ResolvedWorkload, devices: int, zero_stage: int | None) -> 
     return [0, 1, 2, 3]
 
 
+TRAIN_TP_MAX = 8
+"""Tensor parallelism stays inside one NVLink/HCCS server (Megatron-LM's guidance: TP
+within a node, PP across nodes)."""
+
+
+def training_layouts(
+    rw: ResolvedWorkload,
+    devices: int,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int | None = None,
+) -> list[tuple[int, int]]:
+    """(tensor, pipeline) degrees to try for training, cheapest first: pure data
+    parallelism, then tensor parallelism within a server (powers of two dividing the
+    heads), then pipeline stages on top of the widest tensor degree. A pure function the
+    planner can call to see which layouts a device count allows."""
+    if tensor_parallel is not None or pipeline_parallel is not None:
+        return [(tensor_parallel or 1, pipeline_parallel or 1)]
+    out = [(1, 1)]
+    if rw.arch is None or not rw.arch.transformer or devices < 2:
+        return out
+    tps = [t for t in _tp_degrees(rw, min(devices, TRAIN_TP_MAX)) if t > 1]
+    out += [(t, 1) for t in tps]
+    t_max = tps[-1] if tps else 1
+    layers = rw.arch.layers or 1
+    pp = 2
+    while t_max * pp <= devices and pp <= layers:
+        if devices % (t_max * pp) == 0:
+            out.append((t_max, pp))
+        pp *= 2
+    return out
+
+
+def _fits(m: MemoryBreakdown, capacity: float, memory_gib: float, safe: bool) -> bool:
+    return m.per_device_gib <= capacity and (not safe or m.range_gib[1] <= memory_gib)
+
+
 def fit_placement(
     rw: ResolvedWorkload,
     accelerator: AcceleratorSpec,
     devices: int,
     headroom_frac: float,
     zero_stage: int | None = None,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int | None = None,
+    *,
+    safe: bool = False,
 ) -> Fit | None:
     """The cheapest way ``rw`` fits on ``devices`` x ``accelerator`` keeping
-    ``headroom_frac`` of each device free: the smallest ZeRO stage (training) or the
-    smallest tensor-parallel degree (inference); ``None`` when nothing fits or the job is
-    CPU-only."""
+    ``headroom_frac`` of each device free: the smallest ZeRO stage, then tensor and
+    pipeline parallelism (training) or the smallest tensor-parallel degree (inference);
+    ``None`` when nothing fits or the job is CPU-only.
+
+    With ``safe`` (the planner sets it when a safety headroom is asked for) the high end
+    of the calibrated memory range must fit the device as well: safety means the likely
+    worst case fits, not only the central estimate."""
     if rw.arch is None or devices < 1:
         return None
     capacity = accelerator.memory_gib * (1.0 - headroom_frac)
     if rw.training is not None:
-        for stage in _zero_stages(rw, devices, zero_stage):
-            m = _training_memory(rw, devices, stage, 1)
-            if m.per_device_gib <= capacity:
-                return Fit(
-                    zero_stage=stage,
-                    tensor_parallel=1,
-                    memory=m,
-                    headroom_gib=accelerator.memory_gib - m.per_device_gib,
-                )
+        for t, pp in training_layouts(rw, devices, tensor_parallel, pipeline_parallel):
+            if devices % (t * pp):
+                continue
+            for stage in _zero_stages(rw, devices // (t * pp), zero_stage):
+                m = _training_memory(rw, devices, stage, t, pp)
+                if _fits(m, capacity, accelerator.memory_gib, safe):
+                    return Fit(
+                        zero_stage=stage,
+                        tensor_parallel=t,
+                        pipeline_parallel=pp,
+                        memory=m,
+                        headroom_gib=accelerator.memory_gib - m.per_device_gib,
+                        checked_high=safe,
+                    )
         return None
-    for t in _tp_degrees(rw, devices):
+    tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices)
+    for t in tps:
         m = _inference_memory(rw, devices, t)
-        if m.per_device_gib <= capacity:
+        if _fits(m, capacity, accelerator.memory_gib, safe):
             return Fit(
                 zero_stage=None,
                 tensor_parallel=t,
                 memory=m,
                 headroom_gib=accelerator.memory_gib - m.per_device_gib,
+                checked_high=safe,
             )
     return None

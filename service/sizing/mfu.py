@@ -1,24 +1,43 @@
-"""Model-FLOPs-utilization priors: the fraction of dense peak a real job sustains.
+"""Utilization priors: the fraction of dense peak a training job sustains.
 
-Time = FLOPs / (devices · dense peak · MFU), so MFU is the single most consequential prior
-of a time or cost estimate. The values are end-to-end (whole-run) figures implied by public
-GPU-hour reports, not per-stage peaks (anchors-estimation.md §1.7):
+Time = FLOPs / (devices · dense peak · utilization). Two different questions are asked of
+it, and they have different answers (issue 13), so there are two tables:
 
-- Ampere (A100/A800 class): LLaMA-7B 43.4 %, Llama-2 7B/13B/70B 39.1/37.7/42.8 % of 312
-  TFLOPS over 1-2 T tokens (Touvron et al. 2023a/b GPU-hours, 6ND accounting) -> 0.40.
-- Hopper (H100/H800): Llama 3 405B per stage 38-43 % (paper Table 4), whole run about
-  34.5 %; the anchors advise 0.30-0.40 end to end -> 0.38 from 100B, 0.35 below.
+``steady`` — the steady-state rate of an optimized training loop (a benchmark, a
+tokens/s figure from a log). The prior is a *hardware* utilization: it divides the FLOPs
+the hardware really executes (recompute included, see
+:func:`service.sizing.resolve.training_flops_per_token`). Anchors, all bf16, models of
+1-70B at 2k-8k sequence (model FLOPs incl. attention, MosaicML convention):
+
+- Ampere: MosaicML llm-foundry ``scripts/train/benchmarking/README.md`` @061f2c7, A100-80GB
+  table: 1B-13B at 2k without checkpointing MFU 0.60-0.64; with checkpointing HFU
+  0.67-0.77 -> 0.62.
+- Hopper: the same file's H100-80GB BF16 table: 1B-13B at 2k without checkpointing MFU
+  0.40-0.46, with checkpointing HFU 0.48-0.59 -> 0.45. (torchtitan's own Llama 3.1 8B
+  runs, docs/performance.md, reach about the same.)
+- Ada, Volta, Turing, Ascend: no anchor of the same kind; the run priors' ratio is kept.
+
+``run`` — the wall clock of a whole published run (GPU-hours over tokens), including
+restarts, evaluation and checkpoints, in model FLOPs (6·N + attention, Megatron/verl
+convention):
+
+- Ampere: Llama 1 7B and Llama 2 7B/13B/70B GPU-hours (Touvron et al. 2023a/b) imply
+  0.47/0.45/0.43/0.46 of 312 TFLOPS with the attention term -> 0.45.
+- Hopper: Llama 3 405B ran 38-43 % per stage (paper Table 4) and about 0.35-0.4 end to end
+  -> 0.38; below 100B no published whole run, so 0.35.
 - Volta: ZeRO-100B at 38 TFLOPS per V100 (about 30 %) -> 0.30.
-- No public anchor for Ada/Turing/Pascal PCIe parts, Ascend or image models: conservative
-  priors, stated as such in the response.
+- No anchor for Ada/Turing/Pascal PCIe parts or Ascend whole runs: conservative priors.
 
-Small models cannot fill large tensor cores (short matmuls, launch overhead): below 1B
-parameters the prior is scaled by 0.75.
+Framework speed factors (:mod:`service.sizing.profiles`) scale the steady prior (HF
+Trainer's unfused kernels and padded batches run slower than fused trainers); small
+models cannot fill large tensor cores (launch overhead, short matmuls), so below 1B
+parameters the prior is scaled down.
 """
 
 from __future__ import annotations
 
 from service.providers import AcceleratorSpec
+from service.sizing.profiles import framework_profile
 
 _SMALL_MODEL_B = 1.0
 _SMALL_MODEL_FACTOR = 0.75
@@ -35,7 +54,7 @@ def generation(accelerator: AcceleratorSpec) -> str:
             return gen
     if name.startswith(("h100", "h800", "h200", "h20")):
         return "hopper"
-    if name.startswith(("a100", "a800", "a30", "a10")):
+    if name.startswith(("a100", "a800", "a30", "a10", "a40", "a6000", "rtx-30")):
         return "ampere"
     if name.startswith(("l4", "l20", "l40", "rtx-40")):
         return "ada"
@@ -48,16 +67,40 @@ def generation(accelerator: AcceleratorSpec) -> str:
     return "unknown"
 
 
-_PRIORS: dict[str, tuple[float, str]] = {
-    "ampere": (0.40, "Llama-1/2 pre-training on A100 implied 38-43 % MFU (Touvron et al. 2023)"),
+_RUN: dict[str, tuple[float, str]] = {
+    "ampere": (
+        0.45,
+        "Llama 1/2 whole runs on A100 implied 43-47 % of peak in model FLOPs with attention "
+        "(Touvron et al. 2023)",
+    ),
     "hopper": (0.35, "whole-run MFU on H100-class parts is 0.30-0.40 (Llama 3 report)"),
     "blackwell": (0.35, "no public anchor; Hopper prior reused"),
     "volta": (0.30, "ZeRO-100B reached about 30 % of V100 peak (Rajbhandari et al. 2020)"),
     "ada": (0.30, "no public anchor for PCIe Ada parts (L4/L20/L40S); conservative prior"),
     "turing": (0.25, "no public anchor for T4; conservative prior"),
     "pascal": (0.25, "no public anchor for Pascal parts; conservative prior"),
-    "ascend": (0.30, "no public MFU for Ascend NPUs (anchors gap 8); placeholder prior"),
+    "ascend": (0.30, "no public whole-run MFU for Ascend NPUs; placeholder prior"),
     "unknown": (0.30, "accelerator generation unknown; conservative prior"),
+}
+
+_STEADY: dict[str, tuple[float, str]] = {
+    "ampere": (
+        0.62,
+        "steady-state A100 runs of 1-13B models reach 0.60-0.64 MFU without recompute and "
+        "0.67-0.77 hardware utilization with it (MosaicML llm-foundry benchmarks)",
+    ),
+    "hopper": (
+        0.45,
+        "steady-state H100 BF16 runs of 1-13B models reach 0.40-0.46 MFU without recompute "
+        "and 0.48-0.59 with it (MosaicML llm-foundry benchmarks)",
+    ),
+    "blackwell": (0.45, "no public anchor; Hopper steady prior reused"),
+    "volta": (0.40, "no steady anchor for V100; the whole-run prior x 1.35 (Ampere's ratio)"),
+    "ada": (0.40, "no steady anchor for Ada PCIe parts; the whole-run prior x 1.35"),
+    "turing": (0.34, "no steady anchor for T4; the whole-run prior x 1.35"),
+    "pascal": (0.34, "no steady anchor for Pascal; the whole-run prior x 1.35"),
+    "ascend": (0.40, "no public steady MFU for Ascend NPUs; the whole-run prior x 1.35"),
+    "unknown": (0.40, "accelerator generation unknown; the whole-run prior x 1.35"),
 }
 
 IMAGE_MODEL_MFU = 0.25
@@ -65,17 +108,44 @@ IMAGE_MODEL_MFU = 0.25
 reference set, so a conservative prior."""
 
 
+FP32_UTILIZATION = 0.65
+"""fp32 training runs SGEMM on CUDA cores, not tensor cores: cuBLAS SGEMM reaches most of
+the FP32 peak on large matrices (prior), and small models fill CUDA cores far more easily
+than tensor cores, so no small-model scaling applies."""
+
+
 def mfu_prior(
-    params_b: float, accelerator: AcceleratorSpec, *, image_model: bool = False
+    params_b: float,
+    accelerator: AcceleratorSpec,
+    *,
+    image_model: bool = False,
+    basis: str = "run",
+    framework: str = "generic",
+    precision: str = "bf16",
 ) -> tuple[float, str]:
-    """(MFU, one-sentence basis) for a training job of ``params_b`` on ``accelerator``."""
+    """(utilization, one-sentence basis) for a training job of ``params_b`` on
+    ``accelerator``: whole-run MFU (``basis="run"``) or the steady-state hardware
+    utilization of the training loop (``"steady"``), scaled by the framework's speed."""
     if image_model:
         return IMAGE_MODEL_MFU, "image-model training prior (no public anchor; conservative)"
     gen = generation(accelerator)
-    value, basis = _PRIORS[gen]
-    if gen == "hopper" and params_b >= 100:
-        value, basis = 0.38, "Llama 3 405B sustained 38-43 % per stage on H100 (paper Table 4)"
+    if precision == "fp32" and basis == "steady":
+        value = FP32_UTILIZATION * framework_profile(framework).speed
+        return value, (
+            "fp32 matmuls on CUDA cores (SGEMM) reach most of the FP32 peak: 0.65, x the "
+            "framework's speed"
+        )
+    if basis == "steady":
+        value, text = _STEADY[gen]
+        prof = framework_profile(framework)
+        if prof.speed != 1.0:
+            value *= prof.speed
+            text += f"; x{prof.speed:g} for {prof.label} ({prof.speed_note})"
+    else:
+        value, text = _RUN[gen]
+        if gen == "hopper" and params_b >= 100:
+            value, text = 0.38, "Llama 3 405B sustained 38-43 % per stage on H100 (paper Table 4)"
     if params_b < _SMALL_MODEL_B:
         value *= _SMALL_MODEL_FACTOR
-        basis += "; x0.75 below 1B parameters (small matmuls underfill tensor cores)"
-    return value, basis
+        text += "; x0.75 below 1B parameters (small matmuls underfill tensor cores)"
+    return value, text

@@ -18,12 +18,22 @@ import msgspec
 from service.errors import InputError
 from service.sizing import formulas as f
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
+from service.sizing.profiles import (
+    CHUNKED_LOSS_BYTES,
+    CHUNKED_LOSS_NOTE,
+    UPCAST_LOSS_BYTES,
+    UPCAST_LOSS_NOTE,
+    FrameworkProfile,
+    engine_profile,
+    framework_profile,
+)
 from service.sizing.workload import (
     Finetune,
     Inference,
     ModelSpec,
     Preprocess,
     Pretrain,
+    Rlhf,
     Workload,
     validate_workload,
 )
@@ -46,9 +56,20 @@ YOLO_DENSITY_REFERENCE = "resnet-50"
 IMAGE_KINDS = frozenset({"cnn", "detector", "diffusion", "vit"})
 
 _BYTES_16 = 2.0
-_OPT_STATE_BYTES = {"adamw": 8.0, "adamw_8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}
+_OPT_STATE_BYTES = {
+    "adamw": 8.0,
+    "adamw_8bit": 2.0,
+    "paged_adamw": 8.0,
+    "paged_adamw_8bit": 2.0,
+    "sgd": 4.0,
+    "adafactor": 0.0,
+}
 """Optimizer state bytes per trainable parameter in fp32 (cookbook: AdamW m+v 8,
-SGD momentum 4, 8-bit Adam 2; Adafactor's factored moments are O(rows+cols))."""
+SGD momentum 4, 8-bit Adam 2 (bitsandbytes block-wise 8-bit states, Dettmers et al.
+2022); paged variants have the same bytes but page them to host RAM under pressure;
+Adafactor's factored moments are O(rows+cols))."""
+SEQ2SEQ = "seq2seq"
+"""Arch kind of an encoder-decoder model given with encoder_layers/decoder_layers (T5)."""
 _WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 _KV_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}
 
@@ -78,10 +99,30 @@ class Arch:
     embedding_params: float = 0.0
     largest_layer_params: float = 0.0
     frozen_params: float = 0.0
+    experts_per_token: int = 1
+    shared_experts: int = 0
+    encoder_layers: int | None = None
+    """Encoder-decoder models: encoder layers (``layers`` = encoder + decoder)."""
 
     @property
     def transformer(self) -> bool:
-        return self.kind in TRANSFORMER_KINDS
+        return self.kind in TRANSFORMER_KINDS or self.kind == SEQ2SEQ
+
+    @property
+    def decoder_layers(self) -> int | None:
+        """Layers that hold a KV cache when serving (all but the encoder's)."""
+        if self.layers is None:
+            return None
+        return self.layers - (self.encoder_layers or 0)
+
+    @property
+    def routed_expert_params(self) -> float:
+        """Parameters of all routed experts (0 for dense models): 3·h·I (gated) or
+        2·h·I per expert per MoE layer."""
+        if self.experts <= 1 or self.hidden is None or self.expert_intermediate is None:
+            return 0.0
+        per = (3 if self.glu else 2) * self.hidden * self.expert_intermediate
+        return float(per * self.experts * (self.layers or 0))
 
     @property
     def linear_params(self) -> float:
@@ -114,6 +155,32 @@ class TrainingBudget:
     act_unsharded: float
     act_sharded: float
     offload: str
+    flops_per_token: float = 0.0
+    """Hardware FLOPs per training token: forward + backward (no weight gradients for
+    frozen weights) + attention + recompute (see :func:`training_flops_per_token`)."""
+    model_flops_per_token: float = 0.0
+    """Model FLOPs per token (6·N + attention, no recompute): what MFU is measured in."""
+    tokens_per_step: float = 0.0
+    """Tokens one device processes per micro-step (micro-batch x sequence)."""
+    offload_bytes_per_step: float = 0.0
+    """Bytes one data-parallel replica moves over the host link per step (ZeRO-Offload)."""
+    framework: str = "hf"
+    time_basis: str = "steady"
+    fp8: bool = False
+    recompute: bool = False
+    lora: bool = False
+    quantized: bool = False
+    pipeline_layers: int = 1
+    """Layers, for pipeline-stage division of the weights (transformers)."""
+    grads_replace_activations: bool = False
+    """No gradient accumulation: on one device the backward frees activations as it creates
+    gradients, so the peak holds the larger of the two."""
+    rollout_weight_bytes: float = 0.0
+    """RLHF: 16-bit actor weights each decode step of the rollout reads (0 = no rollout)."""
+    rollout_response_len: int = 0
+    rollout_layers: int = 0
+    rollout_batch: int = 1
+    seq_len: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +194,16 @@ class InferenceBudget:
     concurrency: int
     act_unsharded: float
     act_sharded: float
+    engine: str = "vllm"
+    expert_weights: float = 0.0
+    """Bytes of all routed experts (MoE); a decode step reads only those the batch uses."""
+    experts: int = 1
+    experts_per_token: int = 1
+    precision: str = "bf16"
+    prompt_len: int = 0
+    layer_split: bool = False
+    """The engine splits layers over the devices (plain transformers' device_map) instead
+    of tensor parallelism: memory divides by the device count, bandwidth does not add."""
 
 
 LENGTH_FIELDS = ("tokens", "output_tokens")
@@ -165,6 +242,7 @@ class ResolvedWorkload:
             return self
         changes = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
         tokens = workload.output_tokens if isinstance(workload, Inference) else workload.tokens
+
         return dataclasses.replace(
             self, workload=msgspec.structs.replace(self.workload, **changes), tokens=tokens
         )
@@ -221,6 +299,8 @@ def arch_from_preset(p: ModelPreset) -> Arch:
         embedding_params=embedding,
         largest_layer_params=largest,
         frozen_params=(p.frozen_params_b or 0.0) * 1e9,
+        experts_per_token=p.experts_per_token,
+        shared_experts=p.shared_experts,
     )
 
 
@@ -280,12 +360,32 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
             f"{hidden}, heads {heads}/{kv_heads} KV, intermediate {intermediate}, vocab {vocab}."
         )
     params = spec.params_b * 1e9
-    active = (spec.active_params_b or spec.params_b) * 1e9
     embedding = float(vocab * hidden * (1 if tied else 2))
+    experts = spec.experts or 1
+    k = min(spec.experts_per_token or (2 if experts > 1 else 1), experts)
+    shared = spec.shared_experts or 0
+    per_expert_i = intermediate
+    if experts > 1 and spec.intermediate is None:
+        # routed experts hold what attention and embeddings leave: P ≈ E + L·(attn + (n+s)·3hI)
+        attn = hidden * (2 * heads * head_dim + 2 * kv_heads * head_dim)
+        rest = max(params - embedding - layers * attn, 0.0)
+        per_expert_i = max(round(rest / (layers * (experts + shared) * 3 * hidden)), 1)
+    active = (spec.active_params_b or spec.params_b) * 1e9
+    if experts > 1 and spec.active_params_b is None:
+        routed = 3.0 * hidden * per_expert_i * experts * layers
+        active = max(params - routed * (1 - k / experts), params * k / experts)
+        notes.append(
+            f"MoE: {experts} routed experts of width {per_expert_i}, {k} per token"
+            + (f" + {shared} shared" if shared else "")
+            + f" -> {active / 1e9:.2f}B active parameters per token."
+        )
+    enc = spec.encoder_layers
+    if enc is not None and spec.decoder_layers is not None:
+        layers = enc + spec.decoder_layers
+    moe = experts > 1 or (spec.active_params_b is not None and spec.active_params_b < spec.params_b)
+    kind = SEQ2SEQ if enc is not None else ("moe" if moe else "decoder")
     return Arch(
-        kind="moe"
-        if spec.active_params_b is not None and spec.active_params_b < spec.params_b
-        else "decoder",
+        kind=kind,
         params=params,
         active_params=active,
         layers=layers,
@@ -293,13 +393,18 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         heads=heads,
         kv_heads=kv_heads,
         head_dim=head_dim,
-        intermediate=intermediate,
+        intermediate=per_expert_i * (k + shared) if experts > 1 else intermediate,
         vocab=vocab,
         tied=tied,
-        glu=base.glu,
+        glu=base.glu if spec.gated_mlp is None else spec.gated_mlp,
         dropout=base.dropout,
+        experts=experts,
+        expert_intermediate=per_expert_i,
         embedding_params=min(embedding, params),
         largest_layer_params=float(max(vocab * hidden, hidden * intermediate)),
+        experts_per_token=k,
+        shared_experts=shared,
+        encoder_layers=enc,
     )
 
 
@@ -354,8 +459,30 @@ def _quantized_bytes(arch: Arch, bits: int) -> float:
     return linear * (bits / 8 + const) + (arch.params - linear) * _BYTES_16
 
 
+def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
+    """Full recompute: the request's gradient checkpointing, or its framework's default
+    (``"selective"`` is not full recompute, see :func:`selective_recompute`)."""
+    if w.gradient_checkpointing is not None:
+        return w.gradient_checkpointing is True
+    return framework_profile(w.framework).checkpointing
+
+
+def selective_recompute(w: Pretrain | Finetune | Rlhf) -> bool:
+    """Op-level selective recompute (torchtitan's ``selective`` AC with the op policy):
+    every other matmul output is saved, the rest of the layer is recomputed."""
+    return w.gradient_checkpointing == "selective"
+
+
+def time_basis_of(w: Pretrain | Finetune | Rlhf) -> str:
+    """``steady`` for fine-tuning and RLHF, ``run`` for pre-training, unless given."""
+    if w.time_basis is not None:
+        return w.time_basis
+    return "run" if isinstance(w, Pretrain) else "steady"
+
+
 def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> TrainingBudget:
     method = w.method if isinstance(w, Finetune) else "full"
+    prof = framework_profile(w.framework)
     fp32 = w.precision == "fp32"
     weight_b = 4.0 if fp32 else _BYTES_16
     state = _OPT_STATE_BYTES[w.optimizer]
@@ -365,8 +492,8 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         grad_b, master_b = _BYTES_16, 4.0
     else:
         grad_b, master_b, state = _BYTES_16, 0.0, state / 2
-    deepspeed = w.framework == "deepspeed"
-    ds_grad_extra = 4.0 if deepspeed and w.mixed_precision and not fp32 else 0.0
+    deepspeed = prof.zero3_live_params
+    ds_grad_extra = prof.grad_extra_bytes if w.mixed_precision and not fp32 else 0.0
 
     frozen_w = arch.frozen_params * _BYTES_16
     if method in ("lora", "qlora"):
@@ -415,21 +542,33 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             )
         train_w = trainable * weight_b
         grads = trainable * (grad_b + ds_grad_extra)
-        grads_z3 = trainable * (4.0 if deepspeed and ds_grad_extra else grad_b)
+        grads_z3 = trainable * (4.0 if deepspeed and ds_grad_extra else grad_b + ds_grad_extra)
         opt = trainable * (master_b + state)
         total = weight_b + grad_b + ds_grad_extra + master_b + state
         label = "fp32" if fp32 else ("mixed precision" if w.mixed_precision else "pure 16-bit")
         notes.append(
-            f"Model states ({label}, {w.optimizer}, {w.framework} accounting): weights "
+            f"Model states ({label}, {w.optimizer}, {prof.label} accounting): weights "
             f"{weight_b:g} + gradients {grad_b + ds_grad_extra:g} + optimizer "
             f"{master_b + state:g} = {total:g} bytes per trainable parameter"
             + (" (ZeRO paper: 2 + 2 + 12)" if total == 16 and not fp32 else "")
-            + (" (DeepSpeed estimator: fp32 gradient buffer included)" if ds_grad_extra else "")
+            + (
+                " (DeepSpeed estimator: fp32 gradient buffer included)"
+                if ds_grad_extra and deepspeed
+                else (" (fp32 main gradients)" if ds_grad_extra else "")
+            )
             + "."
         )
     live_w = arch.largest_layer_params * _BYTES_16
     live_g = live_w if method in ("full", "freeze") else 0.0
     act_u, act_s = training_activations(w, arch, notes)
+    lora = method in ("lora", "qlora")
+    recompute = checkpointing_on(w) and arch.transformer
+    selective = selective_recompute(w) and arch.transformer
+    model_fpt, hw_fpt = training_flops_per_token(
+        arch, w.seq_len, lora=lora, freeze_params=trainable if method == "freeze" else None,
+        recompute=recompute,
+        selective=selective,
+    )  # fmt: skip
     return TrainingBudget(
         frozen_weights=frozen_w,
         train_weights=train_w,
@@ -443,7 +582,67 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         act_unsharded=act_u,
         act_sharded=act_s,
         offload=w.offload,
+        flops_per_token=hw_fpt,
+        model_flops_per_token=model_fpt,
+        tokens_per_step=float(w.seq_len * w.micro_batch_size),
+        offload_bytes_per_step=_offload_bytes(w.offload, trainable),
+        framework=w.framework,
+        time_basis=time_basis_of(w),
+        fp8=w.precision == "fp8",
+        recompute=recompute,
+        lora=lora,
+        quantized=method == "qlora",
+        pipeline_layers=arch.layers or 1,
+        grads_replace_activations=w.gradient_accumulation_steps == 1,
     )
+
+
+def _offload_bytes(offload: str, trainable: float) -> float:
+    """ZeRO-Offload traffic per step over the host link: 16-bit gradients down and updated
+    16-bit weights up (4 B/param, Ren et al. 2021 §4); offloading the parameters too
+    fetches them again for forward and backward (+4 B/param)."""
+    if offload == "none":
+        return 0.0
+    return trainable * (8.0 if offload == "all" else 4.0)
+
+
+def training_flops_per_token(
+    arch: Arch,
+    seq_len: int,
+    *,
+    lora: bool = False,
+    freeze_params: float | None = None,
+    recompute: bool = False,
+    selective: bool = False,
+) -> tuple[float, float]:
+    """(model FLOPs, hardware FLOPs) per training token.
+
+    Forward 2·N_active per token plus attention 4·L·(a·d)·s (scores and weighted sum,
+    not halved for causal masks: the Megatron/MosaicML/verl convention); backward twice
+    the forward (input and weight gradients). Frozen weights get no weight gradients
+    (LoRA/QLoRA, freeze tuning): their backward is one forward's worth. Recompute
+    (gradient checkpointing) repeats the forward; selective recompute half the matmuls
+    (attention is saved). Model FLOPs are 6·N + 12·L·a·d·s: what published MFU figures
+    count.
+    """
+    n = arch.active_params
+    attn_fwd = 0.0
+    if arch.transformer and arch.layers and arch.heads and arch.kind != "vit":
+        q_dim = arch.heads * (arch.head_dim or (arch.hidden or 0) // arch.heads)
+        attn_fwd = 4.0 * arch.layers * q_dim * seq_len
+    fwd = 2.0 * n + attn_fwd
+    model = 3.0 * fwd
+    if lora:
+        hw = fwd + (2.0 * n + 2.0 * attn_fwd)  # input gradients only + attention backward
+    elif freeze_params is not None:
+        hw = fwd + 2.0 * n + 2.0 * attn_fwd + 2.0 * min(freeze_params, n)
+    else:
+        hw = model
+    if recompute:
+        hw += fwd
+    elif selective:
+        hw += n
+    return model, hw
 
 
 def image_activation_bytes(
@@ -510,29 +709,62 @@ def training_activations(
         flash_attention=w.flash_attention,
     )
     L = arch.layers
-    if w.gradient_checkpointing:
+    prof = framework_profile(w.framework)
+    offloaded = prof.offloaded_checkpoints
+    if isinstance(w, Pretrain | Finetune) and w.offload_activations is not None:
+        offloaded = w.offload_activations
+    if checkpointing_on(w) and offloaded:
+        unsharded, sharded = u, sh
+        how = "checkpoints offloaded to host RAM: the device holds one layer's full set"
+    elif checkpointing_on(w):
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
+    elif selective_recompute(w):
+        # every other matmul output saved: half of q, k, v, o, gate, up, down per layer
+        q_dim = arch.heads * (arch.head_dim or arch.hidden // arch.heads)
+        kv_dim = (arch.kv_heads or arch.heads) * (arch.head_dim or arch.hidden // arch.heads)
+        inter = arch.intermediate or 4 * arch.hidden
+        outputs = q_dim + 2 * kv_dim + 2 * arch.hidden + (2 if arch.glu else 1) * inter
+        unsharded = L * s * b * arch.hidden * B
+        sharded = L * s * b * B * outputs / 2
+        how = (
+            "selective recomputation: each layer keeps its input and every other matmul "
+            "output (torchtitan's op policy)"
+        )
     else:
         unsharded, sharded = L * u, L * sh
         how = "no recomputation: every layer keeps its full set"
     logits = 0.0
     if arch.vocab and arch.kind != "vit":
-        logits = f.logits_bytes(s, b, arch.vocab, B, fp32_loss=w.framework != "deepspeed")
-        sharded += logits
+        chunked = isinstance(w, Pretrain | Finetune) and w.chunked_loss
+        if isinstance(w, Pretrain | Finetune) and w.chunked_loss is not None:
+            prof = dataclasses.replace(
+                prof,
+                logit_bytes=CHUNKED_LOSS_BYTES if chunked else UPCAST_LOSS_BYTES,
+                loss_note=CHUNKED_LOSS_NOTE if chunked else UPCAST_LOSS_NOTE,
+            )
+        logits = loss_bytes(prof, s, b, arch.vocab, B)
+        if checkpointing_on(w):
+            # the loss peaks before the backward recomputes any layer, and its buffers are
+            # freed by the time one is: the peak is the larger of the two, not their sum
+            sharded = max(sharded, logits)
+            how += "; the loss peak and the recomputed layer do not coincide (the larger counts)"
+        else:
+            sharded += logits
     attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
     notes.append(
         f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "
-        f"{how}; logits {logits / f.GIB:.2f} GiB ("
-        + (
-            "16-bit output, log-softmax and gradient under DeepSpeed"
-            if w.framework == "deepspeed"
-            else "16-bit output + fp32 log-softmax and gradient"
-        )
-        + ")."
+        f"{how}; logits {logits / f.GIB:.2f} GiB ({prof.label}: {prof.loss_note})."
     )
     return unsharded, sharded
+
+
+def loss_bytes(prof: FrameworkProfile, s: int, b: int, vocab: int, B: float) -> float:
+    """Bytes of the logits and the loss at its peak under ``prof`` (fp32 training doubles
+    the 16-bit terms)."""
+    per = prof.logit_bytes * (2.0 if B == 4.0 else 1.0)
+    return float(s) * b * vocab * per
 
 
 # --- inference budget ----------------------------------------------------------------
@@ -575,7 +807,25 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                 + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
                 f"{w.concurrency} sequences."
             )
-        chunk = min(w.context_len * w.concurrency, PREFILL_CHUNK_TOKENS)
+        elif arch.kind == SEQ2SEQ and arch.decoder_layers:
+            # each decoder layer caches its self-attention K/V and the cross-attention K/V
+            # of the encoder output: two K/V pairs per position
+            kv_per_token = 2 * f.kv_cache_bytes_per_token(
+                arch.decoder_layers, kv_heads, head_dim, kv_b
+            )
+            shards = kv_heads
+            notes.append(
+                f"KV cache (encoder-decoder) in {kv_dtype}: self- and cross-attention K/V in "
+                f"{arch.decoder_layers} decoder layers = {kv_per_token / 1024:.0f} KiB per token."
+            )
+        eng = engine_profile(w.engine)
+        prompt = w.prompt_len or w.context_len
+        if eng.chunked_prefill:
+            chunk = min(prompt * w.concurrency, eng.prefill_chunk)
+            how = f"{eng.label} prefills in chunks of up to {eng.prefill_chunk} tokens"
+        else:
+            chunk = prompt
+            how = f"{eng.label} prefills each prompt whole"
         B = 4.0 if precision == "fp32" else _BYTES_16
         q = arch.heads * head_dim
         act_u = chunk * arch.hidden * B * 4
@@ -587,9 +837,13 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         if arch.vocab:
             act_s += w.concurrency * arch.vocab * 4.0
         notes.append(
-            f"Inference workspace: one layer's intermediates for a {chunk}-token prefill chunk "
+            f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
         )
+    expert_w = 0.0
+    if arch.experts > 1 and arch.transformer:
+        per_param = weights / arch.params if arch.params else _BYTES_16
+        expert_w = min(arch.routed_expert_params * per_param, weights)
     return InferenceBudget(
         weights=weights,
         kv_per_token=kv_per_token,
@@ -598,6 +852,13 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         concurrency=w.concurrency,
         act_unsharded=act_u,
         act_sharded=act_s,
+        engine=w.engine,
+        expert_weights=expert_w,
+        experts=arch.experts,
+        experts_per_token=arch.experts_per_token,
+        precision=precision,
+        prompt_len=w.prompt_len or 0,
+        layer_split=not engine_profile(w.engine).chunked_prefill,
     )
 
 
@@ -625,6 +886,8 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
             data_gb=workload.data_gb,
             target_hours=workload.target_hours,
         )
+    if isinstance(workload, Rlhf):
+        return resolve_rlhf(workload, models)
     model_id, arch, preset = resolve_model(workload.model, models, notes)
     image_model = arch.kind in IMAGE_KINDS
     image_size = workload.image_size
@@ -661,7 +924,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     budget = training_budget(workload, arch, notes)
     if not arch.transformer:
         per_sample, _ = image_activation_bytes(
-            arch, preset, image_size, workload.gradient_checkpointing, models, notes
+            arch, preset, image_size, checkpointing_on(workload), models, notes
         )
         scale = 2.0 if workload.precision == "fp32" else 1.0
         budget = _replace_acts(budget, per_sample * scale * workload.micro_batch_size, 0.0)
@@ -690,20 +953,7 @@ def _sample_flops(preset: ModelPreset | None, image_size: int | None) -> float |
 
 
 def _replace_acts(b: TrainingBudget, unsharded: float, sharded: float) -> TrainingBudget:
-    return TrainingBudget(
-        frozen_weights=b.frozen_weights,
-        train_weights=b.train_weights,
-        grads=b.grads,
-        grads_zero3=b.grads_zero3,
-        optimizer=b.optimizer,
-        trainable_params=b.trainable_params,
-        live_weights=b.live_weights,
-        live_grads=b.live_grads,
-        deepspeed=b.deepspeed,
-        act_unsharded=unsharded,
-        act_sharded=sharded,
-        offload=b.offload,
-    )
+    return dataclasses.replace(b, act_unsharded=unsharded, act_sharded=sharded)
 
 
 def _vit_training_view(
@@ -756,4 +1006,132 @@ def _image_inference(
         concurrency=w.concurrency,
         act_unsharded=act,
         act_sharded=0.0,
+    )
+
+
+# --- RLHF: several models on the same devices -------------------------------------------
+
+
+ROLLOUT_BATCH = 16
+"""Sequences per device per rollout batch by default: DeepSpeed-Chat step 3's
+``--per_device_generation_batch_size`` default (training/step3_rlhf_finetuning/main.py)."""
+
+
+def _trained_view(w: Rlhf, model: str | ModelSpec, micro_batch: int) -> Finetune:
+    return Finetune(
+        model=model,
+        seq_len=w.seq_len,
+        micro_batch_size=micro_batch,
+        precision=w.precision,
+        mixed_precision=w.mixed_precision,
+        optimizer=w.optimizer,
+        gradient_checkpointing=w.gradient_checkpointing,
+        flash_attention=w.flash_attention,
+        framework=w.framework,
+        time_basis=w.time_basis or "steady",
+        tokens=w.tokens,
+        method=w.method,
+        lora_rank=w.lora_rank,
+    )
+
+
+def _forward_flops(arch: Arch, seq_len: int) -> float:
+    """Forward FLOPs per token of a frozen model (reference, reward): 2·N + attention."""
+    model, _ = training_flops_per_token(arch, seq_len)
+    return model / 3.0
+
+
+def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
+    """PPO / GRPO / DPO as one training budget on shared devices (colocated, as verl,
+    OpenRLHF and TRL run them): the trained models' states add up, the frozen reference
+    and reward models add 16-bit weights (LoRA: the reference is the frozen base itself),
+    activations are those of the larger trained model (they train one after the other),
+    and the FLOPs per token add every model's forward/backward plus the rollout's
+    forward over the response."""
+    notes: list[str] = []
+    actor_id, actor, _ = resolve_model(w.model, models, notes)
+    micro = w.micro_batch_size * (2 if w.algorithm == "dpo" else 1)
+    budget = training_budget(_trained_view(w, w.model, micro), actor, notes)
+    parts = [f"actor {actor.params / 1e9:.1f}B (trained, {w.method})"]
+    frozen = budget.frozen_weights
+    flops = budget.flops_per_token
+    model_flops = budget.model_flops_per_token
+    acts_u, acts_s = budget.act_unsharded, budget.act_sharded
+    train_w, grads, grads_z3, opt = (
+        budget.train_weights, budget.grads, budget.grads_zero3, budget.optimizer
+    )  # fmt: skip
+    trainable = budget.trainable_params
+    ref_fwd = _forward_flops(actor, w.seq_len)
+    if w.method != "lora":
+        frozen += actor.params * _BYTES_16
+        parts.append("reference (frozen copy of the actor, 16-bit)")
+    else:
+        parts.append("reference = the frozen base under the adapters (no second copy)")
+    flops += ref_fwd
+    model_flops += ref_fwd
+    if w.algorithm == "ppo":
+        critic_model = w.critic_model or w.model
+        _, critic, _ = resolve_model(critic_model, models, notes)
+        cb = training_budget(_trained_view(w, critic_model, micro), critic, notes)
+        frozen += cb.frozen_weights
+        train_w += cb.train_weights
+        grads += cb.grads
+        grads_z3 += cb.grads_zero3
+        opt += cb.optimizer
+        trainable += cb.trainable_params
+        acts_u, acts_s = max(acts_u, cb.act_unsharded), max(acts_s, cb.act_sharded)
+        flops += cb.flops_per_token
+        model_flops += cb.model_flops_per_token
+        parts.append(f"critic {critic.params / 1e9:.1f}B (trained)")
+    reward_model = w.reward_model if w.reward_model is not None else (
+        w.model if w.algorithm == "ppo" else None
+    )  # fmt: skip
+    if reward_model is not None:
+        _, reward, _ = resolve_model(reward_model, models, notes)
+        frozen += reward.params * _BYTES_16
+        flops += _forward_flops(reward, w.seq_len)
+        model_flops += _forward_flops(reward, w.seq_len)
+        parts.append(f"reward model {reward.params / 1e9:.1f}B (frozen, 16-bit)")
+    elif w.algorithm == "grpo":
+        parts.append("rule-based reward (no reward model)")
+    rollout_bytes = 0.0
+    if w.algorithm in ("ppo", "grpo"):
+        rollout_bytes = actor.params * _BYTES_16
+        notes.append(
+            f"Rollout: the actor generates {w.response_len} tokens per sequence, "
+            f"{w.rollout_batch_size or ROLLOUT_BATCH} sequences per device at a time; each "
+            "decode step reads the actor's 16-bit weights (memory-bandwidth bound, as in the "
+            "serving estimate), so larger rollout batches shorten it almost proportionally."
+        )
+    if w.algorithm == "dpo":
+        notes.append("DPO: each pair trains on a chosen and a rejected sequence (micro-batch x 2).")
+    notes.append(f"RLHF ({w.algorithm.upper()}) on shared devices: " + "; ".join(parts) + ".")
+    combined = dataclasses.replace(
+        budget,
+        frozen_weights=frozen,
+        train_weights=train_w,
+        grads=grads,
+        grads_zero3=grads_z3,
+        optimizer=opt,
+        trainable_params=trainable,
+        act_unsharded=acts_u,
+        act_sharded=acts_s,
+        flops_per_token=flops * (2 if w.algorithm == "dpo" else 1),
+        model_flops_per_token=model_flops * (2 if w.algorithm == "dpo" else 1),
+        time_basis=w.time_basis or "steady",
+        rollout_weight_bytes=rollout_bytes,
+        rollout_response_len=min(w.response_len, w.seq_len),
+        rollout_layers=actor.layers or 0,
+        rollout_batch=w.rollout_batch_size or ROLLOUT_BATCH,
+        seq_len=w.seq_len,
+    )
+    return ResolvedWorkload(
+        workload=w,
+        kind="rlhf",
+        model_id=actor_id,
+        arch=actor,
+        training=combined,
+        inference=None,
+        tokens=w.tokens,
+        assumptions=tuple(notes),
     )

@@ -7,11 +7,16 @@ so a client can show the breakdown without a rounding remainder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import msgspec
 
 Network = Literal["standard", "rdma"]
+
+# The [low, high] ranges are typed as sequences (a plain JSON array of two numbers: the
+# tuple schema's closing `items: false` breaks some client generators) and built as
+# tuples, so a breakdown stays hashable for the planner's caches.
 
 
 class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
@@ -55,6 +60,16 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
             "each device, in GiB."
         ),
     ]
+    range_gib: Annotated[
+        Sequence[float],
+        msgspec.Meta(
+            description="Calibrated range [low, high] of the per-device figure: the spread "
+            "of the engine's errors against published measurements of this kind of job "
+            "(training or serving), not a fixed margin.",
+            min_length=2,
+            max_length=2,
+        ),
+    ] = (0.0, 0.0)
 
 
 class Fit(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,6 +81,11 @@ class Fit(msgspec.Struct, frozen=True, kw_only=True):
     memory: MemoryBreakdown
     headroom_gib: float
     """Device memory left free: accelerator memory minus ``memory.per_device_gib``."""
+    pipeline_parallel: int = 1
+    """Pipeline stages (training); 1 = none."""
+    checked_high: bool = False
+    """The fit was checked against the high end of ``memory.range_gib`` too (a safety
+    headroom was asked for)."""
 
 
 class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
@@ -86,6 +106,14 @@ class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
             "when not given."
         ),
     ]
+    hardware_flops: Annotated[
+        float | None,
+        msgspec.Meta(
+            description="FLOPs the accelerators execute for a training job: forward, backward "
+            "(no weight gradients for frozen weights under LoRA/QLoRA), attention and "
+            "recompute; what the time estimate divides by the steady-state utilization."
+        ),
+    ] = None
 
 
 class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,6 +133,23 @@ class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
             "memory-bandwidth-bound decoding)."
         ),
     ]
+    hours_range: Annotated[
+        Sequence[float],
+        msgspec.Meta(
+            description="Calibrated range [low, high] of `hours`, from the spread of the "
+            "engine's errors against published training speeds and serving throughputs.",
+            min_length=2,
+            max_length=2,
+        ),
+    ] = (0.0, 0.0)
+    basis: Annotated[
+        Literal["steady", "run"] | None,
+        msgspec.Meta(
+            description="`steady`: steady-state throughput of the training loop; `run`: "
+            "whole-run wall clock incl. restarts, evaluation and checkpoints; null for "
+            "serving and preprocessing."
+        ),
+    ] = None
 
 
 class HostRequirements(msgspec.Struct, frozen=True, kw_only=True):
@@ -185,6 +230,9 @@ class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
             description="Memory left free on each device, in GiB (negative when it does not fit)."
         ),
     ]
+    pipeline_parallel: Annotated[
+        int, msgspec.Meta(description="Pipeline-parallel stages used (training); 1 = none.")
+    ] = 1
 
 
 class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
@@ -240,3 +288,15 @@ class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
             description="KV cache bytes per token of context (inference); `null` otherwise."
         ),
     ] = None
+    throughput_range: (
+        Annotated[
+            Sequence[float],
+            msgspec.Meta(
+                description="Calibrated range [low, high] of `throughput_tokens_per_s`, from "
+                "the spread of the engine's errors against published serving benchmarks.",
+                min_length=2,
+                max_length=2,
+            ),
+        ]
+        | None
+    ) = None

@@ -20,6 +20,7 @@ from typing import Annotated, ClassVar, Literal
 import msgspec
 
 from service.errors import InputError
+from service.sizing.profiles import ServeEngine, TrainFramework
 
 # --- bounded scalar types (the bounds are part of the public contract) -------------
 
@@ -77,10 +78,10 @@ ImageSize = Annotated[
 Precision = Literal["bf16", "fp16", "fp32", "fp8"]
 InferencePrecision = Literal["bf16", "fp16", "fp32", "fp8", "int8", "int4"]
 KvPrecision = Literal["bf16", "fp16", "fp32", "fp8", "int8"]
-Optimizer = Literal["adamw", "adamw_8bit", "sgd", "adafactor"]
+Optimizer = Literal["adamw", "adamw_8bit", "paged_adamw", "paged_adamw_8bit", "sgd", "adafactor"]
 Method = Literal["full", "lora", "qlora", "freeze"]
 LoraTargets = Literal["attention", "all_linear"]
-Framework = Literal["generic", "deepspeed"]
+TimeBasis = Literal["steady", "run"]
 Offload = Literal["none", "optimizer", "all"]
 
 
@@ -110,6 +111,72 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         Annotated[
             float,
             msgspec.Meta(ge=1e-6, le=3000, description="Parameters active per token (MoE)."),
+        ]
+        | None
+    ) = None
+    gated_mlp: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Gated MLP (SwiGLU: gate, up and down matrices) as in Llama/Qwen; false "
+            "for the two-matrix GELU MLP of GPT/OPT/BERT; default: the nearest preset's."
+        ),
+    ] = None
+    experts: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Routed experts per MoE layer (e.g. 8 for Mixtral, 256 for "
+                "DeepSeek-V3); 1 or absent = a dense model.",
+            ),
+        ]
+        | None
+    ) = None
+    experts_per_token: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=4096,
+                description="Routed experts each token uses (top-k); needs `experts`.",
+            ),
+        ]
+        | None
+    ) = None
+    shared_experts: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=0,
+                le=64,
+                description="Always-active shared experts per MoE layer (DeepSeek/Qwen MoE); "
+                "needs `experts`.",
+            ),
+        ]
+        | None
+    ) = None
+    encoder_layers: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1024,
+                description="Encoder layers of an encoder-decoder model (T5); give with "
+                "`decoder_layers`.",
+            ),
+        ]
+        | None
+    ) = None
+    decoder_layers: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1024,
+                description="Decoder layers of an encoder-decoder model (T5); give with "
+                "`encoder_layers`.",
+            ),
         ]
         | None
     ) = None
@@ -144,31 +211,79 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     optimizer: Annotated[
         Optimizer,
         msgspec.Meta(
-            description="Optimizer, which sets the bytes of optimizer state per parameter: "
-            "`adamw` (12 B with mixed precision), `adamw_8bit`, `sgd` or `adafactor`."
+            description="Optimizer: `adamw` (8 B/param of fp32 moments), `adamw_8bit` and "
+            "`paged_adamw_8bit` (bitsandbytes, 2 B/param), `paged_adamw` (8 B/param, paged "
+            "to host RAM under memory pressure), `sgd` (momentum, 4 B/param), `adafactor` "
+            "(factored moments, about 0)."
         ),
     ] = "adamw"
     gradient_checkpointing: Annotated[
-        bool,
+        bool | Literal["selective"] | None,
         msgspec.Meta(
-            description="Recompute activations in the backward pass (less memory, about a third "
-            "more compute)."
+            description="Recompute activations in the backward pass: true (full: one extra "
+            "forward pass of time), `selective` (save every other matmul output and recompute "
+            "the rest, torchtitan's op policy) or false; default: the framework's own (on "
+            "for LLaMA-Factory, ms-swift, torchtune, Unsloth and the HF recipes, off for "
+            "Megatron/MindSpeed)."
         ),
-    ] = True
+    ] = None
     flash_attention: Annotated[
         bool,
         msgspec.Meta(
             description="Use FlashAttention (no seq_len x seq_len attention matrix in memory)."
         ),
     ] = True
-    framework: Annotated[
-        Framework,
+    gradient_accumulation_steps: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Micro-steps per optimizer step. With 1 on a single device the "
+                "gradients are created while the backward frees the activations (and freed "
+                "after the step), so the peak holds the larger of the two, not both; "
+                "default: unknown, both are counted.",
+            ),
+        ]
+        | None
+    ) = None
+    chunked_loss: Annotated[
+        bool | None,
         msgspec.Meta(
-            description="Byte accounting of model states: `generic` (ZeRO paper, 16 B/param "
-            "for mixed-precision AdamW) or `deepspeed` (DeepSpeed's estimators: fp32 "
-            "gradient buffer, 20 B/param; ZeRO-3 live-parameter term)."
+            description="Cross-entropy computed in chunks on 16-bit logits (torchtune's "
+            "CEWithChunkedOutputLoss, Liger/Unsloth fused kernels: about 3 B per logit) "
+            "instead of on the whole fp32-upcast logits (about 16 B); default: the "
+            "framework's own loss."
         ),
-    ] = "generic"
+    ] = None
+    offload_activations: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Keep the recompute checkpoints in host RAM (torchtune "
+            "enable_activation_offloading, Unsloth's gradient checkpointing): the device "
+            "holds one layer's activations; default: the framework's (on for Unsloth)."
+        ),
+    ] = None
+    framework: Annotated[
+        TrainFramework,
+        msgspec.Meta(
+            description="Training framework, which sets how the loss is computed, the "
+            "gradient buffers and the default checkpointing: `hf` (Transformers Trainer/PEFT, "
+            "fp32 logits upcast), `llama-factory` and `ms-swift` (both on HF Trainer), "
+            "`torchtune` and `unsloth` (chunked cross-entropy), `deepspeed` (DeepSpeed "
+            "estimators: fp32 gradient buffer, 20 B/param), `megatron` and `mindspeed` "
+            "(fused vocab-parallel loss, fp32 main gradients), `generic` (the v1 accounting)."
+        ),
+    ] = "hf"
+    time_basis: Annotated[
+        TimeBasis | None,
+        msgspec.Meta(
+            description="What the time estimate means: `steady` (benchmark-like steady-state "
+            "throughput of the training loop; default for fine-tuning) or `run` (wall clock "
+            "of a whole run incl. restarts, evaluation and checkpoints; default for "
+            "pre-training)."
+        ),
+    ] = None
     offload: Annotated[
         Offload,
         msgspec.Meta(
@@ -279,6 +394,144 @@ class Inference(
         ),
     ] = None
     image_size: ImageSize | None = None
+    prompt_len: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1_048_576,
+                description="Prompt tokens per sequence (the part of context_len that is "
+                "prefilled); with it, throughput includes each request's prefill time and "
+                "plain-transformers serving prefills exactly this many tokens at once.",
+            ),
+        ]
+        | None
+    ) = None
+    engine: Annotated[
+        ServeEngine,
+        msgspec.Meta(
+            description="Serving engine, which sets the decode bandwidth efficiency and the "
+            "prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, `tensorrt-llm`, "
+            "`mindie` (chunked prefill) or `hf` (plain transformers: whole-prompt prefill, "
+            "eager decode)."
+        ),
+    ] = "vllm"
+
+
+RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
+
+
+class Rlhf(
+    msgspec.Struct,
+    frozen=True,
+    kw_only=True,
+    tag="rlhf",
+    tag_field="kind",
+    forbid_unknown_fields=True,
+):
+    """Preference / reinforcement fine-tuning with several models on the same devices.
+
+    PPO trains an actor and a critic and runs a frozen reference and reward model; GRPO
+    trains the actor against a frozen reference (rewards from a rule or an optional reward
+    model, no critic); DPO trains the policy against a frozen reference on chosen and
+    rejected sequences.
+    """
+
+    kind: ClassVar[Literal["rlhf"]] = "rlhf"
+    """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
+
+    model: Annotated[
+        ModelRef,
+        msgspec.Meta(description="The policy (actor) model: a preset id or a model size."),
+    ]
+    algorithm: Annotated[
+        RlhfAlgorithm,
+        msgspec.Meta(
+            description="`ppo` (actor + critic trained, reference + reward frozen), `grpo` "
+            "(actor trained, reference frozen, no critic) or `dpo` (policy trained, "
+            "reference frozen, chosen + rejected sequences)."
+        ),
+    ] = "grpo"
+    critic_model: Annotated[
+        ModelRef | None,
+        msgspec.Meta(description="PPO critic (value model); default: the policy's shape."),
+    ] = None
+    reward_model: Annotated[
+        ModelRef | None,
+        msgspec.Meta(
+            description="Reward model run frozen; default: the policy's shape for PPO, none "
+            "for GRPO (rule-based rewards) and DPO."
+        ),
+    ] = None
+    method: Annotated[
+        Literal["full", "lora"],
+        msgspec.Meta(
+            description="How the trained models train; with `lora` the reference is the "
+            "frozen base itself (no second copy)."
+        ),
+    ] = "full"
+    lora_rank: Annotated[int, msgspec.Meta(ge=1, le=4096, description="LoRA rank r.")] = 16
+    seq_len: Annotated[
+        int,
+        msgspec.Meta(ge=1, le=1_048_576, description="Prompt + response tokens per sequence."),
+    ] = 2048
+    response_len: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1_048_576, description="Generated tokens per sequence (PPO/GRPO rollouts)."
+        ),
+    ] = 1024
+    micro_batch_size: MicroBatch = 1
+    rollout_batch_size: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=65_536,
+                description="Sequences each device generates at once in the rollout (PPO/GRPO); "
+                "default 16, DeepSpeed-Chat's per_device_generation_batch_size (vLLM-based "
+                "rollouts batch more).",
+            ),
+        ]
+        | None
+    ) = None
+    tokens: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                ge=1,
+                le=1e15,
+                description="Sequence tokens processed in training (sequences x epochs x "
+                "seq_len); for DPO count each pair once.",
+            ),
+        ]
+        | None
+    ) = None
+    precision: Annotated[
+        Precision, msgspec.Meta(description="Training precision of the trained models.")
+    ] = "bf16"
+    mixed_precision: Annotated[
+        bool,
+        msgspec.Meta(description="fp32 master weights and optimizer states (see finetune)."),
+    ] = True
+    optimizer: Annotated[
+        Optimizer, msgspec.Meta(description="Optimizer of the trained models (see finetune).")
+    ] = "adamw"
+    gradient_checkpointing: Annotated[
+        bool | Literal["selective"] | None,
+        msgspec.Meta(description="Recompute policy of the trained models (see finetune)."),
+    ] = None
+    flash_attention: Annotated[
+        bool, msgspec.Meta(description="FlashAttention (no s x s score matrices).")
+    ] = True
+    framework: Annotated[
+        TrainFramework,
+        msgspec.Meta(description="Training framework of the trained models (see finetune)."),
+    ] = "deepspeed"
+    time_basis: Annotated[
+        TimeBasis | None,
+        msgspec.Meta(description="`steady` (default) or `run`, as for finetune."),
+    ] = None
 
 
 class Preprocess(
@@ -311,7 +564,7 @@ class Preprocess(
     ) = None
 
 
-Workload = Pretrain | Finetune | Inference | Preprocess
+Workload = Pretrain | Finetune | Inference | Rlhf | Preprocess
 
 
 class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -333,6 +586,31 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ]
         | None
     ) = None
+    tensor_parallel: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=64,
+                description="Tensor-parallel degree (Megatron-style; must divide the attention "
+                "heads and the device count); default: the smallest that fits.",
+            ),
+        ]
+        | None
+    ) = None
+    pipeline_parallel: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=256,
+                description="Pipeline-parallel stages for training (each stage holds its "
+                "share of the layers); default: 1, or the smallest that fits when tensor "
+                "parallelism alone does not.",
+            ),
+        ]
+        | None
+    ) = None
 
 
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
@@ -350,6 +628,20 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
         validate_model_spec(model)
+    if isinstance(workload, Rlhf):
+        _validate_rlhf(workload)
+    if (
+        isinstance(workload, Inference)
+        and workload.prompt_len is not None
+        and workload.prompt_len > workload.context_len
+    ):
+        raise InputError(
+            "workload.prompt_len",
+            f"prompt_len ({workload.prompt_len}) exceeds context_len "
+            f"({workload.context_len}), which counts prompt and output together",
+        )
+    if placement is not None:
+        _validate_layout(workload, placement)
     if (
         isinstance(workload, Pretrain | Finetune)
         and workload.offload == "all"
@@ -374,6 +666,34 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
 
 def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
     """Architecture consistency: the shapes must describe a buildable transformer."""
+    if spec.experts is None and (
+        spec.experts_per_token is not None or spec.shared_experts is not None
+    ):
+        field = "experts_per_token" if spec.experts_per_token is not None else "shared_experts"
+        raise InputError(f"{path}.{field}", f"{field} needs experts (the routed expert count)")
+    if (
+        spec.experts is not None
+        and spec.experts_per_token is not None
+        and spec.experts_per_token > spec.experts
+    ):
+        raise InputError(
+            f"{path}.experts_per_token",
+            f"experts_per_token ({spec.experts_per_token}) exceeds experts ({spec.experts})",
+        )
+    if (spec.encoder_layers is None) != (spec.decoder_layers is None):
+        field = "decoder_layers" if spec.encoder_layers is not None else "encoder_layers"
+        raise InputError(
+            f"{path}.{field}",
+            "an encoder-decoder model needs both encoder_layers and decoder_layers",
+        )
+    if spec.encoder_layers is not None and spec.layers is not None:
+        total = spec.encoder_layers + (spec.decoder_layers or 0)
+        if spec.layers != total:
+            raise InputError(
+                f"{path}.layers",
+                f"layers ({spec.layers}) must equal encoder_layers + decoder_layers ({total}) "
+                "or be left out",
+            )
     if spec.active_params_b is not None and spec.active_params_b > spec.params_b:
         raise InputError(
             f"{path}.active_params_b",
@@ -397,4 +717,56 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         raise InputError(
             f"{path}.kv_heads",
             f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
+        )
+
+
+def _validate_rlhf(w: Rlhf) -> None:
+    for name in ("critic_model", "reward_model"):
+        spec = getattr(w, name)
+        if isinstance(spec, ModelSpec):
+            validate_model_spec(spec, f"workload.{name}")
+    if w.critic_model is not None and w.algorithm != "ppo":
+        raise InputError(
+            "workload.critic_model",
+            f"only PPO trains a critic; {w.algorithm.upper()} has none",
+        )
+    if w.reward_model is not None and w.algorithm == "dpo":
+        raise InputError(
+            "workload.reward_model",
+            "DPO learns from preference pairs and runs no reward model",
+        )
+    if w.response_len > w.seq_len:
+        raise InputError(
+            "workload.response_len",
+            f"response_len ({w.response_len}) exceeds seq_len ({w.seq_len}), which counts "
+            "prompt and response together",
+        )
+
+
+def _validate_layout(workload: Workload, placement: Placement) -> None:
+    t = placement.tensor_parallel or 1
+    pp = placement.pipeline_parallel or 1
+    if placement.pipeline_parallel is not None and isinstance(workload, Inference | Preprocess):
+        raise InputError(
+            "placement.pipeline_parallel",
+            "pipeline stages are sized for training workloads; serving uses tensor_parallel",
+        )
+    if placement.tensor_parallel is not None and isinstance(workload, Preprocess):
+        raise InputError(
+            "placement.tensor_parallel", "preprocessing runs on CPUs: no tensor parallelism"
+        )
+    if placement.count % (t * pp):
+        raise InputError(
+            "placement.count" if placement.tensor_parallel is None else "placement.tensor_parallel",
+            f"tensor_parallel x pipeline_parallel ({t} x {pp}) must divide the device count "
+            f"({placement.count})",
+        )
+    heads = None
+    model = getattr(workload, "model", None)
+    if isinstance(model, ModelSpec):
+        heads = model.heads
+    if heads is not None and heads % t:
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel ({t}) must divide the attention heads ({heads})",
         )

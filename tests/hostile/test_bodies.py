@@ -151,7 +151,7 @@ def test_duplicate_keys_are_refused_naming_the_key(hostile: TestClient[Litestar]
     response = _raw(hostile, "/v1/estimate", bad_then_ok)
     assert_error(response, 400, key="model", mentions=("duplicate",))
     escaped = b'{"workload": {"kind": "finetune", "model": "llama-2-7b"}, '
-    escaped += b'"top_k": 3, "top\u005fk": 4}'
+    escaped += b'"top_k": 3, "top\\u005fk": 4}'
     assert_error(_raw(hostile, "/v1/recommend", escaped), 400, key="top_k")
 
 

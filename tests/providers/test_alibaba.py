@@ -190,3 +190,13 @@ def test_prices_are_tied_to_region_and_monthly_rows_convert_at_730_hours() -> No
             )
     assert provider.prices("cn-beijing") == ()
     assert len(provider.prices("cn-shanghai")) == len(prices)
+
+
+def test_regions_only_where_a_source_places_the_type(rows: dict[str, InstanceType]) -> None:
+    """Alibaba publishes no per-region GPU list; each region on a row is a cited record."""
+    a10 = rows["ecs.gn7i-c8g1.2xlarge"]
+    assert set(a10.regions) == {"cn-hangzhou", "cn-shanghai"}  # run record; 2023 buy page
+    assert a10.zones == ("cn-hangzhou-k",)
+    assert rows["ecs.gn6v-c8g1.2xlarge"].zones == ("cn-hangzhou-h",)  # official Terraform
+    assert rows["ecs.gn7i-c16g1.4xlarge"].regions == ("cn-shanghai",)
+    assert rows["ecs.gn8v.4xlarge"].regions == ()  # "some regions", none named

@@ -255,8 +255,12 @@ def test_regions() -> None:
     assert rows["modelarts.bm.arm.48u.384g.npu.2d910b"].regions == ("af-south-1",)
     assert rows["modelarts.bm.arm.24u.npu.1snt9b"].regions == ("cn-southwest-2",)
     assert rows["c7.2xlarge.2"].regions == ("cn-north-4",)
-    assert rows["p2s.2xlarge.8"].regions == (), "no source says where it is sold"
-    assert "Open Telekom Cloud" in (rows["p2s.2xlarge.8"].regions_note or "")
+    # a 2026-07 Beijing-4 console check: P2v up to 8 cards, P2s capped at 2 cards there
+    assert rows["p2v.16xlarge.8"].regions == ("cn-north-4",)
+    assert rows["p2s.4xlarge.8"].regions == ("cn-north-4",)
+    assert rows["p2s.16xlarge.8"].regions == (), "no source says where it is sold"
+    assert "Open Telekom Cloud" in (rows["p2s.16xlarge.8"].regions_note or "")
+    assert rows["pi2.2xlarge.4"].regions == ()
 
 
 def test_the_only_price_is_the_quoted_modelarts_snt9b3_price() -> None:

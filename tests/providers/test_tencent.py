@@ -176,7 +176,8 @@ def test_regions_follow_the_per_family_availability(rows: dict[str, InstanceType
     assert set(rows["PNV4.7XLARGE116"].regions) == {"ap-guangzhou", "ap-shanghai", "ap-beijing"}
     assert set(rows["GN7vi.5XLARGE80"].regions) == {"ap-shanghai", "ap-nanjing"}
     assert "na-ashburn" in rows["GN7.2XLARGE32"].regions  # 弗吉尼亚
-    assert rows["PNV5b.8XLARGE96"].regions == ()  # no source says where: unknown
+    assert rows["PNV5b.8XLARGE96"].regions == ("ap-tokyo",)  # the one public record of it
+    assert rows["PNV5b.16XLARGE192"].regions == ()  # no source says where: unknown
     assert rows["S6.2XLARGE16"].regions == ()
 
 

@@ -135,14 +135,62 @@ def test_offload_moves_states_to_host_ram() -> None:
     assert host.ram_gib > host.offload_ram_gib
 
 
-def test_training_time_is_6nd_over_peak_and_mfu() -> None:
-    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=2e12)
+def test_run_time_is_model_flops_over_peak_and_mfu() -> None:
+    """A pre-training defaults to the whole-run basis: model FLOPs (6·N + attention
+    12·L·a·d·s) over peak x the run MFU prior."""
+    rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=2e12, seq_len=4096)
     t = time_for(rw, spec("A100-80GB"), 512)
     assert t is not None
-    assert t.mfu == 0.40
-    hours = 6 * 6_738_415_616 * 2e12 / (512 * 312e12 * 0.40) / 3600
+    assert (t.mfu, t.basis) == (0.45, "run")
+    per_token = 6 * 6_738_415_616 + 12 * 32 * 4096 * 4096
+    hours = per_token * 2e12 / (512 * 312e12 * 0.45) / 3600
     assert t.hours == pytest.approx(hours)
     assert t.device_hours == pytest.approx(hours * 512)
+    lo, hi = t.hours_range
+    assert lo < t.hours < hi
+
+
+def test_steady_lora_time_charges_no_weight_gradients_and_the_recompute() -> None:
+    """Steady-state fine-tune: frozen weights get input gradients only (4·N instead of
+    6·N), checkpointing adds one forward; divided by the steady hardware utilization."""
+    rw = rw_of(
+        kind="finetune", model="llama-2-7b", method="lora", tokens=1e9, seq_len=2048,
+        framework="torchtune", gradient_checkpointing=True,
+    )  # fmt: skip
+    t = time_for(rw, spec("A100-80GB"), 1)
+    assert t is not None
+    assert t.basis == "steady"
+    n = 6_738_415_616
+    attn = 4 * 32 * 4096 * 2048
+    hw = (2 * n + attn) + (2 * n + 2 * attn) + (2 * n + attn)
+    assert t.hours == pytest.approx(hw * 1e9 / (312e12 * 0.62) / 3600)
+    full = rw_of(
+        kind="finetune", model="llama-2-7b", method="full", tokens=1e9, seq_len=2048,
+        framework="torchtune", gradient_checkpointing=True,
+    )  # fmt: skip
+    t_full = time_for(full, spec("A100-80GB"), 1)
+    assert t_full is not None
+    assert t_full.hours > t.hours * 1.2
+
+
+def test_fp8_runs_at_its_measured_gain() -> None:
+    bf16 = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e9)
+    fp8 = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e9, precision="fp8")
+    t16, t8 = time_for(bf16, spec("H800"), 8), time_for(fp8, spec("H800"), 8)
+    assert t16 is not None
+    assert t8 is not None
+    assert t16.hours / t8.hours == pytest.approx(1.3)
+
+
+def test_offload_adds_host_link_time() -> None:
+    on = rw_of(kind="finetune", model="llama-2-7b", method="full", tokens=1e8, offload="optimizer")
+    off = rw_of(kind="finetune", model="llama-2-7b", method="full", tokens=1e8)
+    t_on, t_off = time_for(on, spec("A100-80GB"), 8), time_for(off, spec("A100-80GB"), 8)
+    assert t_on is not None
+    assert t_off is not None
+    steps = 1e8 / (2048 * 8)
+    extra = steps * (6_738_415_616 * 4 / 8) / 25e9 / 3600
+    assert t_on.hours - t_off.hours == pytest.approx(extra)
 
 
 def test_time_unknown_without_tokens_or_peak() -> None:
@@ -160,11 +208,39 @@ def test_moe_compute_counts_active_parameters() -> None:
 
 
 def test_decode_throughput_is_bandwidth_bound() -> None:
+    """A step reads the weights (not the input embedding table) and the KV cache at 85 %
+    of peak, plus vLLM's per-step and per-layer overheads; tensor parallelism adds the
+    bandwidth and two all-reduces per layer."""
     rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096)
     a100 = spec("A100-80GB")
-    step = (6_738_415_616 * 2 + 524_288 * 4096) / (2039e9 * 0.7)
+    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 524_288 * 4096
+    step = read / (2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6
     assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
-    assert inference_throughput(rw, a100, 2) == pytest.approx(2 / step)
+    step2 = read / (2 * 2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6 + 2 * 32 * 25e-6
+    assert inference_throughput(rw, a100, 2) == pytest.approx(1 / step2)
+
+
+def test_plain_transformers_decode_pays_eager_overheads_and_runs_layers_in_turn() -> None:
+    rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096, engine="hf")
+    a100 = spec("A100-80GB")
+    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 524_288 * 4096
+    step = read / (2039e9 * 0.85) + 2e-3 + 32 * 0.6e-3
+    assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
+    assert inference_throughput(rw, a100, 2) == pytest.approx(1 / step)  # no bandwidth gain
+
+
+def test_moe_decode_reads_only_the_experts_the_batch_touches() -> None:
+    from service.sizing.compute import decode_step_bytes, expected_experts
+
+    assert expected_experts(8, 2, 1) == pytest.approx(2)
+    assert expected_experts(8, 2, 4) == pytest.approx(8 * (1 - 0.75**4))
+    assert expected_experts(256, 8, 10_000) == pytest.approx(256)
+    rw1 = rw_of(kind="inference", model="mixtral-8x7b", context_len=1)
+    one, many = decode_step_bytes(rw1, 1), decode_step_bytes(rw1, 64)
+    assert rw1.inference is not None
+    weights = rw1.inference.weights
+    assert one < 0.45 * weights  # 2 of 8 experts + attention
+    assert many == pytest.approx(weights - 32000 * 4096 * 2, rel=0.01)
 
 
 def test_host_for_accelerators() -> None:
@@ -275,7 +351,7 @@ def test_encoders_and_vit() -> None:
     )
     acts = memory_for(bert, 1).activations_gib * GIB
     korthikanti = 12 * 512 * 8 * 768 * (34 + 5 * 12 * 512 / 768)
-    logits = 512 * 8 * 30522 * 10
+    logits = 512 * 8 * 30522 * 16  # HF Trainer (default framework): fp32-upcast loss
     assert acts == pytest.approx(korthikanti + logits)
     vit = rw_of(kind="finetune", model="vit-b-16", method="full")
     assert any("197 tokens" in a for a in vit.assumptions)

@@ -24,7 +24,8 @@ def test_tagged_union_and_defaults() -> None:
     assert (w.method, w.quant_bits, w.lora_rank, w.lora_targets) == ("lora", None, 16, "all_linear")
     assert (w.seq_len, w.micro_batch_size, w.precision, w.optimizer) == (2048, 1, "bf16", "adamw")
     assert w.mixed_precision
-    assert w.gradient_checkpointing
+    assert w.gradient_checkpointing is None  # the framework's default (on for hf)
+    assert (w.framework, w.time_basis) == ("hf", None)
     assert w.flash_attention
     assert w.tokens is None
     q = decode({"kind": "finetune", "model": "llama-2-7b", "method": "qlora"})

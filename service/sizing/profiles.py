@@ -1,0 +1,299 @@
+"""Framework and serving-engine profiles: what the software changes about memory and speed.
+
+The same model and batch need different memory under different trainers, because they
+compute the loss differently, keep different gradient buffers and recompute by default or
+not; and the same model decodes at different speeds under different engines. Each profile
+below is a few numbers with the place they come from, so the engine can say *why* an
+estimate differs between, say, Hugging Face Trainer and torchtune.
+
+Training profiles (``workload.framework``):
+
+- ``logit_bytes``: bytes per logit (batch x sequence x vocabulary) alive at the loss's peak.
+  Hugging Face Trainer/PEFT models upcast the logits to fp32 before the cross-entropy
+  (``logits = logits.float()`` in ``LlamaForCausalLM.forward``, transformers 4.36-4.44;
+  ``ForCausalLMLoss`` upcasts since 4.46): 16-bit logits (2) + fp32 copy (4) + fp32
+  log-softmax saved for backward (4) + its fp32 gradient (4) + the 16-bit gradient (2) = 16.
+  torchtune's ``CEWithChunkedOutputLoss`` (8 chunks) and Unsloth's fused cross-entropy
+  kernel keep the 16-bit logits for the backward (2) and upcast one chunk at a time with
+  its fp32 gradient (8 B / 8 chunks = 1): 3. Megatron's fused vocab-parallel
+  cross-entropy keeps the 16-bit logits and one fp32 softmax that its backward overwrites
+  in place (2 + 4 = 6). DeepSpeed's own 16-bit engines run no autocast, so the loss stays
+  16-bit: logits, saved log-softmax and the two gradients of its backward, 4 x 2 = 8.
+  ``generic`` keeps the v1 rule for autocast trainers (16-bit output + fp32 log-softmax
+  and gradient = 10).
+- ``grad_extra_bytes``: gradient buffers beyond the 2 B/param 16-bit gradient: DeepSpeed
+  keeps an fp32 gradient partition (its estimators charge 20 B/param), Megatron-Core
+  accumulates into an fp32 ``main_grad`` (18 B/param without the distributed optimizer,
+  docs/source/api-guide/dist_optimizer.md).
+- ``checkpointing``: the framework's default when the request does not say
+  (LLaMA-Factory ``disable_gradient_checkpointing: false``, ms-swift
+  ``gradient_checkpointing: true``, torchtune ``enable_activation_checkpointing: True`` in
+  its recipes, Unsloth ``use_gradient_checkpointing="unsloth"`` which offloads the
+  checkpoints to CPU RAM; PEFT's ``prepare_model_for_kbit_training`` turns it on for
+  QLoRA; HF Trainer's own default is off but the sizing assumes it on, as almost every
+  published recipe passes it — send ``gradient_checkpointing: false`` to size without).
+- ``offloaded_checkpoints``: Unsloth keeps the layer-boundary checkpoints in host RAM, so
+  the device holds one layer's activations, not one per layer.
+- ``speed``: relative steady-state throughput against an optimized baseline (fused
+  kernels, packed sequences); see :mod:`service.sizing.mfu`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+TrainFramework = Literal[
+    "hf",
+    "torchtune",
+    "llama-factory",
+    "deepspeed",
+    "megatron",
+    "torchtitan",
+    "unsloth",
+    "ms-swift",
+    "mindspeed",
+    "generic",
+]
+ServeEngine = Literal["vllm", "sglang", "lmdeploy", "tensorrt-llm", "hf", "mindie"]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkProfile:
+    """How one training framework spends memory and time (see the module docstring)."""
+
+    name: str
+    label: str
+    logit_bytes: float
+    """Bytes per logit at the loss's peak (16-bit training)."""
+    loss_note: str
+    grad_extra_bytes: float = 0.0
+    """fp32 gradient buffer bytes per trainable parameter beyond the 16-bit gradient."""
+    zero3_live_params: bool = False
+    """ZeRO-3 gathers the largest layer whole (DeepSpeed's estimator charges it)."""
+    checkpointing: bool = True
+    offloaded_checkpoints: bool = False
+    speed: float = 1.0
+    """Steady-state throughput relative to an optimized trainer (1.0)."""
+    speed_note: str = ""
+
+
+CHUNKED_LOSS_BYTES = 3.0
+CHUNKED_LOSS_NOTE = (
+    "chunked cross-entropy: the 16-bit logits kept for the backward (2 B) plus one of 8 chunks "
+    "upcast with its fp32 gradient at a time (8 B / 8) = 3 B per logit"
+)
+UPCAST_LOSS_BYTES = 16.0
+UPCAST_LOSS_NOTE = (
+    "cross-entropy on fp32-upcast logits: 16-bit output + fp32 copy, log-softmax and gradient "
+    "+ 16-bit gradient = 16 B per logit"
+)
+_HF_LOSS = (
+    "logits upcast to fp32 before the cross-entropy: 16-bit output + fp32 copy, log-softmax "
+    "and gradient + 16-bit gradient = 16 B per logit"
+)
+_HF_SPEED = (
+    "HF Trainer/PEFT run unfused kernels on padded, unpacked batches: about 0.8x the "
+    "steady throughput of fused trainers (Unsloth's and torchtune's published comparisons "
+    "against the same HF baseline report 1.2-2x)"
+)
+
+PROFILES: dict[str, FrameworkProfile] = {
+    "hf": FrameworkProfile(
+        name="hf",
+        label="Hugging Face Trainer/PEFT",
+        logit_bytes=16.0,
+        loss_note=_HF_LOSS,
+        speed=0.8,
+        speed_note=_HF_SPEED,
+    ),
+    "llama-factory": FrameworkProfile(
+        name="llama-factory",
+        label="LLaMA-Factory (HF Trainer)",
+        logit_bytes=16.0,
+        loss_note=_HF_LOSS,
+        speed=0.8,
+        speed_note=_HF_SPEED,
+    ),
+    "ms-swift": FrameworkProfile(
+        name="ms-swift",
+        label="ms-swift (HF Trainer)",
+        logit_bytes=24.0,
+        loss_note="unfused loss on HF Trainer, as ms-swift reports it (peak "
+        "torch.cuda.max_memory_reserved): the caching allocator still holds every transient "
+        "buffer of the loss at its peak, 16-bit logits and shifted copy (2 + 2), fp32 upcast, "
+        "log-softmax and gradient (4 + 4 + 4 + 4) and the 16-bit gradients (2 + 2) = 24 B per "
+        "logit",
+        speed=0.8,
+        speed_note=_HF_SPEED,
+    ),
+    "torchtune": FrameworkProfile(
+        name="torchtune",
+        label="torchtune",
+        logit_bytes=CHUNKED_LOSS_BYTES,
+        loss_note="CEWithChunkedOutputLoss (8 chunks): " + CHUNKED_LOSS_NOTE,
+    ),
+    "torchtitan": FrameworkProfile(
+        name="torchtitan",
+        label="torchtitan",
+        logit_bytes=16.0,
+        loss_note="cross-entropy on logits upcast to fp32 (`pred.float()` in its train loop) "
+        "= 16 B per logit",
+    ),
+    "unsloth": FrameworkProfile(
+        name="unsloth",
+        label="Unsloth",
+        logit_bytes=CHUNKED_LOSS_BYTES,
+        loss_note="fused chunked cross-entropy kernel: " + CHUNKED_LOSS_NOTE,
+        offloaded_checkpoints=True,
+    ),
+    "deepspeed": FrameworkProfile(
+        name="deepspeed",
+        label="DeepSpeed",
+        logit_bytes=8.0,
+        loss_note="16-bit loss (DeepSpeed's 16-bit engines run no autocast): logits, saved "
+        "log-softmax and the two 16-bit gradients of its backward = 8 B per logit",
+        grad_extra_bytes=4.0,
+        zero3_live_params=True,
+        speed=0.9,
+        speed_note="DeepSpeed ZeRO without fused attention/loss kernels: 0.9x an optimized "
+        "trainer (prior)",
+    ),
+    "megatron": FrameworkProfile(
+        name="megatron",
+        label="Megatron-LM",
+        logit_bytes=6.0,
+        loss_note="fused vocab-parallel cross-entropy: 16-bit logits + one fp32 softmax "
+        "reused for the gradient = 6 B per logit",
+        grad_extra_bytes=2.0,
+        checkpointing=False,
+    ),
+    "mindspeed": FrameworkProfile(
+        name="mindspeed",
+        label="MindSpeed (Megatron on Ascend)",
+        logit_bytes=6.0,
+        loss_note="Megatron's fused vocab-parallel cross-entropy = 6 B per logit",
+        grad_extra_bytes=2.0,
+        checkpointing=False,
+    ),
+    "generic": FrameworkProfile(
+        name="generic",
+        label="generic (v1 accounting)",
+        logit_bytes=10.0,
+        loss_note="16-bit output + fp32 log-softmax and gradient = 10 B per logit (v1 rule)",
+        speed=0.9,
+        speed_note="generic trainer: 0.9x an optimized trainer (prior)",
+    ),
+}
+
+
+def framework_profile(name: str) -> FrameworkProfile:
+    """The profile of ``name`` (the Literal type guarantees it exists)."""
+    return PROFILES[name]
+
+
+@dataclass(frozen=True, slots=True)
+class EngineProfile:
+    """How one serving engine uses memory bandwidth, launches kernels and prefills.
+
+    A decode step costs its bytes over the achievable bandwidth (times
+    ``bandwidth_efficiency``, the engine's share of a streaming read) plus fixed
+    overheads: ``step_overhead_s`` per step (scheduling, sampling, detokenizing on the
+    CPU) and ``layer_overhead_s`` per layer (kernel launches: CUDA-graph engines replay a
+    captured graph, eager PyTorch launches some 60-80 kernels per layer at 5-10 µs each).
+    Small models are dominated by the overheads, which is why one bandwidth fraction
+    cannot fit 0.5B and 70B models at once. ``chunked_prefill`` engines prefill
+    ``prefill_chunk`` tokens per step; the others prefill the whole prompt.
+    """
+
+    name: str
+    label: str
+    bandwidth_efficiency: float
+    step_overhead_s: float
+    layer_overhead_s: float
+    chunked_prefill: bool
+    prefill_chunk: int
+    note: str
+    fused_int4: bool = False
+    """Own fused w4a16 kernels that keep near-full bandwidth on 4-bit weights."""
+    expert_overhead_s: float = 0.0
+    """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
+    every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
+    fused-MoE engines run one grouped kernel."""
+
+
+ENGINES: dict[str, EngineProfile] = {
+    "vllm": EngineProfile(
+        name="vllm",
+        label="vLLM",
+        bandwidth_efficiency=1.0,
+        step_overhead_s=1.5e-3,
+        layer_overhead_s=60e-6,
+        chunked_prefill=True,
+        prefill_chunk=2048,
+        note="vLLM: CUDA graphs and paged attention, a Python scheduler per step; chunked "
+        "prefill (max_num_batched_tokens 2048 for online serving)",
+    ),
+    "sglang": EngineProfile(
+        name="sglang",
+        label="SGLang",
+        bandwidth_efficiency=1.0,
+        step_overhead_s=1.0e-3,
+        layer_overhead_s=50e-6,
+        chunked_prefill=True,
+        prefill_chunk=8192,
+        note="SGLang: CUDA graphs, overlapped CPU scheduling; chunked_prefill_size 8192",
+    ),
+    "lmdeploy": EngineProfile(
+        name="lmdeploy",
+        label="LMDeploy (TurboMind)",
+        bandwidth_efficiency=1.0,
+        step_overhead_s=1.0e-3,
+        layer_overhead_s=40e-6,
+        chunked_prefill=True,
+        prefill_chunk=8192,
+        note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
+        fused_int4=True,
+    ),
+    "tensorrt-llm": EngineProfile(
+        name="tensorrt-llm",
+        label="TensorRT-LLM",
+        bandwidth_efficiency=1.0,
+        step_overhead_s=0.8e-3,
+        layer_overhead_s=30e-6,
+        chunked_prefill=True,
+        prefill_chunk=8192,
+        note="TensorRT-LLM: compiled engine with in-flight batching (max_num_tokens 8192)",
+        fused_int4=True,
+    ),
+    "hf": EngineProfile(
+        name="hf",
+        label="Hugging Face transformers generate()",
+        bandwidth_efficiency=1.0,
+        step_overhead_s=2.0e-3,
+        layer_overhead_s=0.6e-3,
+        chunked_prefill=False,
+        prefill_chunk=0,
+        note="plain transformers: eager PyTorch (no CUDA graphs, some 60-80 kernel launches per "
+        "layer: 0.45-0.8 ms per layer in the Qwen speed benchmarks depending on the host CPU, "
+        "0.6 ms assumed; a Python loop over the experts of MoE layers), layers split over "
+        "devices and run in turn, whole-prompt prefill",
+        expert_overhead_s=80e-6,
+    ),
+    "mindie": EngineProfile(
+        name="mindie",
+        label="MindIE (Ascend)",
+        bandwidth_efficiency=0.9,
+        step_overhead_s=2.0e-3,
+        layer_overhead_s=80e-6,
+        chunked_prefill=True,
+        prefill_chunk=8192,
+        note="MindIE on Ascend: graph-compiled decode, chunked prefill (no public overhead "
+        "figures: vLLM's, a little slower)",
+    ),
+}
+
+
+def engine_profile(name: str) -> EngineProfile:
+    """The profile of serving engine ``name``."""
+    return ENGINES[name]

@@ -1,0 +1,237 @@
+"""Sizing v2 mechanisms: framework loss handling, engines, MoE/T5 architectures, TP/PP,
+RLHF, calibrated ranges and the safe fit check, each asserted by its number."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.errors import InputError
+from service.providers import AcceleratorSpec
+from service.sizing import (
+    Placement,
+    ResolvedWorkload,
+    Workload,
+    estimate,
+    fit_placement,
+    memory_for,
+    resolve_workload,
+    time_for,
+)
+from service.sizing.memory import training_layouts
+from service.sizing.presets import ModelRegistry, builtin_presets
+from service.sizing.uncertainty import SPREADS
+
+MODELS = ModelRegistry(builtin_presets())
+ACC = AcceleratorRegistry(builtin_accelerators())
+GIB = 2.0**30
+
+
+def rw_of(**obj: Any) -> ResolvedWorkload:
+    return resolve_workload(msgspec.convert(obj, Workload), MODELS)
+
+
+def spec(name: str) -> AcceleratorSpec:
+    s = ACC.resolve(name)
+    assert s is not None
+    return s
+
+
+def acts(**obj: Any) -> float:
+    return memory_for(rw_of(**obj), 1).activations_gib * GIB
+
+
+def test_loss_bytes_per_logit_follow_the_framework() -> None:
+    """No checkpointing, so logits add to the layers' activations: the difference between
+    two frameworks is exactly s·b·V·(their bytes per logit)."""
+    base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "lora"}
+    logits = 4096 * 32000
+    hf = acts(**base, framework="hf", gradient_checkpointing=False)
+    tune = acts(**base, framework="torchtune", gradient_checkpointing=False)
+    mega = acts(**base, framework="megatron", gradient_checkpointing=False)
+    assert hf - tune == pytest.approx(logits * (16 - 3))
+    assert hf - mega == pytest.approx(logits * (16 - 6))
+    chunked = acts(**base, framework="hf", gradient_checkpointing=False, chunked_loss=True)
+    assert chunked == pytest.approx(tune)
+
+
+def test_checkpointing_defaults_by_framework_and_the_loss_peak_is_not_summed() -> None:
+    base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "lora"}
+    mega = rw_of(**base, framework="megatron")
+    lf = rw_of(**base, framework="llama-factory")
+    assert mega.training is not None
+    assert not mega.training.recompute
+    assert lf.training is not None
+    assert lf.training.recompute
+    # checkpointed: every layer's input is kept, and the loss peak (larger than one
+    # recomputed layer here) replaces that layer's set instead of adding to it
+    logits = 4096 * 32000 * 16.0
+    assert lf.training.act_sharded == pytest.approx(logits)
+    assert lf.training.act_unsharded > 32 * 4096 * 4096 * 2
+
+
+def test_unsloth_offloads_checkpoints() -> None:
+    base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "qlora"}
+    assert acts(**base, framework="unsloth") < acts(**base, framework="torchtune")
+
+
+def test_deepspeed_and_megatron_gradient_buffers() -> None:
+    base = {"kind": "pretrain", "model": "llama-2-7b", "tokens": 1e9, "method": "full"}
+    base.pop("method")
+    n = 6_738_415_616
+    ds = memory_for(rw_of(**base, framework="deepspeed"), 1).gradients_gib * GIB
+    mg = memory_for(rw_of(**base, framework="megatron"), 1).gradients_gib * GIB
+    hf = memory_for(rw_of(**base, framework="hf"), 1).gradients_gib * GIB
+    assert (ds, mg, hf) == (pytest.approx(6 * n), pytest.approx(4 * n), pytest.approx(2 * n))
+
+
+def test_engine_prefill_workspace() -> None:
+    """Plain transformers prefills the whole prompt; vLLM a 2048-token chunk."""
+    base = {"kind": "inference", "model": "llama-2-7b", "context_len": 32768}
+    hf = memory_for(rw_of(**base, engine="hf"), 1).activations_gib
+    vllm = memory_for(rw_of(**base, engine="vllm"), 1).activations_gib
+    assert hf / vllm == pytest.approx(16, rel=0.05)
+
+
+def test_moe_spec_and_validation() -> None:
+    rw = rw_of(
+        kind="inference",
+        model={"params_b": 46.7, "experts": 8, "experts_per_token": 2, "layers": 32,
+               "hidden": 4096, "heads": 32, "kv_heads": 8, "intermediate": 14336,
+               "vocab": 32000},
+    )  # fmt: skip
+    assert rw.arch is not None
+    assert rw.arch.kind == "moe"
+    assert rw.arch.active_params / 1e9 == pytest.approx(46.7 - 3 * 4096 * 14336 * 32 * 6 / 1e9)
+    with pytest.raises(InputError) as err:
+        rw_of(kind="inference", model={"params_b": 7, "experts_per_token": 2})
+    assert err.value.field == "workload.model.experts_per_token"
+
+
+def test_encoder_decoder_kv_cache() -> None:
+    rw = rw_of(
+        kind="inference",
+        model={"params_b": 2.85, "encoder_layers": 24, "decoder_layers": 24, "hidden": 1024,
+               "heads": 32, "kv_heads": 32, "head_dim": 128, "vocab": 32128},
+        precision="fp16",
+    )  # fmt: skip
+    assert rw.arch is not None
+    assert (rw.arch.kind, rw.arch.layers, rw.arch.decoder_layers) == ("seq2seq", 48, 24)
+    assert rw.inference is not None
+    assert rw.inference.kv_per_token == 2 * (2 * 24 * 32 * 128 * 2)
+    with pytest.raises(InputError) as err:
+        rw_of(kind="inference", model={"params_b": 3, "encoder_layers": 24})
+    assert err.value.field == "workload.model.decoder_layers"
+
+
+def test_tensor_and_pipeline_parallel_training() -> None:
+    rw = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9)
+    m1 = memory_for(rw, 64, 1, 1, 1)
+    m8 = memory_for(rw, 64, 1, 8, 1)
+    m8x4 = memory_for(rw, 64, 1, 8, 4)
+    assert m8.weights_gib == pytest.approx(m1.weights_gib / 8)
+    assert m8x4.weights_gib == pytest.approx(m1.weights_gib / 32)
+    assert m8x4.activations_gib == pytest.approx(m8.activations_gib)
+    assert (1, 1) in training_layouts(rw, 64)
+    assert (8, 2) in training_layouts(rw, 64)
+    # 70B full training does not fit 8 x 24 GB by ZeRO alone: the fit picks a layout
+    fit = fit_placement(rw, spec("RTX-4090"), 64, 0.05)
+    assert fit is not None
+    r = estimate(
+        rw.workload,
+        Placement(accelerator="A100-80GB", count=16, tensor_parallel=8, pipeline_parallel=2),
+        MODELS,
+        ACC,
+    )
+    assert r.placement is not None
+    assert (r.placement.tensor_parallel, r.placement.pipeline_parallel) == (8, 2)
+    with pytest.raises(InputError) as err:
+        estimate(rw.workload, Placement(accelerator="A100-80GB", count=12, tensor_parallel=8),
+                 MODELS, ACC)  # fmt: skip
+    assert err.value.field == "placement.tensor_parallel"
+
+
+def test_rlhf_budgets_add_the_models() -> None:
+    ppo = rw_of(kind="rlhf", algorithm="ppo", model="llama-2-7b", tokens=1e8)
+    grpo = rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8)
+    lora = rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8, method="lora")
+    n = 6_738_415_616
+    assert ppo.training is not None
+    assert grpo.training is not None
+    assert lora.training is not None
+    # PPO: actor + critic trained; reference + reward frozen 16-bit
+    assert ppo.training.frozen_weights == pytest.approx(2 * n * 2)
+    assert ppo.training.train_weights == pytest.approx(2 * n * 2)
+    # GRPO: reference only; LoRA: the base is the reference
+    assert grpo.training.frozen_weights == pytest.approx(n * 2)
+    assert lora.training.frozen_weights == pytest.approx(n * 2)
+    assert ppo.training.flops_per_token > grpo.training.flops_per_token
+    t = time_for(ppo, spec("A100-80GB"), 8)
+    assert t is not None
+    assert t.basis == "steady"
+    with pytest.raises(InputError) as err:
+        rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", critic_model="llama-2-7b")
+    assert err.value.field == "workload.critic_model"
+
+
+def test_ranges_come_from_the_calibrated_spreads() -> None:
+    rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora")
+    m = memory_for(rw, 1)
+    s = SPREADS["train_memory"]
+    assert m.range_gib == (pytest.approx(m.per_device_gib * s.low),
+                           pytest.approx(m.per_device_gib * s.high))  # fmt: skip
+
+
+def test_safe_fit_checks_the_high_end() -> None:
+    """A job whose estimate fits but whose range's high end does not: the safe check
+    (asked for by a planner headroom) refuses it and says why."""
+    t4 = spec("T4")
+    for seq in range(256, 16384, 256):
+        rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora", seq_len=seq)
+        m = memory_for(rw, 1)
+        if m.per_device_gib <= 16 * 0.9 and m.range_gib[1] > 16:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no sequence length lands between the estimate and its high end")
+    assert fit_placement(rw, t4, 1, 0.1) is not None
+    safe = fit_placement(rw, t4, 1, 0.1, safe=True)
+    assert safe is None
+    ok = fit_placement(rw_of(kind="finetune", model="llama-2-7b", method="qlora", seq_len=256),
+                       t4, 1, 0.1, safe=True)  # fmt: skip
+    assert ok is not None
+    assert ok.checked_high
+
+
+def test_consumer_gpus_are_in_the_registry() -> None:
+    for name, memory, bandwidth in [
+        ("RTX-4090", 24, 1008),
+        ("RTX-3090", 24, 936),
+        ("RTX-A6000", 48, 768),
+        ("A40", 48, 696),
+        ("L40", 48, 864),
+        ("L4", 24, 300),
+    ]:
+        s = spec(name)
+        assert (s.memory_gib, s.mem_bandwidth_gbps) == (memory, bandwidth)
+        assert s.source
+
+
+@pytest.mark.parametrize(
+    "obj",
+    [
+        {"kind": "finetune", "model": "llama-2-7b", "method": "full", "offload": "optimizer"},
+        {"kind": "rlhf", "algorithm": "ppo", "model": "llama-2-7b"},
+        {"kind": "pretrain", "model": "llama-2-7b", "precision": "fp8"},
+    ],
+)
+def test_time_is_linear_in_tokens(obj: dict[str, Any]) -> None:
+    """The planner times a placement once per token (FitCache.hours_per_token): every term
+    (FLOPs, offload traffic, rollout decode) must scale with the token count."""
+    one = time_for(rw_of(**obj, tokens=1e8), spec("H800"), 8)
+    two = time_for(rw_of(**obj, tokens=2e8), spec("H800"), 8)
+    assert one is not None
+    assert two is not None
+    assert two.hours == pytest.approx(2 * one.hours)
