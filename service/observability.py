@@ -15,11 +15,10 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
-from litestar.datastructures import MutableScopeHeaders
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
@@ -38,6 +37,31 @@ SECURITY_HEADERS: tuple[tuple[str, str], ...] = (
 )
 DOCS_PREFIX = "/schema"
 """litestar's API-docs pages load their viewers from a CDN: no CSP there."""
+_OWN_HEADER_NAMES = frozenset(
+    [REQUEST_ID_HEADER.encode(), *(name.encode() for name, _ in SECURITY_HEADERS)]
+)
+_SECURITY_RAW = tuple((name.encode(), value.encode()) for name, value in SECURITY_HEADERS)
+_CSP_NAME = b"content-security-policy"
+_REQUEST_ID_NAME = REQUEST_ID_HEADER.encode()
+_CSP_RAW = (_CSP_NAME, CONTENT_SECURITY_POLICY.encode())
+
+
+def _with_own_headers(
+    headers: Iterable[tuple[bytes, bytes]], request_id: bytes, with_csp: bool
+) -> list[tuple[bytes, bytes]]:
+    """The response's headers with the request id and security headers set (replacing
+    any the route set) and the CSP added unless the route chose its own. One pass over
+    raw ASGI headers (lower-case names by the ASGI spec): this runs on every response,
+    and ``MutableScopeHeaders`` rescans the list for each header it sets."""
+    raw = [header for header in headers if header[0] not in _OWN_HEADER_NAMES]
+    has_csp = any(name == _CSP_NAME for name, _ in raw)
+    raw.append((_REQUEST_ID_NAME, request_id))
+    raw.extend(_SECURITY_RAW)
+    if with_csp and not has_csp:
+        raw.append(_CSP_RAW)
+    return raw
+
+
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
 _json = msgspec.json.Encoder()
 
@@ -98,12 +122,9 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
             if message["type"] == "http.response.start":
                 started_response = True
                 status = message["status"]
-                headers = MutableScopeHeaders.from_message(message)
-                headers[REQUEST_ID_HEADER] = request_id
-                for name, value in SECURITY_HEADERS:
-                    headers[name] = value
-                if with_csp and "content-security-policy" not in headers:
-                    headers["content-security-policy"] = CONTENT_SECURITY_POLICY
+                message["headers"] = _with_own_headers(
+                    message.get("headers", ()), request_id.encode(), with_csp
+                )
             await send(message)
 
         body_complete = False
