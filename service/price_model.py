@@ -38,6 +38,7 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from service.names import localized_name
 from service.providers import (
     ALL_REGIONS,
     HOURS_PER_MONTH,
@@ -355,22 +356,27 @@ def _basis(
         host_en = f"{host[0]} (median host rates of the clouds with enough priced types)"
         host_zh = f"{host[1]}（取定价机型足够多的云的主机费率中位数）"
     else:
-        host_en = f"{host[0]} (fitted on {terms.rows} priced {terms.display_name} types)"  # >= 6
-        host_zh = f"{host[1]}（按 {terms.display_name} 的 {terms.rows} 个已定价机型拟合）"
+        own_en, own_zh = (
+            localized_name(terms.display_name, "en"),
+            localized_name(terms.display_name, "zh"),
+        )
+        host_en = f"{host[0]} (fitted on {terms.rows} priced {own_en} types)"  # >= 6
+        host_zh = f"{host[1]}（按 {own_zh} 的 {terms.rows} 个已定价机型拟合）"
     if card is None or row.accelerator is None:
         return f"host rates {host_en}", f"主机费率 {host_zh}"
-    where = "/".join(shown.get(n, n) for n in card.providers)
+    where = "/".join(localized_name(shown.get(n, n), "en") for n in card.providers)
+    where_zh = "/".join(localized_name(shown.get(n, n), "zh") for n in card.providers)
     acc = row.accelerator
     if card.borrowed:
         card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
-        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用 {where} 的价格）"
+        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用 {where_zh} 的价格）"
     else:
         types = "type" if card.rows == 1 else "types"
         card_en = (
             f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} {types})"
         )
         card_zh = (
-            f"{acc} 每卡每小时 {_money(card.value)}（来自 {where} 的 {card.rows} 个已定价机型）"
+            f"{acc} 每卡每小时 {_money(card.value)}（来自 {where_zh} 的 {card.rows} 个已定价机型）"
         )
     return (
         f"{row.accelerator_count} × {card_en}, plus host rates {host_en}",
@@ -455,12 +461,13 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
     assert terms.monthly_ratio is not None
     low_r, mid_r, high_r = terms.monthly_ratio
     month = hourly.point * mid_r
+    cloud_en, cloud_zh = (localized_name(terms.display_name, lang) for lang in ("en", "zh"))
     basis = (
-        f"{hourly.basis}; a month costs {mid_r:.0f} on-demand hours at {terms.display_name} "
+        f"{hourly.basis}; a month costs {mid_r:.0f} on-demand hours at {cloud_en} "
         f"(median of its types priced both ways, {low_r:.0f}–{high_r:.0f})"
     )
     basis_zh = (
-        f"{hourly.basis_zh}；{terms.display_name} 包月约等于 {mid_r:.0f} 小时按量"
+        f"{hourly.basis_zh}；{cloud_zh} 包月约等于 {mid_r:.0f} 小时按量"
         f"（两种计费都有定价的机型的中位数，{low_r:.0f}–{high_r:.0f}）"
     )
     return Price(
