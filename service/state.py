@@ -15,7 +15,7 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency
 
 from service.cache import DecodedBodies
-from service.planning.variants import PlacementMemo
+from service.planning.memo import PlanCache
 
 if TYPE_CHECKING:
     from service.accelerators import AcceleratorRegistry
@@ -63,7 +63,7 @@ class Suanli:
         """Shared catalog generation: every worker of every replica watches it."""
         self.plugin_report = plugin_report or []
         self.live_prices = live_prices
-        self.placements = PlacementMemo()
+        self.placements = PlanCache()
         """Placements shared by this process's requests (see the planner)."""
         self.decoded = DecodedBodies()
         """``/v1/recommend`` bodies already decoded (repeats skip decoding and hashing)."""

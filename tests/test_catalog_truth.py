@@ -132,8 +132,8 @@ def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> N
 
 def test_spot_overhead_uses_the_rate_the_spot_price_states() -> None:
     from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
-    from service.planning.plan import _spot
-    from service.planning.variants import Variant
+    from service.planning.price import spot_of
+    from service.planning.place import Variant
     from service.providers import InstanceType, Offer, Price
 
     row = InstanceType(
@@ -155,9 +155,9 @@ def test_spot_overhead_uses_the_rate_the_spot_price_states() -> None:
         )
         return Offer(provider="p", instance=row, region="r", billing="spot", price=price)
 
-    assert _spot(offer(None), variant) == variant.spot
-    assert _spot(offer(SPOT_INTERRUPTIONS_PER_HOUR), variant) == variant.spot
-    doubled = _spot(offer(2 * SPOT_INTERRUPTIONS_PER_HOUR), variant)
+    assert spot_of(offer(None), variant) == variant.spot
+    assert spot_of(offer(SPOT_INTERRUPTIONS_PER_HOUR), variant) == variant.spot
+    doubled = spot_of(offer(2 * SPOT_INTERRUPTIONS_PER_HOUR), variant)
     assert variant.spot is not None
     assert doubled.overhead_hours == pytest.approx(2 * variant.spot.overhead_hours)
     assert doubled.expected_interruptions == pytest.approx(2 * 10.0 * 2 * 0.05)

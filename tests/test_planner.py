@@ -11,7 +11,7 @@ from service.accelerators import default_registry
 from service.catalog import CatalogService
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest
-from service.planning.variants import PlacementMemo
+from service.planning.memo import PlanCache
 from service.plugins import get_plugin_manager
 from service.sizing.presets import default_model_registry
 from tests.conftest import BUILTIN_PROVIDERS
@@ -38,10 +38,10 @@ def request(tokens: float, objective: str = "cost") -> RecommendRequest:
 
 @pytest.mark.parametrize("objective", ["cost", "time", "balanced"])
 def test_memoized_placements_give_the_same_answer(context: PlanContext, objective: str) -> None:
-    memo = PlacementMemo()
+    memo = PlanCache()
     warm = dataclasses.replace(context, memo=memo)
     recommend(request(5e8, objective), warm, "en")  # fills the memo with another token count
-    assert len(memo._data) > 0
+    assert len(memo._placements) > 0
     cold = recommend(request(2e9, objective), context, "en")
     memoized = recommend(request(2e9, objective), warm, "en")
     assert msgspec.json.encode(memoized) == msgspec.json.encode(cold)
@@ -64,7 +64,7 @@ def test_more_tokens_cost_proportionally_more(context: PlanContext) -> None:
 
 
 def test_a_new_catalog_drops_the_memoized_lanes_of_the_old_one(context: PlanContext) -> None:
-    memo = PlacementMemo()
+    memo = PlanCache()
     warm = dataclasses.replace(context, memo=memo)
     recommend(request(5e8), warm, "en")
     old_buckets = context.snapshot.buckets
@@ -76,8 +76,8 @@ def test_a_new_catalog_drops_the_memoized_lanes_of_the_old_one(context: PlanCont
 
 def test_balance_of_a_degenerate_candidate_is_unknown_not_an_error() -> None:
     """No throughput figure (serving) or zero hours must rank last, not raise."""
-    from service.planning.plan import _balance
+    from service.planning.price import balance
 
-    assert _balance(0.0, 10.0, -0.0, serving=True) == float("inf")
-    assert _balance(0.0, 10.0, 0.0, serving=False) == float("inf")
-    assert _balance(0.0, 10.0, -5.0, serving=True) < float("inf")
+    assert balance(0.0, 10.0, -0.0, serving=True) == float("inf")
+    assert balance(0.0, 10.0, 0.0, serving=False) == float("inf")
+    assert balance(0.0, 10.0, -5.0, serving=True) < float("inf")

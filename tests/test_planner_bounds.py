@@ -1,6 +1,6 @@
 """The planner's shortcuts never change an answer.
 
-``make_plan`` ranks through a memoized :class:`LaneIndex` and, under ``cost``, stops by
+``make_plan`` ranks through a cached :class:`LaneIndex` and, under ``cost``, stops by
 branch and bound; ``count_removed=True`` walks every bucket and group with no memo and no
 bound. For every request here both must select the same options: the same ranking keys
 (cost, hours, nodes), the same Pareto marks and break-even hours, in the same order.
@@ -22,16 +22,12 @@ import pytest
 from service.accelerators import default_registry
 from service.catalog import CatalogService, CatalogSnapshot, bucket_offers
 from service.planning.candidates import Candidate
-from service.planning.plan import make_plan, select
-from service.planning.recommend import (
-    PlanContext,
-    _plan_workload,
-    _resolve,
-    build_filter,
-    recommend,
-)
+from service.planning.memo import PlanCache
+from service.planning.place import Placer
+from service.planning.rank import make_plan, select
+from service.planning.recommend import PlanContext, recommend
+from service.planning.resolve import Resolved, resolve
 from service.planning.schema import RecommendRequest
-from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
 from service.plugins import get_plugin_manager
 from service.providers import Price
 from service.sizing.presets import default_model_registry
@@ -65,7 +61,7 @@ ACCELERATOR_ONLY = ("exact-8", "max-2")
 """Constraints that a CPU-only job refuses (400)."""
 
 
-def _context(snapshot: CatalogSnapshot, memo: PlacementMemo | None = None) -> PlanContext:
+def _context(snapshot: CatalogSnapshot, memo: PlanCache | None = None) -> PlanContext:
     return PlanContext(
         snapshot=snapshot,
         accelerators=default_registry(BUILTIN_PROVIDERS),
@@ -121,14 +117,19 @@ def _request(workload: str, constraints: str, objective: str, top_k: int) -> Rec
     )  # fmt: skip
 
 
+def _placer(req: RecommendRequest, ctx: PlanContext) -> tuple[Resolved, Placer]:
+    """The request resolved (with spot allowed, whatever the job) and its placer."""
+    cache = ctx.cache()
+    spot = msgspec.structs.replace(req.constraints, interruptible=True)
+    resolved = resolve(msgspec.structs.replace(req, constraints=spot), ctx, cache)
+    return resolved, Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+
+
 def _selected(req: RecommendRequest, ctx: PlanContext, exhaustive: bool) -> list[Candidate]:
-    signature = memory_signature(req.workload)
-    rw = _resolve(req.workload, ctx, signature)
-    flt = build_filter(req, ctx, interruptible=True)
-    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
+    resolved, placer = _placer(req, ctx)
     c = req.constraints
     plan = make_plan(
-        ctx.snapshot.buckets, flt, builder, req.objective, c.budget, c.deadline_hours,
+        ctx.snapshot.buckets, resolved.flt, placer, req.objective, c.budget, c.deadline_hours,
         req.top_k, count_removed=exhaustive,
     )  # fmt: skip
     return select(plan, req.top_k)
@@ -170,7 +171,7 @@ def test_shortcuts_select_what_the_exhaustive_walk_selects(
             req, constraints=msgspec.structs.replace(req.constraints, regions=["cn-shanghai"])
         )
     exhaustive = _selected(req, _context(snapshot), exhaustive=True)
-    memo = PlacementMemo()
+    memo = PlanCache()
     warm = _context(snapshot, memo)
     # Warm the memo with the same job at another length and another top_k first: what
     # it keeps must not depend on the request that filled it.
@@ -184,13 +185,11 @@ def test_shortcuts_select_what_the_exhaustive_walk_selects(
 def test_bound_stops_early_on_the_dense_catalog(dense: CatalogSnapshot, objective: str) -> None:
     """The point of the bound: a ranking prices a small part of the catalog."""
     req = _request("qlora-7b", "none", objective, 5)
-    ctx = _context(dense, PlacementMemo())
-    signature = memory_signature(req.workload)
-    rw = _resolve(req.workload, ctx, signature)
-    flt = build_filter(req, ctx, interruptible=True)
-    builder = VariantBuilder(_plan_workload(rw, req), ctx.accelerators, ctx.memo, signature)
-    bounded = make_plan(dense.buckets, flt, builder, req.objective, None, None, 5)
-    full = make_plan(dense.buckets, flt, builder, req.objective, None, None, 5, count_removed=True)
+    ctx = _context(dense, PlanCache())
+    resolved, placer = _placer(req, ctx)
+    flt = resolved.flt
+    bounded = make_plan(dense.buckets, flt, placer, req.objective, None, None, 5)
+    full = make_plan(dense.buckets, flt, placer, req.objective, None, None, 5, count_removed=True)
     assert len(full.entries) > 200
     assert len(bounded.entries) < len(full.entries) / 4
 
@@ -198,7 +197,7 @@ def test_bound_stops_early_on_the_dense_catalog(dense: CatalogSnapshot, objectiv
 @pytest.mark.parametrize("workload", list(WORKLOADS))
 def test_whole_answers_match_with_and_without_memo(real: CatalogSnapshot, workload: str) -> None:
     req = _request(workload, "none", "cost", 5)
-    warm = _context(real, PlacementMemo())
+    warm = _context(real, PlanCache())
     body = msgspec.to_builtins(req)
     for field in ("tokens", "output_tokens"):
         if body["workload"].get(field):

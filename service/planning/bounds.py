@@ -13,22 +13,21 @@ A :class:`LaneBound` holds those figures per unit of work, so that an ordering o
 lanes built once (per workload shape and filter) holds for every job length: each
 objective sorts by a figure whose scaling with the work is the same for every lane of a
 list (:class:`Order`), and the planner merges the lists by priority
-(:func:`service.planning.plan.make_plan`).
+(:func:`service.planning.rank.rank`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
+
+import msgspec
 
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
+from service.planning.lanes import Lane
 from service.planning.schema import Objective
 from service.providers import HOURS_PER_MONTH
-
-if TYPE_CHECKING:
-    from service.planning.lanes import Lane
 
 INF = math.inf
 
@@ -41,8 +40,7 @@ BOUND_SLACK = 1 - 1e-9
 exceed the figure it bounds."""
 
 
-@dataclass(frozen=True, slots=True)
-class LaneBound:
+class LaneBound(msgspec.Struct, frozen=True):
     """The lowest figures any candidate of ``lane`` can have, per unit of work (W)."""
 
     lane: Lane
@@ -112,8 +110,7 @@ def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
     return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
 
 
-@dataclass(frozen=True, slots=True)
-class Order:
+class Order(msgspec.Struct, frozen=True):
     """The lanes one objective can rank, in two lists, each in ascending order of a
     figure that scales the same way with the work for all its lanes."""
 

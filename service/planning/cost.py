@@ -12,7 +12,8 @@ interval of lost work plus a restart. Expected overhead hours =
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+import msgspec
 
 from service.providers import HOURS_PER_MONTH
 
@@ -23,8 +24,9 @@ RESTART_H = 0.25
 """Time to get a replacement node, pull the image and reload the last checkpoint."""
 
 
-@dataclass(frozen=True, slots=True)
-class SpotOverhead:
+class SpotOverhead(msgspec.Struct, frozen=True):
+    """What reclaims add to a job on spot (a Struct: built once per spot candidate)."""
+
     expected_interruptions: float
     overhead_hours: float
     effective_hours: float

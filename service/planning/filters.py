@@ -1,4 +1,8 @@
-"""Constraint filters over offers, counting what each constraint removed.
+"""Stage 2, filter: the constraints over offers, counting what each constraint removed.
+
+:func:`passing` is what the ranking walks: the catalog's buckets that pass a filter,
+with their passing groups, whatever the workload (so it is shared by every job asked
+with the same constraints).
 
 The counts drive the explanation when nothing fits ("regions removed 40 offers; without
 that constraint the nearest option would be …"), so every offer that is dropped is
@@ -11,8 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from service.catalog import OfferGroup
-from service.providers import Billing, Offer
+import msgspec
+
+from service.catalog import OfferBucket, OfferGroup
+from service.planning.memo import PlanCache
+from service.planning.schema import TOP_K_MAX
+from service.providers import Billing, InstanceType, Offer
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +133,44 @@ USER_CONSTRAINTS: Sequence[str] = (
     "min_vcpus",
     "min_memory_gib",
 )
+
+
+Groups = tuple[tuple[Offer, tuple[str, ...], int], ...]
+"""(first offer, regions the request allows, offers folded) per passing group."""
+
+
+class Passing(msgspec.Struct, frozen=True):
+    """A bucket that passes a request's filters: its row, the groups (cheapest first,
+    regions already narrowed) that pass the region and price checks — at most
+    :data:`TOP_K_MAX`, since no answer can use more groups of one bucket."""
+
+    row: InstanceType
+    groups: Groups
+    priced_bucket: bool
+    """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
+
+
+def passing(
+    buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache
+) -> tuple[Passing, ...]:
+    """The buckets that pass ``flt``, in catalog order (once per catalog and filter)."""
+    return cache.catalog_shared(buckets, ("passing", flt), lambda: _passing(buckets, flt))
+
+
+def _passing(buckets: Sequence[OfferBucket], flt: OfferFilter) -> tuple[Passing, ...]:
+    out = []
+    for bucket in buckets:
+        offer = bucket.offer
+        if flt.row_reason(offer) or offer.billing not in flt.billing:
+            continue
+        groups: list[tuple[Offer, tuple[str, ...], int]] = []
+        for group in bucket.groups:
+            if flt.group_reason(group):
+                continue
+            groups.append((group.offer, flt.allowed_regions(group), group.offers))
+            if len(groups) == TOP_K_MAX:
+                break
+        if groups:
+            priced = bucket.groups[0].offer.price_per_hour is not None
+            out.append(Passing(offer.instance, tuple(groups), priced))
+    return tuple(out)

@@ -1,5 +1,5 @@
 """Small indexes of the catalog that some requests need, built once per catalog (or per
-filter) and shared through the :class:`~service.planning.variants.PlacementMemo`, so that
+filter) and shared through the :class:`~service.planning.memo.PlanCache`, so that
 no request walks the catalog for them: the regions providers sell in (to validate a
 region constraint), the cheapest monthly price per type (the break-even shown to jobs of
 unknown length) and which accelerators a type holds N of on one node (``"8 GPUs"`` is one
@@ -8,31 +8,14 @@ unknown length) and which accelerators a type holds N of on one node (``"8 GPUs"
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
 
 from service.catalog import CatalogSnapshot, OfferBucket
 from service.planning.filters import OfferFilter
-from service.planning.variants import PlacementMemo
-
-T = TypeVar("T")
+from service.planning.memo import PlanCache
 
 
-def _shared(
-    memo: PlacementMemo | None,
-    buckets: Sequence[OfferBucket],
-    key: tuple[object, ...],
-    build: Callable[[], T],
-) -> T:
-    """``build()`` once per catalog (and ``key``) when a memo is shared, else every time."""
-    if memo is None:
-        return build()
-    memo.use_catalog(buckets)
-    # id() is safe as a key: the memo drops its values when another catalog is loaded.
-    return memo.shared((key[0], id(buckets), *key[1:]), build)
-
-
-def known_regions_of(snapshot: CatalogSnapshot, memo: PlacementMemo | None) -> frozenset[str]:
+def known_regions_of(snapshot: CatalogSnapshot, cache: PlanCache) -> frozenset[str]:
     """Every region a loaded provider declares or sells an offer in."""
     buckets = snapshot.buckets
 
@@ -43,11 +26,11 @@ def known_regions_of(snapshot: CatalogSnapshot, memo: PlacementMemo | None) -> f
                 regions.update(group.regions)
         return frozenset(regions)
 
-    return _shared(memo, buckets, ("regions",), build)
+    return cache.catalog_shared(buckets, ("regions",), build)
 
 
 def monthly_prices(
-    buckets: Sequence[OfferBucket], memo: PlacementMemo | None
+    buckets: Sequence[OfferBucket], cache: PlanCache
 ) -> dict[tuple[str, str], float]:
     """Cheapest monthly price per (provider, instance type)."""
 
@@ -64,11 +47,11 @@ def monthly_prices(
                     index[key] = min(price.price_per_month, index.get(key, price.price_per_month))
         return index
 
-    return _shared(memo, buckets, ("monthly",), build)
+    return cache.catalog_shared(buckets, ("monthly",), build)
 
 
 def single_node(
-    buckets: Sequence[OfferBucket], flt: OfferFilter, count: int, memo: PlacementMemo | None
+    buckets: Sequence[OfferBucket], flt: OfferFilter, count: int, cache: PlanCache
 ) -> frozenset[str]:
     """Accelerators that a type passing ``flt`` holds exactly ``count`` of on one node."""
 
@@ -88,4 +71,4 @@ def single_node(
                 found.add(row.accelerator)
         return frozenset(found)
 
-    return _shared(memo, buckets, ("single_node", flt, count), build)
+    return cache.catalog_shared(buckets, ("single_node", flt, count), build)

@@ -1,105 +1,92 @@
-"""The catalog as one request's filters and workload see it: lanes, built lazily.
+"""The catalog as one request's filters and workload see it: lanes, the filter stage's
+passing buckets joined with the place stage's placements.
 
 A :class:`LaneIndex` is what stays the same between requests that differ only in the
 job's length, budget, ``top_k`` or language: which buckets pass the filters, their
-placements, and per objective an :class:`~service.planning.bounds.Order` of the lanes by
-the lowest key their candidates can have. Ranking walks the lanes best-bound first and
-stops as soon as no remaining lane can beat the answer so far (see
-:func:`service.planning.plan.make_plan`).
+placements, and (kept here for the rank stage) per objective an order of the lanes by
+the lowest key their candidates can have. It lives in the :class:`PlanCache`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Sequence
+from typing import TypeVar, cast
+
+import msgspec
 
 from service.catalog import OfferBucket
-from service.planning.bounds import BoundMode, Order, order_lanes
-from service.planning.filters import OfferFilter
-from service.planning.schema import TOP_K_MAX, Objective
-from service.planning.variants import Placements, VariantBuilder
-from service.providers import InstanceType, Offer
+from service.planning.filters import Groups, OfferFilter, passing
+from service.planning.memo import PlanCache
+from service.planning.place import Placements, Placer, shape_of
+from service.providers import InstanceType
 
 INF = math.inf
+T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class Lane:
-    """A bucket that survives a request's filters: its placements and the offer groups
-    (cheapest first, regions already narrowed) that pass the region and price checks."""
+class Lane(msgspec.Struct, frozen=True):
+    """A bucket that survives a request's filters, with its placements."""
 
     row: InstanceType
     placements: Placements | None
     """``None`` for CPU-only rows (sized per request from the job's data)."""
-    groups: tuple[tuple[Offer, tuple[str, ...], int], ...]
-    """(first offer, regions, offers folded) per group; at most :data:`TOP_K_MAX`, since
-    no answer can use more groups of one bucket."""
+    groups: Groups
+    """See :class:`~service.planning.filters.Passing`."""
     priced_bucket: bool
-    """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
 
 
 class LaneIndex:
-    """The catalog seen through one filter and one workload's placements, built lazily.
+    """The lanes of one filter and one workload, in catalog order (priced first).
 
-    Everything here is independent of the job's length and ``top_k``, so it is memoized
-    across requests (in the :class:`PlacementMemo`) under the filter and the workload's
-    memory signature. It is extended only as far as some request has needed: ranking by
-    cost or balance needs the priced buckets (first in the catalog), the unpriced tail
-    only when a request asks for it (``time`` objective, or too few priced candidates).
+    Indexed as far as some request has needed: ranking by cost or balance needs the
+    priced buckets, the unpriced tail only when a request asks for it (``time``
+    objective, or too few priced candidates).
     """
 
-    def __init__(self, buckets: Sequence[OfferBucket], flt: OfferFilter) -> None:
-        self.buckets = buckets
+    def __init__(self, buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> None:
         self.flt = flt
+        self._passing = passing(buckets, flt, cache)
         self._lanes: list[Lane] = []
-        self._next_bucket = 0
-        self._orders: dict[tuple[Objective, BoundMode], Order] = {}
+        self._next = 0
+        self._priced: int | None = None
+        self._derived: dict[Hashable, object] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
 
-    def lanes(self, builder: VariantBuilder, start: int = 0) -> Iterator[Lane]:
-        """The lanes in bucket order from the ``start``-th; ``builder`` places rows not
-        yet indexed."""
-        i = start
-        while True:
-            if i < len(self._lanes):
-                yield self._lanes[i]
-                i += 1
-            elif self._next_bucket < len(self.buckets):
-                lane = self._lane(self.buckets[self._next_bucket], builder)
-                if lane is not None:
-                    self._lanes.append(lane)
-                self._next_bucket += 1  # only once indexed: a failure is retried next time
-            else:
-                return
+    def lanes(self, placer: Placer, start: int = 0) -> list[Lane]:
+        """Every lane from the ``start``-th (indexing the rest of the catalog)."""
+        self._index(placer, len(self._passing))
+        return self._lanes[start:]
 
-    def priced(self, builder: VariantBuilder) -> int:
+    def priced_lanes(self, placer: Placer) -> list[Lane]:
+        """The lanes of buckets with a price (indexing only those)."""
+        return self._lanes[: self.priced(placer)]
+
+    def priced(self, placer: Placer) -> int:
         """Index every bucket with a price; how many lanes that gave (the unpriced
         lanes, if any, follow from there)."""
-        count = 0
-        for lane in self.lanes(builder):
-            if not lane.priced_bucket:
-                break
-            count += 1
-        return count
+        if self._priced is None:
+            end = next(
+                (i for i, p in enumerate(self._passing) if not p.priced_bucket),
+                len(self._passing),
+            )
+            self._index(placer, end)
+            self._priced = len(self._lanes)
+        return self._priced
 
-    def order(self, builder: VariantBuilder, objective: Objective, mode: BoundMode) -> Order:
-        """The lanes by their lower bounds for ``objective`` (see :mod:`bounds`)."""
-        order = self._orders.get((objective, mode))
-        if order is None:
-            priced = self.priced(builder)
-            if objective == "time":
-                for _ in self.lanes(builder, start=priced):  # time ranks unpriced lanes too
-                    pass
-            order = order_lanes(objective, mode, self._lanes, priced)
-            self._orders[(objective, mode)] = order
-        return order
+    def derived(self, key: Hashable, build: Callable[[], T]) -> T:
+        """A value the rank stage derives from these lanes (orders by bound), kept as
+        long as the index."""
+        value = self._derived.get(key)
+        if value is None:
+            value = self._derived[key] = build()
+        return cast(T, value)
 
-    def on_demand(self, builder: VariantBuilder) -> dict[tuple[str, str], float]:
+    def on_demand(self, placer: Placer) -> dict[tuple[str, str], float]:
         """Cheapest passing on-demand hourly price per (provider, instance type)."""
         if self._on_demand is None:
             index: dict[tuple[str, str], float] = {}
-            for lane in self._lanes[: self.priced(builder)]:
+            for lane in self.priced_lanes(placer):
                 offer = lane.groups[0][0]
                 if offer.billing == "on_demand" and offer.price_per_hour:
                     key = (offer.provider, lane.row.instance_type)
@@ -107,38 +94,27 @@ class LaneIndex:
             self._on_demand = index
         return self._on_demand
 
-    def _lane(self, bucket: OfferBucket, builder: VariantBuilder) -> Lane | None:
-        flt = self.flt
-        offer = bucket.offer
-        if flt.row_reason(offer) or offer.billing not in flt.billing:
-            return None
-        placements = None
-        if not flt.cpu_only:
-            placed = builder.placements(offer.instance)
-            if isinstance(placed, str):
-                return None
-            placements = placed
-        groups: list[tuple[Offer, tuple[str, ...], int]] = []
-        for group in bucket.groups:
-            if flt.group_reason(group):
-                continue
-            groups.append((group.offer, flt.allowed_regions(group), group.offers))
-            if len(groups) == TOP_K_MAX:
-                break
-        if not groups:
-            return None
-        priced = bucket.groups[0].offer.price_per_hour is not None
-        return Lane(offer.instance, placements, tuple(groups), priced)
+    def _index(self, placer: Placer, end: int) -> None:
+        """Join the passing buckets up to ``end`` with their placements."""
+        if self._next >= end:
+            return
+        lanes = self._lanes
+        cpu_only = self.flt.cpu_only
+        for p in self._passing[self._next : end]:
+            placements = None
+            if not cpu_only:
+                placed = placer.placements(p.row, shape_of(p.row))
+                if isinstance(placed, str):
+                    continue
+                placements = placed
+            lanes.append(Lane(p.row, placements, p.groups, p.priced_bucket))
+        self._next = end
 
 
-def lane_index(
-    buckets: Sequence[OfferBucket], flt: OfferFilter, builder: VariantBuilder
-) -> LaneIndex:
-    """The request's :class:`LaneIndex`: from the memo when another request built it."""
-    memo = builder.memo
-    if memo is None:
-        return LaneIndex(buckets, flt)
-    memo.use_catalog(buckets)
-    # id() is safe as a key: the index keeps ``buckets`` alive, so the id is not reused.
-    key = ("lanes", id(buckets), flt, *builder.memo_prefix)
-    return memo.shared(key, lambda: LaneIndex(buckets, flt))
+def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer) -> LaneIndex:
+    """The request's :class:`LaneIndex`, shared through the cache with other requests
+    for the same workload and filter."""
+    cache = placer.cache
+    return cache.catalog_shared(
+        buckets, ("lanes", flt, placer.prefix), lambda: LaneIndex(buckets, flt, cache)
+    )

@@ -3,14 +3,14 @@
 
 Most of an option depends only on the offer and its placement — the instance, memory
 fit, network, price source, row confidence and their sentences — never on the job's
-length, so that part is memoized by value (:func:`static_part`); per request only the
+length, so that part is kept in the planner's cache by value (:func:`static_part`,
+:meth:`~service.planning.memo.PlanCache.template`); per request only the
 job's numbers and the sentences that carry them are filled in (rank, hours, cost,
 Pareto mark, spot overhead, break-even, price per token).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 import msgspec
@@ -19,6 +19,7 @@ from service.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
+from service.planning.memo import PlanCache
 from service.planning.schema import Lang, Objective, Option
 from service.providers import AcceleratorRef, Offer
 from service.sizing import Fit, HostRequirements
@@ -45,7 +46,6 @@ class StaticPart:
     """Low-confidence row, Ascend/CANN, supply-limited accelerator."""
 
 
-@functools.lru_cache(maxsize=4096)
 def static_part(
     offer: Offer,
     fit: Fit | None,
@@ -169,6 +169,7 @@ def build_option(
     live_stale: bool,
     lang: Lang,
     need: HostRequirements | None,
+    cache: PlanCache,
     hardware: tuple[str, ...] = (),
     monthly_per_month: float | None = None,
 ) -> Option:
@@ -176,7 +177,8 @@ def build_option(
     ``live_stale``: its live price is past its TTL; ``hardware``: capability sentence
     keys; ``monthly_per_month``: the type's monthly price, shown as information to a job
     of unknown length billed on demand."""
-    static = static_part(c.offer, c.fit, c.nodes, c.devices, serving, cann, lang, hardware)
+    parts = (c.offer, c.fit, c.nodes, c.devices, serving, cann, lang, hardware)
+    static = cache.template(parts, lambda: static_part(*parts))
     reasons, warnings = _texts(c, static, objective, serving, open_ended, live_stale, lang, need)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
         even = monthly_per_month / (c.price_per_hour / c.nodes)

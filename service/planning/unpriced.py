@@ -5,7 +5,7 @@ machines either (ranking unpriced offers by time alone puts 8xA100 first for a o
 LoRA). So under ``cost`` and ``balanced``:
 
 1. every priced candidate ranks before every unpriced one (the key's money tier, see
-   :mod:`service.planning.plan`);
+   :mod:`service.planning.price`);
 2. among unpriced candidates, the smallest sufficient resources first: fewest
    accelerators, then the least accelerator memory, then the smallest host (vCPUs, then
    RAM, all nodes together);

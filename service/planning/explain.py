@@ -1,0 +1,343 @@
+"""Stage 6, explain: the ranked candidates as the answer people and chatbots read.
+
+Options with reasons and warnings (:mod:`service.planning.options`; built only for the
+``top_k`` options shown), the sizing estimate of the top option, advice, the one-line
+summary, and when nothing is left, one sentence per constraint that removed offers and,
+for each, the nearest option without it ("did you mean", ranked again with the
+constraint lifted).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import msgspec
+
+from service.accelerators import AcceleratorRegistry
+from service.capabilities import hardware_notes
+from service.names import localized_name
+from service.planning import texts
+from service.planning.advice import AdviceContext, build_advice
+from service.planning.candidates import Candidate
+from service.planning.context import PlanContext
+from service.planning.cost import CHECKPOINT_INTERVAL_H
+from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
+from service.planning.indexes import monthly_prices
+from service.planning.memo import PlanCache
+from service.planning.options import build_option
+from service.planning.place import Placer
+from service.planning.price import Plan
+from service.planning.rank import plan_for, select
+from service.planning.resolve import Resolved, length_unknown
+from service.planning.schema import (
+    CatalogRef,
+    Lang,
+    RecommendRequest,
+    RecommendResponse,
+    RelaxHint,
+)
+from service.sizing import (
+    EstimateResponse,
+    HostRequirements,
+    ResolvedWorkload,
+    estimate_resolved,
+    host_for,
+)
+from service.sizing.workload import Inference, Placement
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """Stage 5's hand-off: the resolved request, its placer, the plan and the top
+    candidates (the plan counts every removal when ``top`` is empty)."""
+
+    resolved: Resolved
+    placer: Placer
+    plan: Plan
+    top: list[Candidate]
+
+
+def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> RecommendResponse:
+    resolved, placer, plan, top = ranked.resolved, ranked.placer, ranked.plan, ranked.top
+    req, rw, flt = resolved.request, resolved.rw, resolved.flt
+    serving = isinstance(req.workload, Inference)
+    open_ended = placer.job.open_ended
+    warnings = list(ctx.snapshot.warnings)
+    hints: list[RelaxHint] = []
+    no_fit = None
+    if not top:
+        hints = relax_hints(flt, plan.removed, placer, req, ctx, lang)
+        no_fit = _explain(plan.removed, req, lang)
+        warnings.append(("" if lang == "zh" else " ").join(no_fit))
+        warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
+    monthly = (
+        monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
+    )
+    precision = placer.job.precision
+    options = [
+        build_option(
+            i + 1,
+            c,
+            req.objective,
+            serving,
+            open_ended,
+            cann=_runs_cann(ctx, c),
+            live_stale=c.offer.provider in ctx.stale_live,
+            lang=lang,
+            need=placer.need,
+            cache=cache,
+            hardware=_hardware(ctx, cache, c, precision, serving),
+            monthly_per_month=monthly.get((c.offer.provider, c.offer.instance.instance_type)),
+        )
+        for i, c in enumerate(top)
+    ]
+    first = top[0] if top else None
+    alternative = None
+    if first is not None and not first.priced:
+        alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, placer, req, ctx)
+    estimate = _estimate_for(first, rw, req, ctx)
+    host = estimate.host if estimate is not None else host_for(rw, 1)
+    return RecommendResponse(
+        options=options,
+        estimate=estimate,
+        advice=build_advice(_advice_context(rw, req, top, resolved.interruptible, host), lang),
+        summary=texts.summary(
+            lang,
+            _display_name(ctx, first.offer.provider, lang) if first else "",
+            first,
+            _accel_text(first),
+            open_ended,
+            no_fit,
+            alternative=_describe(alternative, ctx, lang) if alternative else None,
+        ),
+        catalogs=[
+            CatalogRef(
+                provider=p.name,
+                as_of=p.as_of,
+                prices_as_of=p.prices_as_of,
+                prices_oldest=p.prices_oldest,
+            )
+            for p in ctx.snapshot.providers
+        ],
+        warnings=warnings,
+        objective=req.objective,
+        lang=lang,
+        considered=len(ctx.snapshot.offers),
+        relax=hints,
+    )
+
+
+def relax_hints(
+    flt: OfferFilter,
+    removed: Counter[str],
+    placer: Placer,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    lang: Lang,
+) -> list[RelaxHint]:
+    """For each constraint that removed candidates: the best option without it."""
+    hints = []
+    for constraint in (*USER_CONSTRAINTS, *_SIZE_CONSTRAINTS, "budget", "deadline_hours"):
+        if not removed.get(constraint):
+            continue
+        relaxed_filter = flt
+        relaxed_placer = placer
+        if constraint in USER_CONSTRAINTS:
+            relaxed_filter = relaxed(flt, constraint)
+        elif constraint in _SIZE_CONSTRAINTS:  # placements change too: a placer without it
+            relaxed_filter = relaxed(flt, constraint)
+            relaxed_placer = placer.without(constraint)
+        plan = plan_for(ctx.snapshot.buckets, relaxed_filter, relaxed_placer, req, relax=constraint)
+        best = select(plan, 1)
+        nearest = _describe(best[0], ctx, lang) if best else None
+        hints.append(RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest))
+    return hints
+
+
+_SIZE_CONSTRAINTS = ("accelerator_count", "max_accelerators")
+"""Constraints the placements depend on (lifting them needs another placer)."""
+
+
+def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
+    o = c.offer
+    nodes = f"{c.nodes}×" if c.nodes > 1 else ""
+    unit = "/小时" if lang == "zh" else "/h"
+    estimated = c.offer.price is not None and c.offer.price.estimated
+    price = (
+        ("价格未知" if lang == "zh" else "price unknown")
+        if c.price_per_hour is None
+        else (
+            f"约 ¥{c.price_per_hour:,.2f}{unit}（估算）"
+            if lang == "zh"
+            else f"about ¥{c.price_per_hour:,.2f}{unit} (estimated)"
+        )
+        if estimated
+        else f"¥{c.price_per_hour:,.2f}{unit}"
+    )
+    name = _display_name(ctx, o.provider, lang)
+    what = f"{nodes}{o.instance.instance_type}"
+    head = (
+        f"{name} {what}（{_accel_text(c)}）"
+        if lang == "zh"
+        else f"{what} on {name} ({_accel_text(c)})"
+    )
+    parts = [head, price]
+    if c.hours is not None:
+        parts.append(f"{c.hours:.1f} 小时" if lang == "zh" else f"{c.hours:.1f} h")
+    if c.total_cost is not None:
+        parts.append(f"¥{c.total_cost:,.2f}")
+    return ("，" if lang == "zh" else ", ").join(parts)
+
+
+def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[str]:
+    """One sentence per constraint that removed offers (largest first), after a first
+    sentence that says nothing is left; the job's kind (GPU vs CPU rows) is not a
+    constraint and is not listed."""
+    c = req.constraints
+    values = {
+        "n_acc": c.accelerator_count,
+        "max_acc": c.max_accelerators,
+        "vcpus": c.min_vcpus,
+        "ram": c.min_memory_gib,
+        "precision": str(getattr(req.workload, "precision", "")).upper(),
+        "nodes": c.max_nodes,
+    }
+    sentences = [texts.t("no_option", lang)]
+    for key, count in removed.most_common():
+        if key == "workload" or not count:
+            continue
+        sentences.append(texts.removed_sentence(key, count, lang, values))
+    return sentences
+
+
+def _hint_text(hint: RelaxHint, lang: Lang) -> str:
+    return texts.t(
+        "relax_hint", lang, what=texts.constraint_name(hint.constraint, lang), best=hint.nearest
+    )
+
+
+def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
+    catalog = ctx.snapshot.provider(provider)
+    return localized_name(catalog.display_name, lang) if catalog else provider
+
+
+def _hardware(
+    ctx: PlanContext, cache: PlanCache, c: Candidate, precision: str, serving: bool
+) -> tuple[str, ...]:
+    """Sentence keys for what the option's device changes about the job (capabilities)."""
+    name = c.offer.instance.accelerator
+    if not name:
+        return ()
+    registry = ctx.accelerators
+    return cache.template(
+        ("hardware", registry, name, precision, serving),
+        lambda: _hardware_notes(registry, name, precision, serving),
+    )
+
+
+def _hardware_notes(
+    registry: AcceleratorRegistry, name: str, precision: str, serving: bool
+) -> tuple[str, ...]:
+    spec = registry.resolve(name)
+    if spec is None:
+        return ()
+    notes = hardware_notes(spec, precision, serving)
+    if serving and not spec.mem_bandwidth_gbps:
+        notes = (*notes, "no_bandwidth")
+    return notes
+
+
+def _cheapest_by_cost(
+    flt: OfferFilter, placer: Placer, req: RecommendRequest, ctx: PlanContext
+) -> Candidate | None:
+    """The cheapest priced candidate when the answer's walk saw none (ranked by time, the
+    fastest can all be unpriced): one bounded cost ranking of one candidate."""
+    cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
+    best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest), 1)
+    return best[0] if best and best[0].priced else None
+
+
+def _cheapest_priced(plan: Plan) -> Candidate | None:
+    """The cheapest priced candidate the plan holds (job total, else hourly price)."""
+    best: tuple[float, float] | None = None
+    chosen = None
+    for offer, v, per_hour, total, hours, regions in plan.entries:
+        if per_hour is None:
+            continue
+        key = (0.0, total) if total is not None else (1.0, per_hour)
+        if best is None or key < best:
+            best, chosen = key, (offer, v, per_hour, total, hours, regions)
+    if chosen is None:
+        return None
+    offer, v, per_hour, total, hours, regions = chosen
+    candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
+    candidate.regions = list(regions)
+    return candidate
+
+
+def _accel_text(c: Candidate | None) -> str:
+    if c is None:
+        return ""
+    row = c.offer.instance
+    if row.accelerator is None:
+        return f"{row.vcpus} vCPU / {row.memory_gib:g} GiB"
+    return f"{row.accelerator_count}×{row.accelerator}"
+
+
+def _runs_cann(ctx: PlanContext, c: Candidate) -> bool:
+    spec = ctx.accelerators.resolve(c.offer.instance.accelerator or "")
+    return spec is not None and spec.stack == "cann"
+
+
+def _estimate_for(
+    c: Candidate | None, rw: ResolvedWorkload, req: RecommendRequest, ctx: PlanContext
+) -> EstimateResponse | None:
+    if c is None:
+        return None
+    row = c.offer.instance
+    placement = None
+    if row.accelerator is not None:
+        placement = Placement(
+            accelerator=row.accelerator,
+            count=c.devices,
+            zero_stage=_zero_stage(c, req),
+        )
+    return estimate_resolved(rw, placement, ctx.accelerators)
+
+
+def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:
+    if c.fit is None or isinstance(req.workload, Inference):
+        return None
+    stage = c.fit.zero_stage
+    return stage if stage in (0, 1, 2, 3) else None  # type: ignore[return-value]
+
+
+def _advice_context(
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    top: Sequence[Candidate],
+    interruptible: bool,
+    host: HostRequirements,
+) -> AdviceContext:
+    """``host``: the estimate's, for the top option's devices (one device without one)."""
+    accelerators = frozenset(c.offer.instance.accelerator or "" for c in top) - {""}
+    return AdviceContext(
+        kind=str(type(req.workload).__struct_config__.tag),
+        params_b=rw.params_b,
+        interruptible=interruptible,
+        uses_spot=any(c.offer.billing == "spot" for c in top),
+        multi_node=any(c.nodes > 1 for c in top) and not isinstance(req.workload, Inference),
+        accelerators=accelerators,
+        ascend=any(a.startswith("Ascend") for a in accelerators),
+        unpriced=any(not c.priced for c in top),
+        snapshot_prices=any(
+            c.offer.price is not None and c.offer.price.price_source == "snapshot" for c in top
+        ),
+        vcpus=host.vcpus,
+        ram_gib=host.ram_gib,
+        disk_gib=host.disk_gib,
+        checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
+    )

@@ -1,0 +1,103 @@
+"""The planner's one memo seam: what an answer shares with other answers.
+
+Which node counts hold a job depends on the model, precision, method, batch and
+sequence — not on how many tokens it trains on, nor on the constraints that only rank.
+Platforms ask about the same workload again and again with other token counts,
+objectives, budgets or languages; those answers are cache misses, but most of their work
+is not. The stages consult one :class:`PlanCache` for it, so that ranking, pricing and
+explanations never handle memo machinery:
+
+* per catalog: small indexes (regions, monthly prices, single-node counts), see
+  :mod:`service.planning.indexes`;
+* per filter: the buckets that pass it (:func:`service.planning.filters.passing`), whatever
+  the workload;
+* per workload memory signature: its resolved form, its placements per instance shape
+  (:mod:`service.planning.place`), and per filter its lanes and their orders by bound
+  (:mod:`service.planning.lanes`, :mod:`service.planning.bounds`);
+* per option: the part of an option that does not depend on the job's length
+  (:func:`service.planning.options.static_part`).
+
+Every store is bounded (:class:`~service.bounded.BoundedDict`, least recently used
+first). A request without a shared cache gets a fresh one: the same code path, nothing
+kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import TypeVar, cast
+
+import msgspec
+
+from service.bounded import BoundedDict
+from service.sizing.resolve import LENGTH_FIELDS
+
+T = TypeVar("T")
+
+
+class PlanCache:
+    """Process-wide memo of the planner (see the module docstring).
+
+    ``max_workloads`` bounds the placement tables (one per workload signature and the
+    request fields placements depend on, each at most one entry per instance shape);
+    ``max_shared`` the other values (lane indexes hold up to ``TOP_K_MAX`` groups per
+    bucket, so far fewer are kept); ``max_templates`` the option templates.
+    """
+
+    def __init__(
+        self, max_workloads: int = 2048, max_shared: int = 256, max_templates: int = 4096
+    ) -> None:
+        self._placements: BoundedDict[Hashable, dict[Hashable, object]] = BoundedDict(max_workloads)
+        self._shared: BoundedDict[Hashable, object] = BoundedDict(max_shared)
+        self._templates: BoundedDict[Hashable, object] = BoundedDict(max_templates)
+        self._catalog: object = None
+
+    def use_catalog(self, catalog: object) -> None:
+        """Shared values are built over one catalog: when another one is loaded, drop
+        them (they hold the old catalog alive) rather than wait for them to age out."""
+        if catalog is not self._catalog:
+            self._shared.clear()
+            self._catalog = catalog
+
+    def shared(self, key: Hashable, build: Callable[[], T]) -> T:
+        """The value under ``key``, built on first use (callers own their key space, so
+        the type is theirs to keep)."""
+        value = self._shared.touch(key)
+        if value is None:
+            value = build()
+            self._shared.put(key, value)
+        return cast(T, value)
+
+    def catalog_shared(self, catalog: object, key: tuple[object, ...], build: Callable[[], T]) -> T:
+        """:meth:`shared` for a value built over ``catalog`` (dropped with it).
+
+        ``id()`` is safe in the key: the values are dropped when another catalog is used.
+        """
+        self.use_catalog(catalog)
+        return self.shared((key[0], id(catalog), *key[1:]), build)
+
+    def placement_table(self, prefix: Hashable) -> dict[Hashable, object]:
+        """The placements of one workload (``prefix``: its signature and the request
+        fields placements depend on) per instance shape, filled by the place stage."""
+        table = self._placements.touch(prefix)
+        if table is None:
+            table = {}
+            self._placements.put(prefix, table)
+        return table
+
+    def template(self, key: Hashable, build: Callable[[], T]) -> T:
+        """An option's length-independent part (see :mod:`service.planning.options`)."""
+        value = self._templates.touch(key)
+        if value is None:
+            value = build()
+            self._templates.put(key, value)
+        return cast(T, value)
+
+
+def memory_signature(workload: msgspec.Struct) -> bytes:
+    """The workload without the fields that change time but never memory."""
+    fields = {f: None for f in LENGTH_FIELDS if hasattr(workload, f)}
+    return _signature_encoder.encode(msgspec.structs.replace(workload, **fields))
+
+
+_signature_encoder = msgspec.json.Encoder(order="deterministic")

@@ -1,0 +1,297 @@
+"""Stage 3, place: where the job fits on an instance shape, and how long it runs there.
+
+Placements (node counts, devices, memory fit) depend on the workload's memory signature
+and the shape, never on the job's length, so the cache keeps them per workload and shape
+(:meth:`~service.planning.memo.PlanCache.placement_table`); each request only times
+them (:meth:`Placer.timed`). Rows with the same accelerator, memory, count and network
+place a job the same way, so a catalog of hundreds of rows has a few dozen shapes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Hashable
+
+import msgspec
+
+from service.accelerators import AcceleratorRegistry
+from service.capabilities import precision_verdict
+from service.planning.cost import SpotOverhead, spot_overhead
+from service.planning.memo import PlanCache
+from service.planning.resolve import Job
+from service.providers import AcceleratorSpec, InstanceType
+from service.sizing import (
+    Fit,
+    ResolvedWorkload,
+    fit_placement,
+    host_for,
+    inference_throughput,
+    preprocess_hours,
+    time_for,
+)
+
+DEFAULT_HEADROOM = 0.10
+"""``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
+that asks for safety, and the high end of the calibrated memory range must fit too."""
+
+Shape = tuple[str | None, float | None, int, bool]
+"""(accelerator, memory per device, devices per node, RDMA): what placements depend on."""
+
+Placement = tuple[int, int, Fit, float | None, float | None]
+"""(nodes, devices, fit, serving throughput, training hours per token): what the shape
+decides, independent of how many tokens the job has (hours scale with them: C = 6·N·D)."""
+
+
+class Variant(msgspec.Struct, frozen=True):
+    """One way to run the job on one instance type: how many nodes, fit, hours."""
+
+    nodes: int
+    devices: int
+    fit: Fit | None
+    """``None`` for CPU-only placements."""
+    hours: float | None
+    spot: SpotOverhead | None
+    throughput: float | None = None
+    """Serving: decode tokens/s of all replicas together."""
+
+
+class Placements(msgspec.Struct, frozen=True):
+    """The placements of one accelerator shape (shared by every row of that shape)."""
+
+    spec: AcceleratorSpec
+    items: tuple[Placement, ...]
+
+
+def shape_of(row: InstanceType) -> Shape:
+    return (
+        row.accelerator,
+        row.accelerator_memory_gib,
+        row.accelerator_count,
+        row.rdma in ("rdma", "erdma"),
+    )
+
+
+class Placer:
+    """Variants per instance row: placements (kept per shape in the cache's table for
+    this job) timed for this request's length."""
+
+    def __init__(
+        self, job: Job, accelerators: AcceleratorRegistry, cache: PlanCache, signature: bytes
+    ) -> None:
+        self.job = job
+        self.accelerators = accelerators
+        self.cache = cache
+        self.signature = signature
+        self.fits = FitCache(job.rw, job.headroom_frac)
+        self.need = host_for(job.rw, 0) if job.cpu_only else None
+        """CPU-only jobs: the host the job needs (what the CPU placements must cover)."""
+        self.prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
+                                 job.headroom_frac, job.target_tokens_per_s,
+                                 job.accelerator_count, job.max_accelerators)  # fmt: skip
+        """What placements depend on besides the instance shape (the cache's key)."""
+        self._table = cache.placement_table(self.prefix)
+        self._timed: dict[int, list[Variant]] = {}
+
+    def without(self, constraint: str) -> Placer:
+        """This placer with a size constraint lifted (for "did you mean")."""
+        job = (
+            dataclasses.replace(self.job, accelerator_count=None)
+            if constraint == "accelerator_count"
+            else dataclasses.replace(self.job, max_accelerators=None)
+        )
+        return Placer(job, self.accelerators, self.cache, self.signature)
+
+    def build(self, row: InstanceType) -> list[Variant] | str:
+        """The row's variants, or the reason it cannot run the job."""
+        if self.job.cpu_only:
+            return self._cpu(row)
+        placed = self.placements(row)
+        return placed if isinstance(placed, str) else self.timed(placed)
+
+    def placements(self, row: InstanceType, shape: Shape | None = None) -> Placements | str:
+        """Where the job fits on the row, independent of its length, or the reason it
+        cannot (``shape``: the row's, when the caller has it)."""
+        if shape is None:
+            shape = shape_of(row)
+        placed = self._table.get(shape)
+        if placed is None:
+            placed = self._table[shape] = self._placements_of_shape(row)
+        return placed  # type: ignore[return-value]
+
+    def _placements_of_shape(self, row: InstanceType) -> Placements | str:
+        registered = self.accelerators.resolve(row.accelerator or "")
+        if registered is None or row.accelerator_memory_gib is None:
+            return "unknown_accelerator"
+        if precision_verdict(registered, self.job.precision, self.job.serving) == "unsupported":
+            return "precision"
+        spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
+        placed = self._place(spec, row)
+        return placed if isinstance(placed, str) else Placements(spec, tuple(placed))
+
+    def timed(self, placed: Placements) -> list[Variant]:
+        """The placements with this request's hours (once per placements object)."""
+        variants = self._timed.get(id(placed))
+        if variants is not None:
+            return variants
+        variants = []
+        job = self.job
+        tokens = job.rw.tokens
+        for nodes, devices, fit, throughput, hours_per_token in placed.items:
+            if job.serving:
+                hours = None
+                if job.output_tokens and throughput:
+                    hours = job.output_tokens / throughput / 3600
+                variants.append(Variant(nodes, devices, fit, hours, None, throughput))
+                continue
+            hours = None if hours_per_token is None or tokens is None else hours_per_token * tokens
+            spot = None if hours is None else spot_overhead(hours, nodes)
+            variants.append(Variant(nodes, devices, fit, hours, spot))
+        self._timed[id(placed)] = variants
+        return variants
+
+    def _place(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
+        per_node = row.accelerator_count
+        job, fits = self.job, self.fits
+        max_nodes = job.max_nodes
+        if job.max_accelerators is not None:
+            max_nodes = min(max_nodes, job.max_accelerators // per_node)
+            if max_nodes < 1:
+                return "max_accelerators"
+        exact = None if job.accelerator_count is None else job.accelerator_count // per_node
+        if job.serving:
+            fit = fits.fit(spec, per_node)
+            if fit is None:
+                return "memory"
+            tps = fits.throughput(spec, per_node)
+            replicas = 1
+            if job.target_tokens_per_s and tps <= 0:
+                return "throughput_unknown"  # cannot promise a rate it cannot estimate
+            if exact is not None:
+                replicas = exact
+            elif job.target_tokens_per_s and tps > 0:
+                replicas = max(1, math.ceil(job.target_tokens_per_s / tps))
+            if replicas > max_nodes:
+                return "max_nodes"
+            total = tps * replicas if tps > 0 else None  # no bandwidth: no decode rate
+            return [(replicas, per_node * replicas, fit, total, None)]
+        multi = row.rdma in ("rdma", "erdma")
+        if exact is not None:  # exactly N devices: N / per_node nodes, ZeRO chosen to fit
+            if exact > max_nodes:
+                return "max_nodes"
+            if exact > 1 and not multi:
+                return "accelerator_count"
+            fit = fits.fit(spec, per_node * exact)
+            if fit is None:
+                return "memory"
+            devices = per_node * exact
+            return [(exact, devices, fit, None, fits.hours_per_token(spec, devices))]
+        found = smallest_fitting_nodes(fits, spec, per_node, max_nodes, multi)
+        if found is None:
+            return "memory"
+        n_min, fit_min = found
+        placements: list[Placement] = []
+        for nodes in node_counts(n_min, max_nodes, multi, job.scale_out):
+            devices = per_node * nodes
+            fit = fit_min if nodes == n_min else fits.fit(spec, devices)
+            if fit is not None:
+                placements.append((nodes, devices, fit, None, fits.hours_per_token(spec, devices)))
+        return placements
+
+    def _cpu(self, row: InstanceType) -> list[Variant] | str:
+        need = self.need
+        assert need is not None
+        if not row.vcpus or not row.memory_gib:
+            return "unknown_specs"
+        nodes = max(math.ceil(need.vcpus / row.vcpus), math.ceil(need.ram_gib / row.memory_gib))
+        if nodes > self.job.max_nodes:
+            return "max_nodes"
+        hours = preprocess_hours(self.job.rw, row.vcpus * nodes)
+        spot = None if hours is None else spot_overhead(hours, nodes)
+        return [Variant(nodes, 0, None, hours, spot)]
+
+
+class FitCache:
+    """Memoizes fit, time and throughput per (accelerator, memory, devices) for a request."""
+
+    def __init__(self, rw: ResolvedWorkload, headroom_frac: float) -> None:
+        self.rw = rw
+        self.headroom_frac = headroom_frac
+        self._fits: dict[tuple[str, float, int], Fit | None] = {}
+        self._hours: dict[tuple[str, int], float | None] = {}
+        self._throughput: dict[tuple[str, float, int], float] = {}
+        self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
+        self._per_token: ResolvedWorkload | None = None
+
+    def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
+        """The registry spec with the memory the catalog row states (rows are the fact)."""
+        key = (spec.name, memory_gib)
+        found = self._specs.get(key)
+        if found is None:
+            found = spec
+            if not math.isclose(spec.memory_gib, memory_gib):
+                found = msgspec.structs.replace(spec, memory_gib=memory_gib)
+            self._specs[key] = found
+        return found
+
+    def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
+        key = (spec.name, spec.memory_gib, devices)
+        if key not in self._fits:
+            self._fits[key] = fit_placement(
+                self.rw,
+                spec,
+                devices,
+                self.headroom_frac,
+                safe=self.headroom_frac > DEFAULT_HEADROOM,
+            )
+        return self._fits[key]
+
+    def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:
+        """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),
+        so that a placement's timing is shared by requests with other token counts."""
+        key = (spec.name, devices)
+        if key not in self._hours:
+            if self._per_token is None:
+                self._per_token = dataclasses.replace(self.rw, tokens=1.0)
+            estimate = time_for(self._per_token, spec, devices)
+            self._hours[key] = None if estimate is None else estimate.hours
+        return self._hours[key]
+
+    def throughput(self, spec: AcceleratorSpec, devices: int) -> float:
+        key = (spec.name, spec.memory_gib, devices)
+        if key not in self._throughput:
+            self._throughput[key] = inference_throughput(self.rw, spec, devices)
+        return self._throughput[key]
+
+
+def node_counts(n_min: int, max_nodes: int, multi_node: bool, scale_out: bool) -> list[int]:
+    """The smallest fitting node count, plus doublings when speed matters (RDMA only)."""
+    counts = [n_min]
+    if scale_out and multi_node:
+        n = n_min * 2
+        while n <= max_nodes and len(counts) < 4:
+            counts.append(n)
+            n *= 2
+    return counts
+
+
+def smallest_fitting_nodes(
+    cache: FitCache, spec: AcceleratorSpec, per_node: int, max_nodes: int, multi_node: bool
+) -> tuple[int, Fit] | None:
+    """Fewest nodes whose devices hold the job (1 when the type has no RDMA)."""
+    for nodes in node_ladder(max_nodes if multi_node else 1):
+        fit = cache.fit(spec, per_node * nodes)
+        if fit is not None:
+            return nodes, fit
+    return None
+
+
+def node_ladder(limit: int) -> list[int]:
+    """1, 2, … 8, then doublings: sharded memory falls as 1/N, so past 8 nodes the
+    in-between counts rarely decide whether a job fits."""
+    ladder = list(range(1, min(8, limit) + 1))
+    n = 16
+    while n <= limit:
+        ladder.append(n)
+        n *= 2
+    return ladder

@@ -1,0 +1,158 @@
+"""Stage 4, price: each (offer group, timed placement) as a plan entry and its ranking key.
+
+The planner's innermost loop (once per candidate the ranking walks), so the economics
+and the key are written out here rather than spread over helpers. Money first when
+ranking by cost; unknown prices are never cheap: a key's money tier is 0 when the job's
+total is known (or, when serving, its hourly price), 1 when only the hourly price is,
+2 unpriced, and unpriced candidates are ordered among themselves by
+:func:`service.planning.unpriced.unpriced_order`. Every key ends with its entry's index,
+so the best are picked from plain tuples (``heapq.nsmallest``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from service.planning.cost import (
+    SPOT_INTERRUPTIONS_PER_HOUR,
+    SpotOverhead,
+    monthly_cost,
+    spot_overhead,
+)
+from service.planning.place import Variant
+from service.planning.schema import Objective
+from service.planning.unpriced import unpriced_order
+from service.providers import Offer
+
+INF = math.inf
+
+Entry = tuple[Offer, Variant, float | None, float | None, float | None, tuple[str, ...]]
+"""(offer, variant, price per hour for all nodes, job total, job hours, regions)."""
+
+
+@dataclass(slots=True)
+class Plan:
+    """Stage 4's hand-off to ranking: the priced candidates and their keys."""
+
+    entries: list[Entry]
+    keys: list[tuple[float, ...]]
+    removed: Counter[str]
+    objective: Objective
+    serving: bool
+    """Open-ended serving: ranked per hour and by throughput (no job length)."""
+    inference: bool = False
+    on_demand: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
+    """Cheapest on-demand hourly price per (provider, instance type) that passes the
+    filters: what a subscription's break-even is measured against."""
+
+
+class Pricer:
+    """Prices (group, variant) pairs into plan entries and their ranking keys."""
+
+    def __init__(
+        self,
+        serving: bool,
+        objective: Objective,
+        budget: float | None,
+        deadline_hours: float | None,
+    ) -> None:
+        self.serving = serving
+        self.objective = objective
+        self.budget = budget
+        self.deadline_hours = deadline_hours
+        self.entries: list[Entry] = []
+        self.keys: list[tuple[float, ...]] = []
+        self.removed: Counter[str] = Counter()
+
+    def add(
+        self, offer: Offer, regions: tuple[str, ...], variants: list[Variant], offers: int
+    ) -> None:
+        """One entry per variant, unless the deadline or budget rules it out (charged
+        ``offers`` removals)."""
+        serving, objective = self.serving, self.objective
+        deadline = None if serving else self.deadline_hours
+        budget = None if serving else self.budget
+        keys, entries = self.keys, self.entries
+        price = offer.price
+        hourly = None if price is None else price.price_per_hour
+        monthly = (
+            price.price_per_month if price is not None and offer.billing == "monthly" else None
+        )
+        rank_scale = ranked_money_scale(offer)
+        spot = offer.billing == "spot"
+        row = offer.instance
+        for v in variants:
+            hours = v.hours
+            per_hour = total = None
+            if hourly is not None:
+                per_hour = hourly * v.nodes
+                if spot and v.spot is not None:
+                    hours = spot_of(offer, v).effective_hours
+                if hours is not None:
+                    total = monthly_cost(monthly, v.nodes, hours) if monthly else per_hour * hours
+            if deadline is not None and (hours or INF) > deadline:
+                self.removed["deadline_hours"] += offers
+                continue
+            if budget is not None and (total or INF) > budget:
+                self.removed["budget"] += offers
+                continue
+            if per_hour is None:
+                tier, money = 2.0, INF
+            elif serving or total is None:
+                tier, money = (0.0 if serving else 1.0), per_hour * rank_scale
+            else:
+                tier, money = 0.0, total * rank_scale
+            speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
+            if objective == "time":
+                key: tuple[float, ...] = (speed, tier, money, v.nodes, len(keys))
+            elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
+                order = unpriced_order(
+                    v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
+                    speed,
+                )  # fmt: skip
+                key = (tier, money, *order, len(keys))
+                if objective != "cost":
+                    key = (INF, *key)
+            elif objective == "cost":
+                key = (tier, money, speed, v.nodes, len(keys))
+            else:
+                key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
+            keys.append(key)
+            entries.append((offer, v, per_hour, total, hours, regions))
+
+    def plan(self, inference: bool) -> Plan:
+        return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+
+
+def spot_of(offer: Offer, v: Variant) -> SpotOverhead:
+    """The variant's spot overhead at the reclaim rate its price states (the provider's
+    spot rules), else the model's default rate."""
+    assert v.spot is not None
+    price = offer.price
+    rate = None if price is None else price.interruption_rate_per_hour
+    if rate is None or rate == SPOT_INTERRUPTIONS_PER_HOUR or v.hours is None:
+        return v.spot
+    return spot_overhead(v.hours, v.nodes, rate)
+
+
+def ranked_money_scale(offer: Offer) -> float:
+    """Ranking counts an estimate at the top of its range, so it goes ahead of a confirmed
+    price only when clearly cheaper; shown figures stay the point estimate. This is the
+    factor from the shown money to the ranked money (1 for confirmed prices)."""
+    price = offer.price
+    if price is None or not price.estimated or not price.price_per_hour:
+        return 1.0
+    return (price.ranking_price or price.price_per_hour) / price.price_per_hour
+
+
+def balance(tier: float, money: float, speed: float, serving: bool) -> float:
+    """Scale-free balance of cost and time: the log of their geometric mean (serving: of
+    cost per token); ``inf`` when either is unknown or degenerate (no throughput)."""
+    if tier != 0 or money <= 0:
+        return INF
+    if serving:
+        return math.log(money) - math.log(-speed) if -INF < speed < 0 else INF
+    return math.log(money) + math.log(speed) if 0 < speed < INF else INF

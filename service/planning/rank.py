@@ -1,0 +1,290 @@
+"""Stage 5, rank: the (offer group, placement) candidates that can make the top
+``top_k``, and the best of them.
+
+``/v1/recommend`` must stay fast on catalogs of 10k+ offers (benchmark target: 10 ms
+p50 on 10k), so the work is split by what it depends on:
+
+* per catalog (at load): offers grouped into buckets, cheapest first
+  (:func:`service.catalog.bucket_offers`);
+* per filter (cached): the buckets that pass (:func:`service.planning.filters.passing`);
+* per workload shape and filter (cached, :mod:`service.planning.lanes`): their
+  placements and a lower bound on their cost per unit of work (:mod:`bounds`);
+* per request: the lanes that can still rank (branch and bound), each timed for this job
+  and priced (:mod:`service.planning.price`) — arithmetic and one key per candidate;
+* per answer (``top_k``): :class:`Candidate` objects with everything the response shows.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Iterator, Sequence
+
+from service.catalog import OfferBucket
+from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order, order_lanes
+from service.planning.candidates import Candidate
+from service.planning.cost import break_even_hours, per_million_tokens
+from service.planning.filters import OfferFilter
+from service.planning.lanes import Lane, LaneIndex, lane_index
+from service.planning.place import Placer, Variant
+from service.planning.price import Plan, Pricer, ranked_money_scale, spot_of
+from service.planning.resolve import Job
+from service.planning.schema import Objective, RecommendRequest
+
+INF = math.inf
+
+
+def plan_for(
+    buckets: Sequence[OfferBucket],
+    flt: OfferFilter,
+    placer: Placer,
+    req: RecommendRequest,
+    relax: str | None = None,
+    count_removed: bool = False,
+) -> Plan:
+    """:func:`make_plan` for ``req`` (``relax``: the budget or deadline lifted)."""
+    c = req.constraints
+    return make_plan(
+        buckets,
+        flt,
+        placer,
+        req.objective,
+        None if relax == "budget" else c.budget,
+        None if relax == "deadline_hours" else c.deadline_hours,
+        req.top_k,
+        count_removed,
+    )
+
+
+def make_plan(
+    buckets: Sequence[OfferBucket],
+    flt: OfferFilter,
+    placer: Placer,
+    objective: Objective,
+    budget: float | None,
+    deadline_hours: float | None,
+    top_k: int,
+    count_removed: bool = False,
+) -> Plan:
+    """The (offer group, variant) candidates that can make the top ``top_k``.
+
+    Works on the catalog's buckets (one per instance type and billing mode, groups
+    cheapest first) through a memoized :class:`LaneIndex`: within a bucket at most
+    ``top_k`` passing groups are taken, since every group of a bucket has the same
+    placements and only the cheaper ones can rank higher. Per request, what is left is
+    timing each placement and pricing each (group, placement): the cost depends on the
+    number of instance types, not of offers, and not on filters already applied.
+
+    ``removed`` counts only budget and deadline removals, unless ``count_removed``: then
+    every bucket is walked and each offer dropped is charged to the constraint that
+    dropped it (to explain an empty answer; slower on huge catalogs).
+    """
+    index = lane_index(buckets, flt, placer)
+    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours)
+    mode, work = _bound_mode(placer.job)
+    if count_removed:
+        _every_group(buckets, flt, placer, pricer)
+    elif work is not None and work > 0 and not flt.cpu_only:
+        # Shrunk by the slack in every mode: a bound computed as log(a / b) may exceed the
+        # key's log(a) - log(b) by an ulp, and exact ties (one 8-GPU node vs eight 1-GPU
+        # replicas) must still be priced to be ranked by their later key elements.
+        scale = (1.0 if mode == "open" else work) * BOUND_SLACK
+        order = _order(index, placer, objective, mode)
+        _bounded_lanes(index, placer, pricer, order, scale, top_k)
+    else:
+        _lanes_in_order(index, placer, pricer, objective, top_k)
+    plan = pricer.plan(placer.job.serving)
+    plan.on_demand = index.on_demand(placer)
+    return plan
+
+
+def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMode) -> Order:
+    """The lanes by their lower bounds for ``objective`` (see :mod:`bounds`), kept with
+    the lane index (time ranks unpriced lanes too)."""
+
+    def build() -> Order:
+        priced = index.priced(placer)
+        lanes = index.lanes(placer) if objective == "time" else index.priced_lanes(placer)
+        return order_lanes(objective, mode, lanes, priced)
+
+    return index.derived(("order", objective, mode), build)
+
+
+def _bound_mode(wl: Job) -> tuple[BoundMode, float | None]:
+    """How the job's cost scales, and its amount of work (``None``: unknown)."""
+    if wl.open_ended:
+        return "open", 1.0
+    if wl.serving:
+        return "batch", wl.output_tokens
+    return "train", wl.rw.tokens
+
+
+def _bounded_lanes(
+    index: LaneIndex,
+    placer: Placer,
+    pricer: Pricer,
+    order: Order,
+    scale: float,
+    top_k: int,
+) -> None:
+    """Branch and bound over the lanes by the lowest key their candidates can have.
+
+    The order's two lists are merged by priority (at most each lane's bound); once
+    ``top_k`` candidates have keys below a lane's bound, that lane cannot rank, and once
+    they are below the merge's next priority, no later lane can — nor dominate a ranked
+    option on the cost-time front, since it would have to be at least as cheap and as
+    fast. A request then prices tens of candidates, not the catalog. Lanes outside the
+    lists rank only when the lists cannot fill the answer with finite keys.
+    """
+    # The bounds cover the key's first two elements under cost (tier, money), the first
+    # under time and balanced; the heap keeps the top_k best of them, negated.
+    two = order.objective == "cost"
+    best: list[tuple[float, float]] = []
+    kth: tuple[float, ...] = ()
+    for priority, bound in _merged(order, scale):
+        if len(best) >= top_k:
+            if priority > kth:
+                break
+            if order.key_bound(bound, scale) > kth:
+                continue
+        start = len(pricer.keys)
+        _price_lane(bound.lane, placer, pricer, top_k)
+        for key in pricer.keys[start:]:
+            heapq.heappush(best, (-key[0], -key[1] if two else 0.0))
+            if len(best) > top_k:
+                heapq.heappop(best)
+        if len(best) >= top_k:
+            kth = (-best[0][0], -best[0][1]) if two else (-best[0][0],)
+    if len(best) < top_k or math.isinf(kth[-1]):
+        for lane in index.lanes(placer, start=order.rest_from):
+            _price_lane(lane, placer, pricer, top_k)
+
+
+def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
+    """Both lists of ``order`` in ascending priority."""
+    first, second = order.first, order.second
+    i = j = 0
+    head_1 = order.priority(first[0], True, scale) if first else None
+    head_2 = order.priority(second[0], False, scale) if second else None
+    while head_1 is not None or head_2 is not None:
+        if head_2 is None or (head_1 is not None and head_1 <= head_2):
+            assert head_1 is not None
+            yield head_1, first[i]
+            i += 1
+            head_1 = order.priority(first[i], True, scale) if i < len(first) else None
+        else:
+            yield head_2, second[j]
+            j += 1
+            head_2 = order.priority(second[j], False, scale) if j < len(second) else None
+
+
+def _lanes_in_order(
+    index: LaneIndex, placer: Placer, pricer: Pricer, objective: Objective, top_k: int
+) -> None:
+    """Every lane in catalog order, for rankings no bound applies to (CPU-only jobs, or
+    a job of unknown length). Under "cost" and "balanced" an unpriced candidate ranks
+    after every priced one, and the catalog puts unpriced buckets last: if the priced
+    ones fill the answer, stop there."""
+    start = 0
+    if objective != "time":
+        for lane in index.priced_lanes(placer):
+            _price_lane(lane, placer, pricer, top_k)
+        if len(pricer.keys) >= top_k:
+            return
+        start = index.priced(placer)  # filling with unpriced: all of them compete
+    for lane in index.lanes(placer, start):
+        _price_lane(lane, placer, pricer, top_k)
+
+
+def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int) -> None:
+    placed = lane.placements
+    variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
+    if isinstance(variants, str):
+        return
+    for offer, regions, offers in lane.groups[:top_k]:
+        pricer.add(offer, regions, variants, offers)
+
+
+def _every_group(
+    buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer, pricer: Pricer
+) -> None:
+    """Every bucket and group, each removal charged to its constraint (no memo, no
+    bound: what the shortcuts must agree with, and what explains an empty answer)."""
+    removed = pricer.removed
+    for bucket in buckets:
+        offer = bucket.offer
+        verdict = flt.row_reason(offer)
+        if not verdict and offer.billing not in flt.billing:
+            verdict = "billing"
+        variants: list[Variant] | str = verdict or placer.build(offer.instance)
+        if isinstance(variants, str):
+            removed[variants] += bucket.offers
+            continue
+        for group in bucket.groups:
+            reason = flt.group_reason(group)
+            if reason:
+                removed[reason] += group.offers
+                continue
+            pricer.add(group.offer, flt.allowed_regions(group), variants, group.offers)
+
+
+def select(plan: Plan, top_k: int) -> list[Candidate]:
+    """The ``top_k`` best candidates, Pareto-marked (entries are already distinct)."""
+    if not plan.entries:
+        return []
+    best = heapq.nsmallest(top_k, plan.keys)
+    front = _pareto_front(plan)
+    chosen = [plan.entries[int(k[-1])] for k in best]
+    result = []
+    for offer, v, per_hour, total, hours, regions in chosen:
+        candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
+        candidate.regions = list(regions)
+        scale = ranked_money_scale(offer)  # the front is over ranked money
+        candidate.pareto = (
+            total is not None and hours is not None and front.get(hours) == total * scale
+        )
+        if plan.inference and v.throughput is not None:
+            if plan.serving:
+                candidate.pareto = (
+                    per_hour is not None and front.get(-v.throughput) == per_hour * scale
+                )
+            candidate.throughput_tokens_per_s = v.throughput
+            if per_hour is not None:
+                candidate.price_per_million_tokens = per_million_tokens(per_hour, v.throughput)
+        if offer.billing == "spot":
+            candidate.spot = spot_of(offer, v) if v.spot is not None else None
+        price = offer.price
+        if offer.billing == "monthly" and price is not None and price.price_per_month:
+            od = plan.on_demand.get((offer.provider, offer.instance.instance_type))
+            if od:
+                candidate.break_even_hours = break_even_hours(price.price_per_month, od)
+        result.append(candidate)
+    return result
+
+
+def _pareto_front(plan: Plan) -> dict[float, float]:
+    """speed → money of the points on the cost–time front (priced, time known).
+
+    Within one speed only the cheapest point can be on the front, so the front is found
+    over distinct speeds (a few hundred), not over every offer.
+    """
+    cheapest: dict[float, float] = {}
+    for offer, v, per_hour, total, hours, _regions in plan.entries:
+        if plan.serving:
+            if per_hour is None or v.throughput is None:
+                continue
+            speed, money = -v.throughput, per_hour * ranked_money_scale(offer)
+        else:
+            if total is None or hours is None:
+                continue
+            speed, money = hours, total * ranked_money_scale(offer)
+        if money < cheapest.get(speed, INF):
+            cheapest[speed] = money
+    front: dict[float, float] = {}
+    best_money = INF
+    for speed in sorted(cheapest):
+        money = cheapest[speed]
+        if money < best_money:
+            front[speed] = money
+            best_money = money
+    return front

@@ -1,0 +1,238 @@
+"""Stage 1, resolve: the request in the planner's terms.
+
+The workload resolved by the sizing engine (shared through the cache by requests for the
+same job at other lengths), the names in the constraints resolved (provider aliases in
+both languages, accelerator families, regions the providers declare) into an
+:class:`~service.planning.filters.OfferFilter`, and what placements depend on
+(:class:`Job`). Unknown or contradictory input is refused here, naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from service.errors import InputError
+from service.names import region_suggestions, resolve_provider
+from service.planning.context import PlanContext
+from service.planning.filters import OfferFilter
+from service.planning.indexes import known_regions_of, single_node
+from service.planning.memo import PlanCache, memory_signature
+from service.planning.schema import RecommendRequest
+from service.providers import Billing
+from service.sizing import ResolvedWorkload, resolve_workload
+from service.sizing.workload import (
+    Finetune,
+    Inference,
+    Preprocess,
+    Pretrain,
+    Workload,
+    validate_workload,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """What placing and timing the job needs to know about the request."""
+
+    rw: ResolvedWorkload
+    serving: bool
+    cpu_only: bool
+    max_nodes: int
+    scale_out: bool
+    target_tokens_per_s: float | None
+    headroom_frac: float
+    output_tokens: float | None = None
+    """Inference with a known amount of output (a batch job): rank by the job's total."""
+    accelerator_count: int | None = None
+    """Exactly this many accelerators in total (``constraints.accelerator_count``)."""
+    max_accelerators: int | None = None
+    precision: str = "bf16"
+    """The job's weights/compute format, checked against each device's capabilities."""
+
+    @property
+    def open_ended(self) -> bool:
+        """Serving with no job length: ranked by price per hour and throughput."""
+        return self.serving and not self.output_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """Stage 1's hand-off: the request, its resolved job and filter."""
+
+    request: RecommendRequest
+    job: Job
+    flt: OfferFilter
+    interruptible: bool
+    signature: bytes
+    """The workload's memory signature (:func:`memory_signature`): what placements and
+    lanes are memoized under."""
+
+    @property
+    def rw(self) -> ResolvedWorkload:
+        return self.job.rw
+
+
+def resolve(req: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Resolved:
+    signature = memory_signature(req.workload)
+    rw = resolve_job(req.workload, ctx, cache, signature)
+    interruptible = is_interruptible(req)
+    flt = build_filter(req, ctx, cache, interruptible)
+    return Resolved(req, job_of(rw, req), flt, interruptible, signature)
+
+
+def resolve_job(
+    workload: Workload, ctx: PlanContext, cache: PlanCache, signature: bytes
+) -> ResolvedWorkload:
+    """The resolved workload, shared through the cache by requests for the same job at
+    other lengths (validated every time: the rules also cover the length fields)."""
+    resolved = cache.shared(
+        ("resolved", ctx.models, signature), lambda: resolve_workload(workload, ctx.models)
+    )
+    if resolved.workload is not workload:  # resolved for another request
+        validate_workload(workload)
+        resolved = resolved.with_length(workload)
+    return resolved
+
+
+def is_interruptible(req: RecommendRequest) -> bool:
+    if req.constraints.interruptible is not None:
+        return req.constraints.interruptible
+    return not isinstance(req.workload, Inference | Preprocess)
+
+
+def build_filter(
+    req: RecommendRequest, ctx: PlanContext, cache: PlanCache, interruptible: bool
+) -> OfferFilter:
+    """Resolve names in the constraints; reject unknown or contradictory ones."""
+    c = req.constraints
+    known_providers = {p.name for p in ctx.snapshot.providers}
+    providers = None
+    if c.providers is not None:
+        chosen: set[str] = set()
+        for i, name in enumerate(c.providers):
+            provider = resolve_provider(name, known_providers)
+            if provider is None:
+                raise InputError(
+                    f"constraints.providers[{i}]",
+                    f"unknown provider {name!r}",
+                    sorted(known_providers),
+                )
+            chosen.add(provider)
+        providers = frozenset(chosen)
+    regions = None
+    if c.regions is not None:
+        known_regions = known_regions_of(ctx.snapshot, cache)
+        for i, region in enumerate(c.regions):
+            if region not in known_regions:
+                raise InputError(
+                    f"constraints.regions[{i}]",
+                    f"unknown region {region!r}: no loaded provider sells in it",
+                    region_suggestions(region, known_regions),
+                )
+        regions = frozenset(c.regions)
+    cpu_only = isinstance(req.workload, Preprocess)
+    for field in ("accelerator_count", "max_accelerators"):
+        if cpu_only and getattr(c, field) is not None:
+            raise InputError(
+                f"constraints.{field}",
+                f"{field} applies to accelerator jobs; preprocessing runs on CPUs only",
+            )
+    if (
+        c.accelerator_count is not None
+        and c.max_accelerators is not None
+        and c.accelerator_count > c.max_accelerators
+    ):
+        raise InputError(
+            "constraints.accelerator_count",
+            f"accelerator_count ({c.accelerator_count}) exceeds max_accelerators "
+            f"({c.max_accelerators})",
+        )
+    accelerators = None
+    if c.accelerators is not None:
+        names: set[str] = set()
+        for i, query in enumerate(c.accelerators):
+            matches = ctx.accelerators.matching(query)
+            if not matches:
+                raise InputError(
+                    f"constraints.accelerators[{i}]",
+                    f"unknown accelerator {query!r}",
+                    ctx.accelerators.suggest(query),
+                )
+            names.update(spec.name for spec in matches)
+        accelerators = frozenset(names)
+    excluded = frozenset(
+        s.name for s in ctx.accelerators.all() if c.cuda_required and s.stack != "cuda"
+    )
+    if accelerators and excluded and accelerators <= excluded:
+        raise InputError(
+            "constraints.cuda_required",
+            "cuda_required excludes every accelerator named in constraints.accelerators "
+            "(Ascend NPUs run CANN, not CUDA)",
+            status_code=422,
+        )
+    billing = _billing(req, interruptible)
+    flt = OfferFilter(
+        cpu_only=cpu_only,
+        providers=providers,
+        regions=regions,
+        accelerators=accelerators,
+        excluded_accelerators=excluded,
+        billing=billing,
+        max_price_per_hour=c.max_price_per_hour,
+        min_vcpus=c.min_vcpus,
+        min_memory_gib=c.min_memory_gib,
+        accelerator_count=c.accelerator_count,
+        max_accelerators=c.max_accelerators,
+    )
+    if c.accelerator_count is not None:
+        flt = dataclasses.replace(
+            flt, single_node=single_node(ctx.snapshot.buckets, flt, c.accelerator_count, cache)
+        )
+    return flt
+
+
+def length_unknown(workload: Workload) -> bool:
+    """A training job without a token count: its length (and so its bill) is unknown."""
+    return isinstance(workload, Pretrain | Finetune) and workload.tokens is None
+
+
+def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
+    asked = req.constraints.billing
+    if asked is None:
+        # A job of unknown length is never put on a subscription by default: a month is a
+        # commitment of thousands of yuan for a job that may take hours. Open-ended
+        # serving may rank monthly (its options say it is a commitment).
+        default: set[Billing] = {"on_demand"}
+        if not length_unknown(req.workload):
+            default.add("monthly")
+        if interruptible:
+            default.add("spot")
+        return frozenset(default)
+    if "spot" in asked and not interruptible:
+        if set(asked) == {"spot"}:
+            raise InputError(
+                "constraints.billing",
+                "spot was the only billing mode asked for, but the job is not interruptible "
+                "(constraints.interruptible=false or an inference/preprocess workload)",
+                status_code=422,
+            )
+        return frozenset(b for b in asked if b != "spot")
+    return frozenset(asked)
+
+
+def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
+    c = req.constraints
+    return Job(
+        rw=rw,
+        serving=isinstance(req.workload, Inference),
+        cpu_only=isinstance(req.workload, Preprocess),
+        max_nodes=c.max_nodes,
+        scale_out=req.objective != "cost" or c.deadline_hours is not None,
+        target_tokens_per_s=getattr(req.workload, "target_tokens_per_s", None),
+        headroom_frac=c.min_headroom_pct / 100,
+        output_tokens=getattr(req.workload, "output_tokens", None),
+        accelerator_count=c.accelerator_count,
+        max_accelerators=c.max_accelerators,
+        precision=getattr(req.workload, "precision", "bf16"),
+    )
