@@ -19,7 +19,7 @@ list (:class:`Order`), and the planner merges the lists by priority
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal
 
 import msgspec
@@ -60,33 +60,33 @@ class LaneBound(msgspec.Struct, frozen=True):
     """Lowest floor x hours per W (subscriptions), tier 0; 0 when none."""
 
 
-def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
+Timing = tuple[tuple[tuple[int, float | None, float | None], ...], float]
+"""A lane's (nodes, hours per unit of work, throughput) per placement, and the lowest
+hours (its ``speed``): what its bound takes from the placements, whatever the price."""
+
+
+def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> LaneBound:
+    """``timings``: the placements' timings by (placements, spot rate), shared by the
+    lanes of one ordering (many buckets have the same placements)."""
     offer = lane.groups[0][0]  # the lane's cheapest passing group
     price = offer.price
     # the prices ranking uses (an estimate at the top of its range), so the bound holds
     hourly = None if price is None else price.ranking_price
     monthly = price.ranking_month if price and offer.billing == "monthly" else None
-    spot = offer.billing == "spot" and mode == "train"
-    rate = SPOT_INTERRUPTIONS_PER_HOUR
-    if price is not None and price.interruption_rate_per_hour is not None:
-        rate = (
-            price.interruption_rate_per_hour
-        )  # as the planner's key uses it  # (serving is not interrupted)
-    tier, floor, money, speed, balance, balance_floor = 2.0, INF, INF, INF, INF, INF
-    items = lane.placements.items if lane.placements is not None else ()
-    for nodes, _devices, _fit, throughput, hours_per_token in items:
-        if mode == "open":
-            hours = None
-            speed = min(speed, -(throughput or 0.0))
-        else:
-            hours = hours_per_token if mode == "train" else None
-            if mode == "batch" and throughput:
-                hours = 1 / (throughput * 3600)
-            if hours is not None and spot:
-                hours *= spot_overhead(1.0, nodes, rate).effective_hours
-            speed = min(speed, INF if hours is None else hours)
-        if hourly is None:
-            continue
+    rate = None  # the reclaim rate of a training job on spot (serving is not interrupted)
+    if offer.billing == "spot" and mode == "train":
+        rate = SPOT_INTERRUPTIONS_PER_HOUR
+        if price is not None and price.interruption_rate_per_hour is not None:
+            rate = price.interruption_rate_per_hour  # as the planner's key uses it
+    key = (id(lane.placements), rate)
+    timing = timings.get(key)
+    if timing is None:
+        timing = timings[key] = _timing(lane, mode, rate)
+    items, speed = timing
+    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
+    if hourly is None:
+        return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+    for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode == "open":
             item = (0.0, 0.0, per_hour, per_hour / throughput if throughput else INF, 0.0)
@@ -108,6 +108,27 @@ def lane_bound(lane: Lane, mode: BoundMode) -> LaneBound:
             balance = min(balance, item[3])
             balance_floor = min(balance_floor, item[4])
     return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+
+
+def _timing(lane: Lane, mode: BoundMode, rate: float | None) -> Timing:
+    """Hours per unit of work per placement (spot: with the overhead at ``rate``)."""
+    speed = INF
+    items = []
+    for nodes, _devices, _fit, throughput, hours_per_token in (
+        lane.placements.items if lane.placements is not None else ()
+    ):
+        if mode == "open":
+            hours = None
+            speed = min(speed, -(throughput or 0.0))
+        else:
+            hours = hours_per_token if mode == "train" else None
+            if mode == "batch" and throughput:
+                hours = 1 / (throughput * 3600)
+            if hours is not None and rate is not None:
+                hours *= spot_overhead(1.0, nodes, rate).effective_hours
+            speed = min(speed, INF if hours is None else hours)
+        items.append((nodes, hours, throughput))
+    return tuple(items), speed
 
 
 class Order(msgspec.Struct, frozen=True):
@@ -150,11 +171,12 @@ class Order(msgspec.Struct, frozen=True):
 def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], priced: int) -> Order:
     """The :class:`Order` of ``lanes`` (all of the index; the first ``priced`` come from
     buckets with a price) for ``objective``."""
+    timings: dict[Hashable, Timing] = {}
     if objective == "time":  # speed first: unpriced lanes compete too
-        bounds = [lane_bound(lane, mode) for lane in lanes]
+        bounds = [lane_bound(lane, mode, timings) for lane in lanes]
         bounds.sort(key=lambda b: b.speed)
         return Order(objective, bounds, [], len(lanes))
-    bounds = [lane_bound(lane, mode) for lane in lanes[:priced]]
+    bounds = [lane_bound(lane, mode, timings) for lane in lanes[:priced]]
     if objective == "cost":
         linear = [b for b in bounds if b.tier == 0.0 and b.floor == 0.0]
         other = [b for b in bounds if not (b.tier == 0.0 and b.floor == 0.0)]

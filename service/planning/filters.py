@@ -139,12 +139,27 @@ Groups = tuple[tuple[Offer, tuple[str, ...], int], ...]
 """(first offer, regions the request allows, offers folded) per passing group."""
 
 
+Shape = tuple[str | None, float | None, int, bool]
+"""(accelerator, memory per device, devices per node, RDMA): what a row's placements
+depend on (:mod:`service.planning.place`)."""
+
+
+def shape_of(row: InstanceType) -> Shape:
+    return (
+        row.accelerator,
+        row.accelerator_memory_gib,
+        row.accelerator_count,
+        row.rdma in ("rdma", "erdma"),
+    )
+
+
 class Passing(msgspec.Struct, frozen=True):
     """A bucket that passes a request's filters: its row, the groups (cheapest first,
     regions already narrowed) that pass the region and price checks — at most
     :data:`TOP_K_MAX`, since no answer can use more groups of one bucket."""
 
     row: InstanceType
+    shape: Shape
     groups: Groups
     priced_bucket: bool
     """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
@@ -172,5 +187,5 @@ def _passing(buckets: Sequence[OfferBucket], flt: OfferFilter) -> tuple[Passing,
                 break
         if groups:
             priced = bucket.groups[0].offer.price_per_hour is not None
-            out.append(Passing(offer.instance, tuple(groups), priced))
+            out.append(Passing(offer.instance, shape_of(offer.instance), tuple(groups), priced))
     return tuple(out)

@@ -18,7 +18,7 @@ import msgspec
 from service.catalog import OfferBucket
 from service.planning.filters import Groups, OfferFilter, passing
 from service.planning.memo import PlanCache
-from service.planning.place import Placements, Placer, shape_of
+from service.planning.place import Placements, Placer
 from service.providers import InstanceType
 
 INF = math.inf
@@ -103,7 +103,7 @@ class LaneIndex:
         for p in self._passing[self._next : end]:
             placements = None
             if not cpu_only:
-                placed = placer.placements(p.row, shape_of(p.row))
+                placed = placer.placements(p.row, p.shape)
                 if isinstance(placed, str):
                     continue
                 placements = placed

@@ -11,22 +11,25 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 
 import msgspec
 
 from service.accelerators import AcceleratorRegistry
 from service.capabilities import precision_verdict
 from service.planning.cost import SpotOverhead, spot_overhead
+from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.resolve import Job
 from service.providers import AcceleratorSpec, InstanceType
 from service.sizing import (
     Fit,
+    Layout,
     ResolvedWorkload,
-    fit_placement,
+    first_fit,
     host_for,
     inference_throughput,
+    memory_ladder,
     preprocess_hours,
     time_for,
 )
@@ -34,9 +37,6 @@ from service.sizing import (
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
 that asks for safety, and the high end of the calibrated memory range must fit too."""
-
-Shape = tuple[str | None, float | None, int, bool]
-"""(accelerator, memory per device, devices per node, RDMA): what placements depend on."""
 
 Placement = tuple[int, int, Fit, float | None, float | None]
 """(nodes, devices, fit, serving throughput, training hours per token): what the shape
@@ -61,15 +61,6 @@ class Placements(msgspec.Struct, frozen=True):
 
     spec: AcceleratorSpec
     items: tuple[Placement, ...]
-
-
-def shape_of(row: InstanceType) -> Shape:
-    return (
-        row.accelerator,
-        row.accelerator_memory_gib,
-        row.accelerator_count,
-        row.rdma in ("rdma", "erdma"),
-    )
 
 
 class Placer:
@@ -212,12 +203,18 @@ class Placer:
 
 
 class FitCache:
-    """Memoizes fit, time and throughput per (accelerator, memory, devices) for a request."""
+    """Memoizes fit, time and throughput per (accelerator, memory, devices) for a request.
+
+    Memory per device depends on the workload and the layout (devices, ZeRO stage,
+    tensor and pipeline degrees), never on the accelerator: each device count's layouts
+    are sized once (:func:`~service.sizing.memory_ladder`, as far as some accelerator
+    needed) and every accelerator's capacity is checked against them."""
 
     def __init__(self, rw: ResolvedWorkload, headroom_frac: float) -> None:
         self.rw = rw
         self.headroom_frac = headroom_frac
         self._fits: dict[tuple[str, float, int], Fit | None] = {}
+        self._ladders: dict[int, tuple[list[Layout], Iterator[Layout]]] = {}
         self._hours: dict[tuple[str, int], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
@@ -237,14 +234,29 @@ class FitCache:
     def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
         key = (spec.name, spec.memory_gib, devices)
         if key not in self._fits:
-            self._fits[key] = fit_placement(
-                self.rw,
-                spec,
-                devices,
-                self.headroom_frac,
-                safe=self.headroom_frac > DEFAULT_HEADROOM,
-            )
+            if self.rw.arch is None or devices < 1:
+                self._fits[key] = None
+            else:
+                safe = self.headroom_frac > DEFAULT_HEADROOM
+                layouts = self._layouts(devices)
+                self._fits[key] = first_fit(layouts, spec, self.headroom_frac, safe=safe)
         return self._fits[key]
+
+    def _layouts(self, devices: int) -> Iterator[Layout]:
+        """:func:`memory_ladder` of ``devices``, each layout sized once per request."""
+        seen = self._ladders.get(devices)
+        if seen is None:
+            seen = self._ladders[devices] = ([], memory_ladder(self.rw, devices))
+        sized, rest = seen
+        i = 0
+        while True:
+            if i == len(sized):
+                layout = next(rest, None)
+                if layout is None:
+                    return
+                sized.append(layout)
+            yield sized[i]
+            i += 1
 
     def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:
         """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),

@@ -6,7 +6,8 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 - :func:`memory_for` / :func:`fit_placement` / :func:`time_for` /
   :func:`inference_throughput` per candidate placement (microseconds each);
   :func:`training_layouts` lists the (tensor, pipeline) degrees a device count allows, in
-  the order :func:`fit_placement` tries them;
+  the order :func:`fit_placement` tries them; :func:`memory_ladder` sizes each layout of
+  a device count once for every accelerator (:func:`first_fit` checks one against it);
 - :func:`host_for` for the CPU side; :func:`estimate` for ``POST /v1/estimate``
   (:func:`estimate_resolved` when the workload is already resolved).
 """
@@ -14,7 +15,14 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 from service.sizing.compute import compute_for, inference_throughput, preprocess_hours, time_for
 from service.sizing.estimate import estimate, estimate_resolved
 from service.sizing.host import host_for
-from service.sizing.memory import fit_placement, memory_for, training_layouts
+from service.sizing.memory import (
+    Layout,
+    first_fit,
+    fit_placement,
+    memory_for,
+    memory_ladder,
+    training_layouts,
+)
 from service.sizing.presets import (
     ModelPreset,
     ModelRegistry,
@@ -53,6 +61,7 @@ __all__ = [
     "Fit",
     "HostRequirements",
     "Inference",
+    "Layout",
     "MemoryBreakdown",
     "ModelPreset",
     "ModelRegistry",
@@ -71,10 +80,12 @@ __all__ = [
     "default_model_registry",
     "estimate",
     "estimate_resolved",
+    "first_fit",
     "fit_placement",
     "host_for",
     "inference_throughput",
     "memory_for",
+    "memory_ladder",
     "preprocess_hours",
     "resolve_workload",
     "time_for",

@@ -18,6 +18,7 @@ Sharding rules:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 
 from service.providers import AcceleratorSpec
 from service.sizing.formulas import GIB
@@ -234,30 +235,54 @@ def fit_placement(
     worst case fits, not only the central estimate."""
     if rw.arch is None or devices < 1:
         return None
-    capacity = accelerator.memory_gib * (1.0 - headroom_frac)
+    layouts = memory_ladder(rw, devices, zero_stage, tensor_parallel, pipeline_parallel)
+    return first_fit(layouts, accelerator, headroom_frac, safe=safe)
+
+
+Layout = tuple[int | None, int, int, MemoryBreakdown]
+"""(ZeRO stage — ``None`` when serving —, tensor degree, pipeline stages, per-device
+memory) of one way to lay a job out on a device count."""
+
+
+def memory_ladder(
+    rw: ResolvedWorkload,
+    devices: int,
+    zero_stage: int | None = None,
+    tensor_parallel: int | None = None,
+    pipeline_parallel: int | None = None,
+) -> Iterator[Layout]:
+    """The layouts :func:`fit_placement` tries on ``devices``, cheapest first, with their
+    per-device memory. It depends on the workload and the device count only, never on
+    the accelerator, so the planner computes it once per device count and checks every
+    accelerator's capacity against it (:func:`first_fit`)."""
     if rw.training is not None:
         for t, pp in training_layouts(rw, devices, tensor_parallel, pipeline_parallel):
             if devices % (t * pp):
                 continue
             for stage in _zero_stages(rw, devices // (t * pp), zero_stage):
-                m = _training_memory(rw, devices, stage, t, pp)
-                if _fits(m, capacity, accelerator.memory_gib, safe):
-                    return Fit(
-                        zero_stage=stage,
-                        tensor_parallel=t,
-                        pipeline_parallel=pp,
-                        memory=m,
-                        headroom_gib=accelerator.memory_gib - m.per_device_gib,
-                        checked_high=safe,
-                    )
-        return None
+                yield stage, t, pp, _training_memory(rw, devices, stage, t, pp)
+        return
     tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices)
     for t in tps:
-        m = _inference_memory(rw, devices, t)
+        yield None, t, 1, _inference_memory(rw, devices, t)
+
+
+def first_fit(
+    layouts: Iterable[Layout],
+    accelerator: AcceleratorSpec,
+    headroom_frac: float,
+    *,
+    safe: bool = False,
+) -> Fit | None:
+    """The first of ``layouts`` that fits ``accelerator`` keeping ``headroom_frac`` free
+    (with ``safe``, the high end of the memory range must fit too)."""
+    capacity = accelerator.memory_gib * (1.0 - headroom_frac)
+    for stage, t, pp, m in layouts:
         if _fits(m, capacity, accelerator.memory_gib, safe):
             return Fit(
-                zero_stage=None,
+                zero_stage=stage,
                 tensor_parallel=t,
+                pipeline_parallel=pp,
                 memory=m,
                 headroom_gib=accelerator.memory_gib - m.per_device_gib,
                 checked_high=safe,
