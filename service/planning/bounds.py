@@ -24,7 +24,7 @@ from typing import Literal
 
 import msgspec
 
-from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
+from service.planning.cost import spot_overhead
 from service.planning.lanes import Lane
 from service.planning.schema import Objective
 from service.providers import HOURS_PER_MONTH
@@ -68,16 +68,9 @@ hours (its ``speed``): what its bound takes from the placements, whatever the pr
 def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> LaneBound:
     """``timings``: the placements' timings by (placements, spot rate), shared by the
     lanes of one ordering (many buckets have the same placements)."""
-    offer = lane.groups[0][0]  # the lane's cheapest passing group
-    price = offer.price
     # the prices ranking uses (an estimate at the top of its range), so the bound holds
-    hourly = None if price is None else price.ranking_price
-    monthly = price.ranking_month if price and offer.billing == "monthly" else None
-    rate = None  # the reclaim rate of a training job on spot (serving is not interrupted)
-    if offer.billing == "spot" and mode == "train":
-        rate = SPOT_INTERRUPTIONS_PER_HOUR
-        if price is not None and price.interruption_rate_per_hour is not None:
-            rate = price.interruption_rate_per_hour  # as the planner's key uses it
+    hourly, monthly = lane.rank_hourly, lane.rank_monthly
+    rate = lane.spot_rate if mode == "train" else None  # serving is not interrupted
     key = (id(lane.placements), rate)
     timing = timings.get(key)
     if timing is None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from service.catalog import OfferBucket, OfferGroup
+from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.memo import PlanCache
 from service.planning.schema import TOP_K_MAX
 from service.providers import Billing, InstanceType, Offer
@@ -163,6 +164,14 @@ class Passing(msgspec.Struct, frozen=True):
     groups: Groups
     priced_bucket: bool
     """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
+    rank_hourly: float | None
+    """The price per hour ranking uses of the cheapest passing group (an estimate at the
+    top of its range), what the lane's bound is computed from."""
+    rank_monthly: float | None
+    """The same for a month of a subscription (``None`` unless billed monthly)."""
+    spot_rate: float | None
+    """Spot: the reclaim rate per node-hour its price states, else the model's default;
+    ``None`` unless billed on spot."""
 
 
 def passing(
@@ -187,5 +196,20 @@ def _passing(buckets: Sequence[OfferBucket], flt: OfferFilter) -> tuple[Passing,
                 break
         if groups:
             priced = bucket.groups[0].offer.price_per_hour is not None
-            out.append(Passing(offer.instance, shape_of(offer.instance), tuple(groups), priced))
+            hourly, monthly, rate = _ranked_prices(groups[0][0])
+            row = offer.instance
+            out.append(Passing(row, shape_of(row), tuple(groups), priced, hourly, monthly, rate))
     return tuple(out)
+
+
+def _ranked_prices(offer: Offer) -> tuple[float | None, float | None, float | None]:
+    price = offer.price
+    if price is None:
+        return None, None, None
+    monthly = price.ranking_month if offer.billing == "monthly" else None
+    rate = None
+    if offer.billing == "spot":
+        rate = price.interruption_rate_per_hour
+        if rate is None:
+            rate = SPOT_INTERRUPTIONS_PER_HOUR
+    return price.ranking_price, monthly, rate

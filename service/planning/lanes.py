@@ -26,14 +26,17 @@ T = TypeVar("T")
 
 
 class Lane(msgspec.Struct, frozen=True):
-    """A bucket that survives a request's filters, with its placements."""
+    """A bucket that survives a request's filters (see
+    :class:`~service.planning.filters.Passing` for the fields), with its placements."""
 
     row: InstanceType
     placements: Placements | None
     """``None`` for CPU-only rows (sized per request from the job's data)."""
     groups: Groups
-    """See :class:`~service.planning.filters.Passing`."""
     priced_bucket: bool
+    rank_hourly: float | None
+    rank_monthly: float | None
+    spot_rate: float | None
 
 
 class LaneIndex:
@@ -100,14 +103,16 @@ class LaneIndex:
             return
         lanes = self._lanes
         cpu_only = self.flt.cpu_only
+        table = placer.table
         for p in self._passing[self._next : end]:
             placements = None
             if not cpu_only:
-                placed = placer.placements(p.row, p.shape)
+                placed = table.get(p.shape) or placer.placements(p.row, p.shape)
                 if isinstance(placed, str):
                     continue
                 placements = placed
-            lanes.append(Lane(p.row, placements, p.groups, p.priced_bucket))
+            prices = (p.rank_hourly, p.rank_monthly, p.spot_rate)
+            lanes.append(Lane(p.row, placements, p.groups, p.priced_bucket, *prices))
         self._next = end
 
 

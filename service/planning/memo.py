@@ -14,8 +14,8 @@ explanations never handle memo machinery:
 * per workload memory signature: its resolved form, its placements per instance shape
   (:mod:`service.planning.place`), and per filter its lanes and their orders by bound
   (:mod:`service.planning.lanes`, :mod:`service.planning.bounds`);
-* per option: the part of an option that does not depend on the job's length
-  (:func:`service.planning.options.static_part`).
+* per offer and per fit: the parts of an option that do not depend on the job's length
+  (:mod:`service.planning.options`).
 
 Every store is bounded (:class:`~service.bounded.BoundedDict`, least recently used
 first). A request without a shared cache gets a fresh one: the same code path, nothing

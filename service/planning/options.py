@@ -3,7 +3,8 @@
 
 Most of an option depends only on the offer and its placement — the instance, memory
 fit, network, price source, row confidence and their sentences — never on the job's
-length, so that part is kept in the planner's cache by value (:func:`static_part`,
+length, so those parts are kept in the planner's cache by value (:func:`offer_part` per
+offer and node count, :func:`fit_part` per fit and shape, see
 :meth:`~service.planning.memo.PlanCache.template`); per request only the
 job's numbers and the sentences that carry them are filled in (rank, hours, cost,
 Pareto mark, spot overhead, break-even, price per token).
@@ -21,7 +22,7 @@ from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
 from service.planning.schema import Lang, Objective, Option
-from service.providers import AcceleratorRef, Offer
+from service.providers import AcceleratorRef, InstanceType, Offer
 from service.sizing import Fit, HostRequirements
 
 STALE_BEFORE = "2025"
@@ -29,15 +30,12 @@ STALE_BEFORE = "2025"
 
 
 @dataclass(frozen=True, slots=True)
-class StaticPart:
-    """What an option shows that does not depend on the job's length."""
+class OfferPart:
+    """What an option shows of its offer, whatever the job: kept per (offer, nodes)."""
 
     template: Option
-    """The option with placeholders (rank 0, no hours/cost, no texts) for the job's
-    numbers, filled per request with ``msgspec.structs.replace``."""
-
-    fit: tuple[str, ...]
-    """How it holds the job (memory fit, ZeRO/TP, multi-node network)."""
+    """The option with placeholders (rank 0, no fit, hours or cost, no texts) for the
+    job's figures, filled per request with ``msgspec.structs.replace``."""
     price: tuple[str, ...]
     """Where the price comes from."""
     price_warnings: tuple[str, ...]
@@ -46,42 +44,23 @@ class StaticPart:
     """Low-confidence row, Ascend/CANN, supply-limited accelerator."""
 
 
-def static_part(
-    offer: Offer,
-    fit: Fit | None,
-    nodes: int,
-    devices: int,
-    serving: bool,
-    cann: bool,
-    lang: Lang,
-    hardware: tuple[str, ...] = (),
-) -> StaticPart:
+@dataclass(frozen=True, slots=True)
+class FitPart:
+    """How the option holds the job, whatever its length: kept per (fit, shape)."""
+
+    texts: tuple[str, ...]
+    """Memory fit, ZeRO/TP, multi-node network."""
+    per_device_gib: float | None
+    headroom_gib: float | None
+    zero_stage: int | None
+    tensor_parallel: int | None
+
+
+def offer_part(
+    offer: Offer, nodes: int, serving: bool, cann: bool, lang: Lang, hardware: tuple[str, ...]
+) -> OfferPart:
     """``hardware``: sentence keys from :func:`service.capabilities.hardware_notes`."""
     row = offer.instance
-    fit_texts: list[str] = []
-    if fit is not None:
-        how = ""
-        if not serving and fit.zero_stage:
-            how = texts.t("zero", lang, z=fit.zero_stage)
-        if fit.tensor_parallel and fit.tensor_parallel > 1:
-            how += texts.t("tp", lang, tp=fit.tensor_parallel)
-        if fit.pipeline_parallel > 1:
-            how += texts.t("pp", lang, pp=fit.pipeline_parallel)
-        fit_texts.append(
-            texts.t(
-                "fits",
-                lang,
-                need=fit.memory.per_device_gib,
-                have=row.accelerator_memory_gib or 0,
-                head=fit.headroom_gib,
-                how=how,
-            )
-        )
-        if fit.checked_high:
-            fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
-    if nodes > 1 and not serving and not row.is_cpu_only:
-        net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
-        fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
     price = offer.price
     price_texts: list[str] = []
     price_warnings: list[str] = []
@@ -145,17 +124,53 @@ def static_part(
         currency="CNY",
         hours=None,
         total_cost=None,
-        per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
-        headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
-        zero_stage=fit.zero_stage if fit and not serving else None,
-        tensor_parallel=fit.tensor_parallel if fit else None,
+        per_device_gib=None,
+        headroom_gib=None,
+        zero_stage=None,
+        tensor_parallel=None,
         pareto=False,
         confidence=row.confidence,
         reasons=[],
         warnings=[],
     )
-    return StaticPart(
-        template, tuple(fit_texts), tuple(price_texts), tuple(price_warnings), tuple(row_warnings)
+    return OfferPart(template, tuple(price_texts), tuple(price_warnings), tuple(row_warnings))
+
+
+def fit_part(
+    fit: Fit | None, row: InstanceType, nodes: int, devices: int, serving: bool, lang: Lang
+) -> FitPart:
+    """``row``: only its accelerator memory, network and whether it has accelerators
+    are read (the part is kept per those)."""
+    fit_texts: list[str] = []
+    if fit is not None:
+        how = ""
+        if not serving and fit.zero_stage:
+            how = texts.t("zero", lang, z=fit.zero_stage)
+        if fit.tensor_parallel and fit.tensor_parallel > 1:
+            how += texts.t("tp", lang, tp=fit.tensor_parallel)
+        if fit.pipeline_parallel > 1:
+            how += texts.t("pp", lang, pp=fit.pipeline_parallel)
+        fit_texts.append(
+            texts.t(
+                "fits",
+                lang,
+                need=fit.memory.per_device_gib,
+                have=row.accelerator_memory_gib or 0,
+                head=fit.headroom_gib,
+                how=how,
+            )
+        )
+        if fit.checked_high:
+            fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
+    if nodes > 1 and not serving and not row.is_cpu_only:
+        net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
+        fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
+    return FitPart(
+        tuple(fit_texts),
+        per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
+        headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
+        zero_stage=fit.zero_stage if fit and not serving else None,
+        tensor_parallel=fit.tensor_parallel if fit else None,
     )
 
 
@@ -177,14 +192,24 @@ def build_option(
     ``live_stale``: its live price is past its TTL; ``hardware``: capability sentence
     keys; ``monthly_per_month``: the type's monthly price, shown as information to a job
     of unknown length billed on demand."""
-    parts = (c.offer, c.fit, c.nodes, c.devices, serving, cann, lang, hardware)
-    static = cache.template(parts, lambda: static_part(*parts))
-    reasons, warnings = _texts(c, static, objective, serving, open_ended, live_stale, lang, need)
+    offer, row, nodes = c.offer, c.offer.instance, c.nodes
+    sold = cache.template(
+        ("offer", offer, nodes, serving, cann, lang, hardware),
+        lambda: offer_part(offer, nodes, serving, cann, lang, hardware),
+    )
+    held = cache.template(
+        ("fit", c.fit, row.accelerator_memory_gib, row.rdma, row.is_cpu_only, nodes, c.devices,
+         serving, lang),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang),
+    )  # fmt: skip
+    reasons, warnings = _texts(
+        c, sold, held, objective, serving, open_ended, live_stale, lang, need
+    )
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
         even = monthly_per_month / (c.price_per_hour / c.nodes)
         reasons.append(texts.t("monthly_info", lang, month=monthly_per_month, even=even))
     return msgspec.structs.replace(
-        static.template,
+        sold.template,
         rank=rank,
         regions=c.regions,
         price_per_hour=_round(c.price_per_hour),
@@ -195,6 +220,10 @@ def build_option(
         throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
         price_per_million_tokens=_round(c.price_per_million_tokens),
         break_even_hours=_round(c.break_even_hours, 1),
+        per_device_gib=held.per_device_gib,
+        headroom_gib=held.headroom_gib,
+        zero_stage=held.zero_stage,
+        tensor_parallel=held.tensor_parallel,
         pareto=c.pareto,
         reasons=reasons,
         warnings=warnings,
@@ -216,7 +245,8 @@ def _round(value: float | None, digits: int = 2) -> float | None:
 
 def _texts(
     c: Candidate,
-    static: StaticPart,
+    sold: OfferPart,
+    held: FitPart,
     objective: Objective,
     serving: bool,
     open_ended: bool,
@@ -240,7 +270,7 @@ def _texts(
                 need_m=need.ram_gib,
             )
         )
-    reasons.extend(static.fit)
+    reasons.extend(held.texts)
     ranked = texts.rank_reason(c, objective, open_ended, lang)
     if ranked:
         reasons.append(ranked)
@@ -256,13 +286,13 @@ def _texts(
         reasons.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
     if c.spot is not None:
         reasons.append(texts.spot_reason(c, lang))
-    reasons.extend(static.price)
-    warnings = list(static.price_warnings)
+    reasons.extend(sold.price)
+    warnings = list(sold.price_warnings)
     if price is not None and price.price_source == "live" and live_stale:
         warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     if c.hours is None and not open_ended:
         warnings.append(texts.t("hours_unknown", lang))
-    warnings.extend(static.row_warnings)
+    warnings.extend(sold.row_warnings)
     if not c.regions:
         warnings.append(texts.t("regions_unknown", lang))
     return reasons, warnings

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Hashable, Iterator
+from typing import cast
 
 import msgspec
 
@@ -81,7 +82,8 @@ class Placer:
                                  job.headroom_frac, job.target_tokens_per_s,
                                  job.accelerator_count, job.max_accelerators)  # fmt: skip
         """What placements depend on besides the instance shape (the cache's key)."""
-        self._table = cache.placement_table(self.prefix)
+        self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
+        """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
 
     def without(self, constraint: str) -> Placer:
@@ -105,10 +107,10 @@ class Placer:
         cannot (``shape``: the row's, when the caller has it)."""
         if shape is None:
             shape = shape_of(row)
-        placed = self._table.get(shape)
+        placed = self.table.get(shape)
         if placed is None:
-            placed = self._table[shape] = self._placements_of_shape(row)
-        return placed  # type: ignore[return-value]
+            placed = self.table[shape] = self._placements_of_shape(row)
+        return placed
 
     def _placements_of_shape(self, row: InstanceType) -> Placements | str:
         registered = self.accelerators.resolve(row.accelerator or "")
