@@ -16,8 +16,6 @@ from typing import Literal
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.capabilities import hardware_notes
 from service.names import localized_name
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
@@ -84,12 +82,12 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
             req.objective,
             serving,
             open_ended,
-            cann=_runs_cann(ctx, c),
             live_stale=c.offer.provider in ctx.stale_live,
             lang=lang,
             need=placer.need,
             cache=cache,
-            hardware=_hardware(ctx, cache, c, precision, serving),
+            accelerators=ctx.accelerators,
+            precision=precision,
             monthly_per_month=monthly.get((c.offer.provider, c.offer.instance.instance_type)),
         )
         for i, c in enumerate(top)
@@ -224,32 +222,6 @@ def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
     return localized_name(catalog.display_name, lang) if catalog else provider
 
 
-def _hardware(
-    ctx: PlanContext, cache: PlanCache, c: Candidate, precision: str, serving: bool
-) -> tuple[str, ...]:
-    """Sentence keys for what the option's device changes about the job (capabilities)."""
-    name = c.offer.instance.accelerator
-    if not name:
-        return ()
-    registry = ctx.accelerators
-    return cache.template(
-        ("hardware", registry, name, precision, serving),
-        lambda: _hardware_notes(registry, name, precision, serving),
-    )
-
-
-def _hardware_notes(
-    registry: AcceleratorRegistry, name: str, precision: str, serving: bool
-) -> tuple[str, ...]:
-    spec = registry.resolve(name)
-    if spec is None:
-        return ()
-    notes = hardware_notes(spec, precision, serving)
-    if serving and not spec.mem_bandwidth_gbps:
-        notes = (*notes, "no_bandwidth")
-    return notes
-
-
 def _cheapest_by_cost(
     flt: OfferFilter, placer: Placer, req: RecommendRequest, ctx: PlanContext
 ) -> Candidate | None:
@@ -285,11 +257,6 @@ def _accel_text(c: Candidate | None) -> str:
     if row.accelerator is None:
         return f"{row.vcpus} vCPU / {row.memory_gib:g} GiB"
     return f"{row.accelerator_count}×{row.accelerator}"
-
-
-def _runs_cann(ctx: PlanContext, c: Candidate) -> bool:
-    spec = ctx.accelerators.resolve(c.offer.instance.accelerator or "")
-    return spec is not None and spec.stack == "cann"
 
 
 def _estimate_for(

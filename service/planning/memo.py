@@ -78,16 +78,18 @@ class PlanCache:
 
     def placement_table(self, prefix: Hashable) -> dict[Hashable, object]:
         """The placements of one workload (``prefix``: its signature and the request
-        fields placements depend on) per instance shape, filled by the place stage."""
-        table = self._placements.touch(prefix)
+        fields placements depend on) per instance shape, filled by the place stage
+        (oldest first out: a workload asked again keeps its lanes in :meth:`shared`)."""
+        table = self._placements.get(prefix)
         if table is None:
             table = {}
             self._placements.put(prefix, table)
         return table
 
     def template(self, key: Hashable, build: Callable[[], T]) -> T:
-        """An option's length-independent part (see :mod:`service.planning.options`)."""
-        value = self._templates.touch(key)
+        """An option's length-independent part (see :mod:`service.planning.options`;
+        oldest first out: a lookup must cost less than the part)."""
+        value = self._templates.get(key)
         if value is None:
             value = build()
             self._templates.put(key, value)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import msgspec
 
+from service.accelerators import AcceleratorRegistry
+from service.capabilities import hardware_notes
 from service.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
@@ -57,10 +59,23 @@ class FitPart:
 
 
 def offer_part(
-    offer: Offer, nodes: int, serving: bool, cann: bool, lang: Lang, hardware: tuple[str, ...]
+    offer: Offer,
+    nodes: int,
+    serving: bool,
+    lang: Lang,
+    accelerators: AcceleratorRegistry,
+    precision: str,
 ) -> OfferPart:
-    """``hardware``: sentence keys from :func:`service.capabilities.hardware_notes`."""
+    """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
+    (its device's capabilities: :func:`service.capabilities.hardware_notes`)."""
     row = offer.instance
+    spec = accelerators.resolve(row.accelerator or "")
+    cann = spec is not None and spec.stack == "cann"
+    hardware: tuple[str, ...] = ()
+    if spec is not None and row.accelerator:
+        hardware = hardware_notes(spec, precision, serving)
+        if serving and not spec.mem_bandwidth_gbps:
+            hardware = (*hardware, "no_bandwidth")
     price = offer.price
     price_texts: list[str] = []
     price_warnings: list[str] = []
@@ -180,22 +195,22 @@ def build_option(
     objective: Objective,
     serving: bool,
     open_ended: bool,
-    cann: bool,
     live_stale: bool,
     lang: Lang,
     need: HostRequirements | None,
     cache: PlanCache,
-    hardware: tuple[str, ...] = (),
+    accelerators: AcceleratorRegistry,
+    precision: str,
     monthly_per_month: float | None = None,
 ) -> Option:
-    """Candidate ``c`` as the ``rank``-th option. ``cann``: its accelerator runs CANN;
-    ``live_stale``: its live price is past its TTL; ``hardware``: capability sentence
-    keys; ``monthly_per_month``: the type's monthly price, shown as information to a job
-    of unknown length billed on demand."""
+    """Candidate ``c`` as the ``rank``-th option. ``live_stale``: its live price is past
+    its TTL; ``precision``: the job's (what the device's capabilities are checked for);
+    ``monthly_per_month``: the type's monthly price, shown as information to a job of
+    unknown length billed on demand."""
     offer, row, nodes = c.offer, c.offer.instance, c.nodes
     sold = cache.template(
-        ("offer", offer, nodes, serving, cann, lang, hardware),
-        lambda: offer_part(offer, nodes, serving, cann, lang, hardware),
+        ("offer", offer, nodes, serving, lang, accelerators, precision),
+        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, row.rdma, row.is_cpu_only, nodes, c.devices,
