@@ -40,7 +40,7 @@ BOUND_SLACK = 1 - 1e-9
 exceed the figure it bounds."""
 
 
-class LaneBound(msgspec.Struct, frozen=True):
+class LaneBound(msgspec.Struct, frozen=True, gc=False):
     """The lowest figures any candidate of ``lane`` can have, per unit of work (W)."""
 
     lane: Lane

@@ -24,7 +24,7 @@ RESTART_H = 0.25
 """Time to get a replacement node, pull the image and reload the last checkpoint."""
 
 
-class SpotOverhead(msgspec.Struct, frozen=True):
+class SpotOverhead(msgspec.Struct, frozen=True, gc=False):
     """What reclaims add to a job on spot (a Struct: built once per spot candidate)."""
 
     expected_interruptions: float

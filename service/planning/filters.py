@@ -154,7 +154,7 @@ def shape_of(row: InstanceType) -> Shape:
     )
 
 
-class Passing(msgspec.Struct, frozen=True):
+class Passing(msgspec.Struct, frozen=True, gc=False):
     """A bucket that passes a request's filters: its row, the groups (cheapest first,
     regions already narrowed) that pass the region and price checks — at most
     :data:`TOP_K_MAX`, since no answer can use more groups of one bucket."""

@@ -25,7 +25,7 @@ INF = math.inf
 T = TypeVar("T")
 
 
-class Lane(msgspec.Struct, frozen=True):
+class Lane(msgspec.Struct, frozen=True, gc=False):
     """A bucket that survives a request's filters (see
     :class:`~service.planning.filters.Passing` for the fields), with its placements."""
 

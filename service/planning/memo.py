@@ -17,6 +17,11 @@ explanations never handle memo machinery:
 * per offer and per fit: the parts of an option that do not depend on the job's length
   (:mod:`service.planning.options`).
 
+The planner's own values (lanes, bounds, placements, variants) are msgspec Structs with
+``gc=False``: they only point to immutable catalog and sizing values, never back, so the
+cycle collector has nothing to find in them and need not walk the thousands a busy memo
+holds.
+
 Every store is bounded (:class:`~service.bounded.BoundedDict`, least recently used
 first). A request without a shared cache gets a fresh one: the same code path, nothing
 kept.

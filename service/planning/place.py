@@ -10,6 +10,7 @@ place a job the same way, so a catalog of hundreds of rows has a few dozen shape
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Hashable, Iterator
 from typing import cast
@@ -44,7 +45,7 @@ Placement = tuple[int, int, Fit, float | None, float | None]
 decides, independent of how many tokens the job has (hours scale with them: C = 6·N·D)."""
 
 
-class Variant(msgspec.Struct, frozen=True):
+class Variant(msgspec.Struct, frozen=True, gc=False):
     """One way to run the job on one instance type: how many nodes, fit, hours."""
 
     nodes: int
@@ -57,7 +58,7 @@ class Variant(msgspec.Struct, frozen=True):
     """Serving: decode tokens/s of all replicas together."""
 
 
-class Placements(msgspec.Struct, frozen=True):
+class Placements(msgspec.Struct, frozen=True, gc=False):
     """The placements of one accelerator shape (shared by every row of that shape)."""
 
     spec: AcceleratorSpec
@@ -300,12 +301,13 @@ def smallest_fitting_nodes(
     return None
 
 
-def node_ladder(limit: int) -> list[int]:
+@functools.lru_cache(maxsize=64)
+def node_ladder(limit: int) -> tuple[int, ...]:
     """1, 2, … 8, then doublings: sharded memory falls as 1/N, so past 8 nodes the
-    in-between counts rarely decide whether a job fits."""
+    in-between counts rarely decide whether a job fits (one tuple per limit)."""
     ladder = list(range(1, min(8, limit) + 1))
     n = 16
     while n <= limit:
         ladder.append(n)
         n *= 2
-    return ladder
+    return tuple(ladder)
