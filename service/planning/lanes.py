@@ -10,6 +10,7 @@ the lowest key their candidates can have. It lives in the :class:`PlanCache`.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar, cast
 
@@ -55,6 +56,8 @@ class LaneIndex:
         self._priced: int | None = None
         self._derived: dict[Hashable, object] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
+        self._lock = threading.Lock()
+        """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
 
     def lanes(self, placer: Placer, start: int = 0) -> list[Lane]:
         """Every lane from the ``start``-th (indexing the rest of the catalog)."""
@@ -100,6 +103,12 @@ class LaneIndex:
     def _index(self, placer: Placer, end: int) -> None:
         """Join the passing buckets up to ``end`` with their placements."""
         if self._next >= end:
+            return
+        with self._lock:
+            self._index_locked(placer, end)
+
+    def _index_locked(self, placer: Placer, end: int) -> None:
+        if self._next >= end:  # another thread did it meanwhile
             return
         lanes = self._lanes
         cpu_only = self.flt.cpu_only

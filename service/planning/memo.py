@@ -24,11 +24,14 @@ holds.
 
 Every store is bounded (:class:`~service.bounded.BoundedDict`, least recently used
 first). A request without a shared cache gets a fresh one: the same code path, nothing
-kept.
+kept. The HTTP service plans on its event loop, but the in-process client backend may
+plan from threads, so lookups and inserts hold a lock (values are built outside it: two
+threads may build the same value, never corrupt a store).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Hashable
 from typing import TypeVar, cast
 
@@ -56,21 +59,25 @@ class PlanCache:
         self._shared: BoundedDict[Hashable, object] = BoundedDict(max_shared)
         self._templates: BoundedDict[Hashable, object] = BoundedDict(max_templates)
         self._catalog: object = None
+        self._lock = threading.Lock()
 
     def use_catalog(self, catalog: object) -> None:
         """Shared values are built over one catalog: when another one is loaded, drop
         them (they hold the old catalog alive) rather than wait for them to age out."""
         if catalog is not self._catalog:
-            self._shared.clear()
-            self._catalog = catalog
+            with self._lock:
+                self._shared.clear()
+                self._catalog = catalog
 
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
         """The value under ``key``, built on first use (callers own their key space, so
         the type is theirs to keep)."""
-        value = self._shared.touch(key)
+        with self._lock:
+            value = self._shared.touch(key)
         if value is None:
             value = build()
-            self._shared.put(key, value)
+            with self._lock:
+                self._shared.put(key, value)
         return cast(T, value)
 
     def catalog_shared(self, catalog: object, key: tuple[object, ...], build: Callable[[], T]) -> T:
@@ -88,7 +95,8 @@ class PlanCache:
         table = self._placements.get(prefix)
         if table is None:
             table = {}
-            self._placements.put(prefix, table)
+            with self._lock:
+                self._placements.put(prefix, table)
         return table
 
     def template(self, key: Hashable, build: Callable[[], T]) -> T:
@@ -97,7 +105,8 @@ class PlanCache:
         value = self._templates.get(key)
         if value is None:
             value = build()
-            self._templates.put(key, value)
+            with self._lock:
+                self._templates.put(key, value)
         return cast(T, value)
 
 
