@@ -41,6 +41,7 @@ from service.bounded import BoundedDict
 from service.sizing.resolve import LENGTH_FIELDS
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 
 class PlanCache:
@@ -92,22 +93,23 @@ class PlanCache:
         """The placements of one workload (``prefix``: its signature and the request
         fields placements depend on) per instance shape, filled by the place stage
         (oldest first out: a workload asked again keeps its lanes in :meth:`shared`)."""
-        table = self._placements.get(prefix)
-        if table is None:
-            table = {}
-            with self._lock:
-                self._placements.put(prefix, table)
-        return table
+        return self._first_in(self._placements, prefix, dict)
 
     def template(self, key: Hashable, build: Callable[[], T]) -> T:
         """An option's length-independent part (see :mod:`service.planning.options`;
         oldest first out: a lookup must cost less than the part)."""
-        value = self._templates.get(key)
+        return cast(T, self._first_in(self._templates, key, build))
+
+    def _first_in(
+        self, store: BoundedDict[Hashable, V], key: Hashable, build: Callable[[], V]
+    ) -> V:
+        """``store[key]``, built and inserted on a miss (the oldest entry goes first)."""
+        value = store.get(key)
         if value is None:
             value = build()
             with self._lock:
-                self._templates.put(key, value)
-        return cast(T, value)
+                store.put(key, value)
+        return value
 
 
 def memory_signature(workload: msgspec.Struct) -> bytes:
