@@ -19,6 +19,7 @@ list (:class:`Order`), and the planner merges the lists by priority
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Hashable, Sequence
 from typing import Literal
 
@@ -167,23 +168,35 @@ def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], pr
     timings: dict[Hashable, Timing] = {}
     if objective == "time":  # speed first: unpriced lanes compete too
         bounds = [lane_bound(lane, mode, timings) for lane in lanes]
-        bounds.sort(key=lambda b: b.speed)
+        bounds.sort(key=operator.attrgetter("speed"))
         return Order(objective, bounds, [], len(lanes))
     bounds = [lane_bound(lane, mode, timings) for lane in lanes[:priced]]
+    linear: list[LaneBound] = []
     if objective == "cost":
-        linear = [b for b in bounds if b.tier == 0.0 and b.floor == 0.0]
-        other = [b for b in bounds if not (b.tier == 0.0 and b.floor == 0.0)]
-        linear.sort(key=lambda b: b.money)
-        other.sort(key=lambda b: (b.tier, b.floor))
+        other: list[LaneBound] = []
+        for b in bounds:
+            (linear if b.tier == 0.0 and b.floor == 0.0 else other).append(b)
+        linear.sort(key=_MONEY)
+        other.sort(key=_TIER_FLOOR)
         return Order(objective, linear, other, priced)
     # Balanced: the score is log(money x hours); linear lanes scale with W², floored
     # ones (subscriptions) at least with W; lanes without a finite score come last.
-    linear = [b for b in bounds if b.tier == 0.0 and b.balance_floor == 0.0]
-    floored = [b for b in bounds if b.tier == 0.0 and b.balance_floor != 0.0]
-    rest = [b for b in bounds if b.tier != 0.0]
-    linear.sort(key=lambda b: b.balance)
-    floored.sort(key=lambda b: b.balance_floor)
+    floored: list[LaneBound] = []
+    rest: list[LaneBound] = []
+    for b in bounds:
+        if b.tier != 0.0:
+            rest.append(b)
+        else:
+            (linear if b.balance_floor == 0.0 else floored).append(b)
+    linear.sort(key=_BALANCE)
+    floored.sort(key=_BALANCE_FLOOR)
     return Order(objective, linear, floored + rest, priced)
+
+
+_MONEY = operator.attrgetter("money")
+_TIER_FLOOR = operator.attrgetter("tier", "floor")
+_BALANCE = operator.attrgetter("balance")
+_BALANCE_FLOOR = operator.attrgetter("balance_floor")
 
 
 def _log(value: float) -> float:
