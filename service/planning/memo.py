@@ -93,22 +93,20 @@ class PlanCache:
         """The placements of one workload (``prefix``: its signature and the request
         fields placements depend on) per instance shape, filled by the place stage
         (oldest first out: a workload asked again keeps its lanes in :meth:`shared`)."""
-        return self._first_in(self._placements, prefix, dict)
+        table = self._placements.get(prefix)
+        return table if table is not None else self._insert(self._placements, prefix, dict)
 
     def template(self, key: Hashable, build: Callable[[], T]) -> T:
         """An option's length-independent part (see :mod:`service.planning.options`;
         oldest first out: a lookup must cost less than the part)."""
-        return cast(T, self._first_in(self._templates, key, build))
+        value = self._templates.get(key)
+        return cast(T, value if value is not None else self._insert(self._templates, key, build))
 
-    def _first_in(
-        self, store: BoundedDict[Hashable, V], key: Hashable, build: Callable[[], V]
-    ) -> V:
-        """``store[key]``, built and inserted on a miss (the oldest entry goes first)."""
-        value = store.get(key)
-        if value is None:
-            value = build()
-            with self._lock:
-                store.put(key, value)
+    def _insert(self, store: BoundedDict[Hashable, V], key: Hashable, build: Callable[[], V]) -> V:
+        """``build()`` inserted under ``key`` (the oldest entry goes first)."""
+        value = build()
+        with self._lock:
+            store.put(key, value)
         return value
 
 
