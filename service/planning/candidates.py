@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from service.catalog.models import AcceleratorSpec, Offer
 from service.planning.cost import (
     SpotOverhead,
 )
-from service.providers import AcceleratorSpec, Offer
 from service.sizing import (
     Fit,
     ResolvedWorkload,

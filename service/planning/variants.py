@@ -14,12 +14,12 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.bounded import BoundedDict
-from service.capabilities import precision_verdict
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.capabilities import precision_verdict
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.candidates import FitCache, node_counts, smallest_fitting_nodes
 from service.planning.cost import SpotOverhead, spot_overhead
-from service.providers import AcceleratorSpec, InstanceType
+from service.runtime.bounded import BoundedDict
 from service.sizing import Fit, ResolvedWorkload, host_for, preprocess_hours
 from service.sizing.resolve import LENGTH_FIELDS
 
