@@ -77,7 +77,7 @@ _SOURCE_LABELS: tuple[tuple[str, str, str], ...] = (
     ("gpu-prices", "ArthurChiao's published GPU price comparison, copied from the "
      "purchase page", "ArthurChiao 博客转录自购买页的 GPU 价格对比"),
     ("bbs.huaweicloud.com", "a Huawei Cloud community forum quote", "华为云社区论坛报价"),
-    ("service/price_model.py", "Suanli's estimate from this catalog's confirmed prices",
+    ("service/catalog/price_model.py", "Suanli's estimate from this catalog's confirmed prices",
      "Suanli 依据本目录已确认价格的估算"),
 )  # fmt: skip
 """Substring of a stored source -> how a person names it (en, zh)."""

@@ -56,7 +56,7 @@ BORROWED_SPREAD = 0.35
 """Smallest half-width when the card-hour price comes from other clouds."""
 MODEL_AS_OF_FALLBACK = "1970"
 MODEL_SOURCE = (
-    "Suanli price model (service/price_model.py) over the confirmed prices of this catalog"
+    "Suanli price model (service/catalog/price_model.py) over the confirmed prices of this catalog"
 )
 
 
