@@ -24,6 +24,10 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> dict[str, A
     ("region", "provider"),
     [
         ("cn-hangzhou", "alibaba"),
+        ("cn-beijing", "alibaba"),
+        ("cn-shanghai", "alibaba"),
+        ("cn-shenzhen", "alibaba"),
+        ("ap-southeast-1", "alibaba"),
         ("ap-guangzhou", "tencent"),
         ("ap-shanghai", "tencent"),
         ("cn-beijing", "volcengine"),
