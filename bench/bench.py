@@ -269,13 +269,12 @@ def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, dict[str
     """p50 and max ms per answer, per catalog size and case (see the module docstring)."""
     import msgspec
 
-    from service.accelerators import default_registry
-    from service.catalog import CatalogService, bucket_offers
+    from service.catalog.aggregate import CatalogService, bucket_offers
+    from service.hooks.loader import get_plugin_manager
+    from service.hooks.registries import default_accelerator_registry, default_model_registry
     from service.planning.memo import PlanCache
     from service.planning.recommend import PlanContext, recommend
     from service.planning.schema import RecommendRequest
-    from service.plugins import get_plugin_manager
-    from service.sizing.presets import default_model_registry
 
     pm = get_plugin_manager(allow=("alibaba", "tencent", "huawei", "volcengine"))
     real = CatalogService(pm.hook.suanli_register_providers).load()
@@ -291,7 +290,7 @@ def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, dict[str
     def new_shape(_: int) -> RecommendRequest:
         return msgspec.convert(job_shape(next(shapes)), RecommendRequest)
 
-    accelerators = default_registry(("alibaba", "tencent", "huawei", "volcengine"))
+    accelerators = default_accelerator_registry(("alibaba", "tencent", "huawei", "volcengine"))
     models = default_model_registry()
     results = {}
     for size in sizes:

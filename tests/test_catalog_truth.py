@@ -24,6 +24,10 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> dict[str, A
     ("region", "provider"),
     [
         ("cn-hangzhou", "alibaba"),
+        ("cn-beijing", "alibaba"),
+        ("cn-shanghai", "alibaba"),
+        ("cn-shenzhen", "alibaba"),
+        ("ap-southeast-1", "alibaba"),
         ("ap-guangzhou", "tencent"),
         ("ap-shanghai", "tencent"),
         ("cn-beijing", "volcengine"),
@@ -131,10 +135,10 @@ def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> N
 
 
 def test_spot_overhead_uses_the_rate_the_spot_price_states() -> None:
+    from service.catalog.models import InstanceType, Offer, Price
     from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
-    from service.planning.price import spot_of
     from service.planning.place import Variant
-    from service.providers import InstanceType, Offer, Price
+    from service.planning.price import spot_of
 
     row = InstanceType(
         instance_type="x", family="x", vcpus=8, memory_gib=32.0, source="test", as_of="2026"

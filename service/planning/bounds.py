@@ -28,7 +28,7 @@ import msgspec
 from service.planning.cost import spot_overhead
 from service.planning.lanes import Lane
 from service.planning.schema import Objective
-from service.providers import HOURS_PER_MONTH
+from service.catalog.models import HOURS_PER_MONTH
 
 INF = math.inf
 

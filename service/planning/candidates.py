@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from service.planning.cost import SpotOverhead
-from service.providers import Offer
+from service.catalog.models import Offer
 from service.sizing import Fit
 
 

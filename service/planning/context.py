@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.accelerators import AcceleratorRegistry
-from service.catalog import CatalogSnapshot
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.aggregate import CatalogSnapshot
 from service.planning.memo import PlanCache
 from service.sizing.presets import ModelRegistry
 

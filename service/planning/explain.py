@@ -16,7 +16,7 @@ from typing import Literal
 
 import msgspec
 
-from service.names import localized_name
+from service.catalog.names import localized_name
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate

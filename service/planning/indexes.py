@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from service.catalog import CatalogSnapshot, OfferBucket
+from service.catalog.aggregate import CatalogSnapshot, OfferBucket
 from service.planning.filters import OfferFilter
 from service.planning.memo import PlanCache
 

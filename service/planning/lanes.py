@@ -16,11 +16,11 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from service.catalog import OfferBucket
+from service.catalog.aggregate import OfferBucket
 from service.planning.filters import Groups, OfferFilter, passing
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
-from service.providers import InstanceType
+from service.catalog.models import InstanceType
 
 INF = math.inf
 T = TypeVar("T")

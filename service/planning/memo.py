@@ -22,7 +22,7 @@ The planner's own values (lanes, bounds, placements, variants) are msgspec Struc
 cycle collector has nothing to find in them and need not walk the thousands a busy memo
 holds.
 
-Every store is bounded (:class:`~service.bounded.BoundedDict`, least recently used
+Every store is bounded (:class:`~service.runtime.bounded.BoundedDict`, least recently used
 first). A request without a shared cache gets a fresh one: the same code path, nothing
 kept. The HTTP service plans on its event loop, but the in-process client backend may
 plan from threads, so lookups and inserts hold a lock (values are built outside it: two
@@ -37,7 +37,7 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from service.bounded import BoundedDict
+from service.runtime.bounded import BoundedDict
 from service.sizing.resolve import LENGTH_FIELDS
 
 T = TypeVar("T")

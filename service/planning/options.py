@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.capabilities import hardware_notes
-from service.names import price_source_label
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.capabilities import hardware_notes
+from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
 from service.planning.schema import Lang, Objective, Option
-from service.providers import AcceleratorRef, InstanceType, Offer
+from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.sizing import Fit, HostRequirements
 
 STALE_BEFORE = "2025"
@@ -67,7 +67,7 @@ def offer_part(
     precision: str,
 ) -> OfferPart:
     """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
-    (its device's capabilities: :func:`service.capabilities.hardware_notes`)."""
+    (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`)."""
     row = offer.instance
     spec = accelerators.resolve(row.accelerator or "")
     cann = spec is not None and spec.stack == "cann"

@@ -17,13 +17,13 @@ from typing import cast
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.capabilities import precision_verdict
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.capabilities import precision_verdict
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.resolve import Job
-from service.providers import AcceleratorSpec, InstanceType
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.sizing import (
     Fit,
     Layout,

@@ -25,7 +25,7 @@ from service.planning.cost import (
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
-from service.providers import Offer
+from service.catalog.models import Offer
 
 INF = math.inf
 

@@ -5,7 +5,7 @@
 p50 on 10k), so the work is split by what it depends on:
 
 * per catalog (at load): offers grouped into buckets, cheapest first
-  (:func:`service.catalog.bucket_offers`);
+  (:func:`service.catalog.aggregate.bucket_offers`);
 * per filter (cached): the buckets that pass (:func:`service.planning.filters.passing`);
 * per workload shape and filter (cached, :mod:`service.planning.lanes`): their
   placements and a lower bound on their cost per unit of work (:mod:`bounds`);
@@ -20,7 +20,7 @@ import heapq
 import math
 from collections.abc import Iterator, Sequence
 
-from service.catalog import OfferBucket
+from service.catalog.aggregate import OfferBucket
 from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order, order_lanes
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, per_million_tokens

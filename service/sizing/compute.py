@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import mfu_prior
 from service.sizing.profiles import engine_profile

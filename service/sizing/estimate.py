@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from service.errors import InputError
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
+from service.runtime.errors import InputError
 from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,

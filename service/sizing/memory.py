@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import GIB
 from service.sizing.resolve import (
     FRAGMENTATION,

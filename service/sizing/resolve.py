@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from service.errors import InputError
+from service.runtime.errors import InputError
 from service.sizing import formulas as f
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
 from service.sizing.profiles import (

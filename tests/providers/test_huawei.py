@@ -17,9 +17,9 @@ from plugins.huawei import (
     suanli_register_providers,
 )
 from plugins.huawei.provider import load_provider
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.providers import ALL_REGIONS, InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import ALL_REGIONS, InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {

@@ -13,8 +13,8 @@ import pytest
 
 from plugins.tencent import suanli_register_providers
 from plugins.tencent.provider import load_provider
-from service.providers import ALL_REGIONS, HOURS_PER_MONTH, InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.models import ALL_REGIONS, HOURS_PER_MONTH, InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {

@@ -11,8 +11,8 @@ import pytest
 
 from plugins.volcengine import suanli_register_providers
 from plugins.volcengine.provider import load_provider
-from service.providers import InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.models import InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {

@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.errors import InputError
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import AcceleratorSpec
+from service.runtime.errors import InputError
 from service.sizing import (
     Placement,
     ResolvedWorkload,
