@@ -10,9 +10,9 @@ import pytest
 from service.catalog.aggregate import CatalogService
 from service.hooks.loader import get_plugin_manager
 from service.hooks.registries import default_accelerator_registry, default_model_registry
+from service.planning.memo import PlanCache
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest
-from service.planning.memo import PlanCache
 from tests.conftest import BUILTIN_PROVIDERS
 
 

@@ -25,10 +25,10 @@ from typing import Literal
 
 import msgspec
 
+from service.catalog.models import HOURS_PER_MONTH
 from service.planning.cost import spot_overhead
 from service.planning.lanes import Lane
 from service.planning.schema import Objective
-from service.catalog.models import HOURS_PER_MONTH
 
 INF = math.inf
 

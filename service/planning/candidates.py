@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from service.planning.cost import SpotOverhead
 from service.catalog.models import Offer
+from service.planning.cost import SpotOverhead
 from service.sizing import Fit
 
 

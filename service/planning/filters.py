@@ -18,10 +18,10 @@ from dataclasses import dataclass, replace
 import msgspec
 
 from service.catalog.aggregate import OfferBucket, OfferGroup
+from service.catalog.models import Billing, InstanceType, Offer
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.memo import PlanCache
 from service.planning.schema import TOP_K_MAX
-from service.catalog.models import Billing, InstanceType, Offer
 
 
 @dataclass(frozen=True, slots=True)

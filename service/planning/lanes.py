@@ -17,10 +17,10 @@ from typing import TypeVar, cast
 import msgspec
 
 from service.catalog.aggregate import OfferBucket
+from service.catalog.models import InstanceType
 from service.planning.filters import Groups, OfferFilter, passing
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
-from service.catalog.models import InstanceType
 
 INF = math.inf
 T = TypeVar("T")

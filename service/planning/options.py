@@ -18,13 +18,13 @@ import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.capabilities import hardware_notes
+from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
 from service.planning.schema import Lang, Objective, Option
-from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.sizing import Fit, HostRequirements
 
 STALE_BEFORE = "2025"

@@ -19,11 +19,11 @@ import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.capabilities import precision_verdict
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.resolve import Job
-from service.catalog.models import AcceleratorSpec, InstanceType
 from service.sizing import (
     Fit,
     Layout,

@@ -16,6 +16,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from service.catalog.models import Offer
 from service.planning.cost import (
     SPOT_INTERRUPTIONS_PER_HOUR,
     SpotOverhead,
@@ -25,7 +26,6 @@ from service.planning.cost import (
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
-from service.catalog.models import Offer
 
 INF = math.inf
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from service.runtime.errors import InputError
+from service.catalog.models import Billing
 from service.catalog.names import region_suggestions, resolve_provider
 from service.planning.context import PlanContext
 from service.planning.filters import OfferFilter
 from service.planning.indexes import known_regions_of, single_node
 from service.planning.memo import PlanCache, memory_signature
 from service.planning.schema import RecommendRequest
-from service.catalog.models import Billing
+from service.runtime.errors import InputError
 from service.sizing import ResolvedWorkload, resolve_workload
 from service.sizing.workload import (
     Finetune,
