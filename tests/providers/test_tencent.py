@@ -127,6 +127,65 @@ def test_pnv5b_l20_is_low_confidence_and_says_tencent_does_not_name_it(
     assert rows["PNV5b.96XLARGE1536"].vcpus == 384
 
 
+@pytest.mark.parametrize(
+    ("name", "accelerator", "count", "gpu_mem", "vcpus", "mem", "regions"),
+    [
+        ("BMGNV4", "A10", 16, 24.0, 208, 768.0, {"ap-beijing", "ap-shanghai", "ap-guangzhou"}),
+        (
+            "BMG5t",
+            "T4",
+            4,
+            16.0,
+            96,
+            384.0,
+            {
+                "ap-beijing",
+                "ap-shanghai",
+                "ap-guangzhou",
+                "ap-nanjing",
+                "ap-chongqing",
+                "ap-hongkong",
+                "ap-singapore",
+                "ap-seoul",
+                "na-siliconvalley",
+                "na-ashburn",
+            },
+        ),
+        (
+            "BMG5v",
+            "V100-32GB",
+            8,
+            32.0,
+            96,
+            384.0,
+            {"ap-beijing", "ap-shanghai", "ap-guangzhou", "ap-chongqing"},
+        ),
+    ],
+)
+def test_bare_metal_gpu_types_from_the_cbm_spec_and_region_pages(
+    rows: dict[str, InstanceType],
+    name: str,
+    accelerator: str,
+    count: int,
+    gpu_mem: float,
+    vcpus: int,
+    mem: float,
+    regions: set[str],
+) -> None:
+    """Tencent's CBM spec table (one size per family) and its 实例售卖地域 page."""
+    row = rows[name]
+    assert (row.accelerator, row.accelerator_count, row.accelerator_memory_gib) == (
+        accelerator,
+        count,
+        gpu_mem,
+    )
+    assert (row.vcpus, row.memory_gib, row.network_gbps) == (vcpus, mem, 25.0)
+    assert set(row.regions) == regions
+    assert row.zones == ()  # the region page names cities only
+    assert "裸金属云服务器实例规格" in row.source
+    assert "实例售卖地域" in (row.regions_note or "")
+
+
 def test_unmatched_and_fractional_gpu_rows_are_left_out(rows: dict[str, InstanceType]) -> None:
     """PNV6's 96 GB GPU is unnamed and matches no model; vGPU slices are not whole GPUs."""
     assert not [name for name in rows if name.startswith("PNV6.")]
@@ -176,8 +235,12 @@ def test_regions_follow_the_per_family_availability(rows: dict[str, InstanceType
     assert set(rows["PNV4.7XLARGE116"].regions) == {"ap-guangzhou", "ap-shanghai", "ap-beijing"}
     assert set(rows["GN7vi.5XLARGE80"].regions) == {"ap-shanghai", "ap-nanjing"}
     assert "na-ashburn" in rows["GN7.2XLARGE32"].regions  # 弗吉尼亚
-    assert rows["PNV5b.8XLARGE96"].regions == ("ap-tokyo",)  # the one public record of it
-    assert rows["PNV5b.16XLARGE192"].regions == ()  # no source says where: unknown
+    # public user records (TKE qGPU demo, a TACO-X benchmark, an RL training archive): Tokyo
+    for name in ("PNV5b.8XLARGE96", "PNV5b.16XLARGE192", "PNV5b.32XLARGE384", "PNV5b.48XLARGE768"):
+        assert rows[name].regions == ("ap-tokyo",), name
+    assert rows["PNV5b.48XLARGE768"].zones == ("ap-tokyo-2",)
+    assert "taco-vllm-demo" in (rows["PNV5b.16XLARGE192"].regions_note or "")
+    assert rows["PNV5b.12XLARGE192"].regions == ()  # no source says where: unknown
     assert rows["S6.2XLARGE16"].regions == ()
 
 
