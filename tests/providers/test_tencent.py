@@ -85,6 +85,10 @@ def test_hook_registers_one_tencent_provider() -> None:
         ("GN8.LARGE56", "P40", 1, 24.0, 6, 56.0, 1.5),
         ("GN6.7XLARGE48", "P4", 1, 8.0, 28, 48.0, 5.0),
         ("GN6S.2XLARGE40", "P4", 2, 8.0, 8, 40.0, 9.0),
+        # bare metal (CBM spec table, one size per family)
+        ("BMGNV4", "A10", 16, 24.0, 208, 768.0, 25.0),
+        ("BMG5t", "T4", 4, 16.0, 96, 384.0, 25.0),
+        ("BMG5v", "V100-32GB", 8, 32.0, 96, 384.0, 25.0),
     ],
 )
 def test_gpu_spot_checks(
@@ -127,63 +131,34 @@ def test_pnv5b_l20_is_low_confidence_and_says_tencent_does_not_name_it(
     assert rows["PNV5b.96XLARGE1536"].vcpus == 384
 
 
-@pytest.mark.parametrize(
-    ("name", "accelerator", "count", "gpu_mem", "vcpus", "mem", "regions"),
-    [
-        ("BMGNV4", "A10", 16, 24.0, 208, 768.0, {"ap-beijing", "ap-shanghai", "ap-guangzhou"}),
-        (
-            "BMG5t",
-            "T4",
-            4,
-            16.0,
-            96,
-            384.0,
-            {
-                "ap-beijing",
-                "ap-shanghai",
-                "ap-guangzhou",
-                "ap-nanjing",
-                "ap-chongqing",
-                "ap-hongkong",
-                "ap-singapore",
-                "ap-seoul",
-                "na-siliconvalley",
-                "na-ashburn",
-            },
-        ),
-        (
-            "BMG5v",
-            "V100-32GB",
-            8,
-            32.0,
-            96,
-            384.0,
-            {"ap-beijing", "ap-shanghai", "ap-guangzhou", "ap-chongqing"},
-        ),
-    ],
-)
-def test_bare_metal_gpu_types_from_the_cbm_spec_and_region_pages(
+BARE_METAL_CITIES = {
+    "BMGNV4": {"ap-beijing", "ap-shanghai", "ap-guangzhou"},
+    "BMG5t": {
+        "ap-beijing",
+        "ap-shanghai",
+        "ap-guangzhou",
+        "ap-nanjing",
+        "ap-chongqing",
+        "ap-hongkong",
+        "ap-singapore",
+        "ap-seoul",
+        "na-siliconvalley",
+        "na-ashburn",
+    },
+    "BMG5v": {"ap-beijing", "ap-shanghai", "ap-guangzhou", "ap-chongqing"},
+}
+"""Tencent's CBM 实例售卖地域 page: cities per bare-metal GPU family, no zones."""
+
+
+def test_bare_metal_gpu_types_carry_the_cities_of_the_cbm_region_page(
     rows: dict[str, InstanceType],
-    name: str,
-    accelerator: str,
-    count: int,
-    gpu_mem: float,
-    vcpus: int,
-    mem: float,
-    regions: set[str],
 ) -> None:
-    """Tencent's CBM spec table (one size per family) and its 实例售卖地域 page."""
-    row = rows[name]
-    assert (row.accelerator, row.accelerator_count, row.accelerator_memory_gib) == (
-        accelerator,
-        count,
-        gpu_mem,
-    )
-    assert (row.vcpus, row.memory_gib, row.network_gbps) == (vcpus, mem, 25.0)
-    assert set(row.regions) == regions
-    assert row.zones == ()  # the region page names cities only
-    assert "裸金属云服务器实例规格" in row.source
-    assert "实例售卖地域" in (row.regions_note or "")
+    for name, regions in BARE_METAL_CITIES.items():
+        row = rows[name]
+        assert set(row.regions) == regions, name
+        assert row.zones == (), name
+        assert "裸金属云服务器实例规格" in row.source, name
+        assert "实例售卖地域" in (row.regions_note or ""), name
 
 
 def test_unmatched_and_fractional_gpu_rows_are_left_out(rows: dict[str, InstanceType]) -> None:
