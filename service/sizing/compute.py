@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from service.providers import AcceleratorSpec
 from service.sizing.formulas import training_flops
-from service.sizing.mfu import mfu_prior
+from service.sizing.mfu import generation, mfu_prior
 from service.sizing.profiles import engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
@@ -45,6 +45,23 @@ PREFILL_MFU = 0.5
 ALLREDUCE_LATENCY_S = 25e-6
 """One small-message all-reduce over NVLink/HCCS (NCCL ring latency, 10-30 µs in
 nccl-tests); tensor parallelism does two per layer per decode step."""
+PCIE_BIDIRECTIONAL_GBPS = 64.0
+"""PCIe 4.0 x16 both directions (the registry's figure for parts without NVLink), the
+all-reduce path when a part publishes no interconnect."""
+
+
+def allreduce_seconds(accelerator: AcceleratorSpec, devices: int, nbytes: float) -> float:
+    """Bandwidth time of one ring all-reduce of ``nbytes`` over ``devices``: each device
+    sends and receives 2(n-1)/n of the buffer (NCCL's bus-bandwidth definition,
+    https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md) over one direction
+    of its link (the registry's interconnect figure counts both directions: NVLink 4 900
+    GB/s, NVLink 3 600 GB/s, PCIe 4.0 x16 64 GB/s)."""
+    if devices <= 1:
+        return 0.0
+    link = (accelerator.interconnect_gbps or PCIE_BIDIRECTIONAL_GBPS) / 2.0
+    return 2.0 * (devices - 1) / devices * nbytes / (link * 1e9)
+
+
 HOST_LINK_GBPS = 25.0
 """Effective host<->device bandwidth of a PCIe 4.0 x16 link (32 GB/s raw per direction,
 about 25 GB/s achieved), the path ZeRO-Offload moves gradients and weights over."""
@@ -115,10 +132,31 @@ def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> 
     )
 
 
+def pipeline_efficiency(stages: int, micro_batches: int) -> float:
+    """Share of a step the stages compute under the 1F1B schedule (Megatron-LM, torchtitan,
+    DeepSpeed pipelines): the pipeline fills and drains around ``m`` micro-batches, so a
+    step takes (m + p - 1) micro-batch slots for m of work — bubble (p - 1)/m of the ideal
+    (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+    Clusters Using Megatron-LM", §2.2.1, https://arxiv.org/abs/2104.04473)."""
+    if stages <= 1:
+        return 1.0
+    m = max(micro_batches, 1)
+    return m / (m + stages - 1)
+
+
 def time_for(
-    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    *,
+    pipeline_parallel: int = 1,
 ) -> TimeEstimate | None:
-    """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown."""
+    """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown.
+
+    With ``pipeline_parallel`` stages, steady-state training pays the 1F1B bubble
+    (:func:`pipeline_efficiency`) over the step's micro-batches: the gradient-accumulation
+    steps when given, else as many as stages (torchtitan's and Megatron's smallest
+    schedule that keeps every stage busy in the steady phase)."""
     if rw.arch is None or devices < 1:
         return None
     w = rw.workload
@@ -142,6 +180,11 @@ def time_for(
         return None
     util, _ = training_utilization(rw, accelerator)
     b = rw.training
+    if pipeline_parallel > 1 and b is not None and b.time_basis == "steady":
+        # the whole-run priors come from pipelined runs (Llama 3 405B: 16 stages), so
+        # their bubble is already in them; the steady priors' anchors are FSDP runs
+        accumulation = getattr(w, "gradient_accumulation_steps", None)
+        util *= pipeline_efficiency(pipeline_parallel, accumulation or pipeline_parallel)
     rate = devices * peak * 1e12 * util
     if b is not None and b.flops_per_token and not rw.image_model:
         steady = b.time_basis == "steady"
@@ -209,6 +252,26 @@ def bandwidth_efficiency(engine: str, precision: str) -> float:
     if precision == "int4" and eng.fused_int4:
         quant = FUSED_INT4_EFFICIENCY
     return BANDWIDTH_EFFICIENCY * eng.bandwidth_efficiency * quant
+
+
+MMA_MIN_ROWS = {"hopper": 64, "blackwell": 64}
+"""Rows (tokens) a 16-bit/FP8 GEMM tile computes at least: Hopper's warpgroup MMA
+(``wgmma.mma_async``, the instruction cuBLAS/CUTLASS sm90 kernels are built on) only has
+m64nNk16 shapes (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate":
+https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shape),
+so a decode step of fewer than 64 tokens costs the tensor cores as much as 64. On a part
+whose compute is small next to its bandwidth (H20: 148 TFLOPS BF16 for 4.0 TB/s, 37 FLOP
+per byte against H100's 295) that floor, not the weight read, bounds small-batch decode."""
+MMA_MIN_ROWS_DEFAULT = 16
+"""Ampere/Ada ``mma.sync`` m16n8k16 tiles, and the weight-only int4/int8 kernels (Marlin,
+AWQ/GPTQ GEMV) everywhere: 16 rows."""
+
+
+def mma_rows(accelerator: AcceleratorSpec, precision: str) -> int:
+    """The fewest tokens a decode GEMM pays for on ``accelerator`` (see :data:`MMA_MIN_ROWS`)."""
+    if precision in ("int4", "int8"):
+        return MMA_MIN_ROWS_DEFAULT
+    return MMA_MIN_ROWS.get(generation(accelerator), MMA_MIN_ROWS_DEFAULT)
 
 
 def decode_peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
@@ -296,12 +359,18 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     if b.experts > 1:
         overhead += layers * b.experts * eng.expert_overhead_s
     if devices > 1 and not sequential:
-        overhead += 2 * layers * ALLREDUCE_LATENCY_S
+        # two all-reduces per layer (attention and MLP outputs) of the step's 16-bit
+        # activations: latency plus bandwidth, which large batches make the larger part
+        activations = concurrency * (arch.hidden or 0) * 2.0
+        overhead += (
+            2
+            * layers
+            * (ALLREDUCE_LATENCY_S + allreduce_seconds(accelerator, devices, activations))
+        )
     times = [memory_s + overhead]
     if peak:
-        times.append(
-            2.0 * arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
-        )
+        rows = max(concurrency, mma_rows(accelerator, b.precision))
+        times.append(2.0 * arch.active_params * rows / (devices * peak * 1e12 * DECODE_COMPUTE_MFU))
     step = max(times)
     if step <= 0:
         return 0.0

@@ -177,6 +177,43 @@ def test_rlhf_budgets_add_the_models() -> None:
     assert err.value.field == "workload.critic_model"
 
 
+def test_rlhf_model_flops_count_every_pass() -> None:
+    """PPO per token of a 7B actor and same-shape critic: actor train (3 forwards) + old
+    log-probabilities (1) + reference (1), critic train (3) + values (1), reward (1) =
+    10 forwards; GRPO without a reward model: 3 + 1 + 1 = 5."""
+    ppo = rw_of(
+        kind="rlhf", algorithm="ppo", model="llama-2-7b", tokens=1e8, seq_len=512, response_len=256
+    )
+    grpo = rw_of(
+        kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8, seq_len=512, response_len=256
+    )
+    assert ppo.training is not None
+    assert grpo.training is not None
+    assert ppo.arch is not None
+    fwd = 2 * ppo.arch.active_params + 4 * 32 * 4096 * 512
+    assert ppo.training.model_flops_per_token == pytest.approx(10 * fwd)
+    assert grpo.training.model_flops_per_token == pytest.approx(5 * fwd)
+
+
+def test_pipeline_bubble_slows_steady_training_only() -> None:
+    """1F1B over p = 8 stages and (by default) m = 8 micro-batches: (m + p - 1) / m =
+    15/8 of the unpipelined time at the steady basis; whole-run priors already hold it."""
+    steady = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="steady")
+    run = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="run")
+    a100 = spec("A100-80GB")
+    flat, piped = time_for(steady, a100, 64), time_for(steady, a100, 64, pipeline_parallel=8)
+    assert flat is not None and piped is not None
+    assert piped.hours == pytest.approx(flat.hours * 15 / 8)
+    ga = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="steady",
+               gradient_accumulation_steps=32)  # fmt: skip
+    t_ga = time_for(ga, a100, 64, pipeline_parallel=8)
+    assert t_ga is not None
+    assert t_ga.hours == pytest.approx(flat.hours * 39 / 32)
+    r_flat, r_piped = time_for(run, a100, 64), time_for(run, a100, 64, pipeline_parallel=8)
+    assert r_flat is not None and r_piped is not None
+    assert r_piped.hours == pytest.approx(r_flat.hours)
+
+
 def test_ranges_come_from_the_calibrated_spreads() -> None:
     rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora")
     m = memory_for(rw, 1)
