@@ -202,7 +202,8 @@ def test_pipeline_bubble_slows_steady_training_only() -> None:
     run = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="run")
     a100 = spec("A100-80GB")
     flat, piped = time_for(steady, a100, 64), time_for(steady, a100, 64, pipeline_parallel=8)
-    assert flat is not None and piped is not None
+    assert flat is not None
+    assert piped is not None
     assert piped.hours == pytest.approx(flat.hours * 15 / 8)
     ga = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="steady",
                gradient_accumulation_steps=32)  # fmt: skip
@@ -210,7 +211,8 @@ def test_pipeline_bubble_slows_steady_training_only() -> None:
     assert t_ga is not None
     assert t_ga.hours == pytest.approx(flat.hours * 39 / 32)
     r_flat, r_piped = time_for(run, a100, 64), time_for(run, a100, 64, pipeline_parallel=8)
-    assert r_flat is not None and r_piped is not None
+    assert r_flat is not None
+    assert r_piped is not None
     assert r_piped.hours == pytest.approx(r_flat.hours)
 
 
