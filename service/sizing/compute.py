@@ -18,7 +18,7 @@ from __future__ import annotations
 from service.providers import AcceleratorSpec
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import generation, mfu_prior
-from service.sizing.profiles import engine_profile
+from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
 from service.sizing.uncertainty import hours_range
@@ -208,29 +208,54 @@ def time_for(
     )
 
 
-ROLLOUT_ENGINE = "vllm"
-"""RLHF rollouts run on a serving engine's kernels (verl/OpenRLHF: vLLM or SGLang;
-DeepSpeed-Chat's hybrid engine: DeepSpeed inference kernels): vLLM's decode overheads."""
+ROLLOUT_ENGINES: dict[str, ServeEngine] = {
+    "deepspeed": "hf",
+    "hf": "hf",
+    "llama-factory": "hf",
+}
+"""Which decode loop a framework's RLHF rollout runs. DeepSpeed-Chat's hybrid engine calls
+Hugging Face ``generate()`` on the actor (``self.actor_model.module.generate`` in
+applications/DeepSpeed-Chat/dschat/rlhf/ppo_trainer.py, microsoft/DeepSpeedExamples) with
+DeepSpeed's inference kernels injected but no CUDA graphs, so every step pays the eager
+loop's per-step and per-layer launch costs; TRL's PPO/GRPO trainers (``use_vllm=False``
+by default) and LLaMA-Factory's PPO (``unwrap_model_for_generation`` + ``generate``) run
+the same loop. verl, OpenRLHF and the Megatron-based stacks generate with vLLM or SGLang
+(CUDA graphs): vLLM's overheads."""
+ROLLOUT_DEFAULT_ENGINE: ServeEngine = "vllm"
 
 
 def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
     """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
-    decode steps, each reading the actor's weights at the serving bandwidth efficiency
-    plus the engine's step overheads (or compute-bound for large batches)."""
+    decode steps, each reading the actor's weights and the batch's KV cache (at its mean
+    length, prompt + half the response) at the serving bandwidth efficiency plus the
+    framework's decode-loop overheads (:data:`ROLLOUT_ENGINES`), or compute-bound for
+    large batches."""
     b = rw.training
+    arch = rw.arch
     if b is None or not b.rollout_weight_bytes or rw.tokens is None or not b.seq_len:
         return 0.0
     bw = accelerator.mem_bandwidth_gbps
     peak = accelerator.dense_tflops_16bit
-    if not bw or not peak or rw.arch is None:
+    if not bw or not peak or arch is None:
         return 0.0
-    eng = engine_profile(ROLLOUT_ENGINE)
+    engine = ROLLOUT_ENGINES.get(b.framework, ROLLOUT_DEFAULT_ENGINE)
+    eng = engine_profile(engine)
     batch = max(b.rollout_batch, 1)
-    step = b.rollout_weight_bytes / (bw * 1e9 * bandwidth_efficiency(ROLLOUT_ENGINE, "bf16"))
+    context = b.seq_len - b.rollout_response_len / 2
+    kv = 0.0
+    if arch.layers and arch.heads:
+        head_dim = arch.head_dim or (arch.hidden or 0) // arch.heads
+        kv = 2.0 * arch.layers * (arch.kv_heads or arch.heads) * head_dim * _BYTES_16
+    read = b.rollout_weight_bytes + kv * context * batch
+    step = read / (bw * 1e9 * bandwidth_efficiency(engine, "bf16"))
     step += eng.step_overhead_s + b.rollout_layers * eng.layer_overhead_s
-    compute = 2.0 * rw.arch.active_params * batch / (peak * 1e12 * DECODE_COMPUTE_MFU)
+    rows = max(batch, mma_rows(accelerator, "bf16"))
+    compute = 2.0 * arch.active_params * rows / (peak * 1e12 * DECODE_COMPUTE_MFU)
     sequences = rw.tokens / b.seq_len
     return sequences / (devices * batch) * b.rollout_response_len * max(step, compute)
+
+
+_BYTES_16 = 2.0
 
 
 def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:

@@ -21,6 +21,7 @@ from service.sizing import (
     resolve_workload,
     time_for,
 )
+from service.sizing.compute import rollout_seconds
 from service.sizing.memory import training_layouts
 from service.sizing.presets import ModelRegistry, builtin_presets
 from service.sizing.uncertainty import SPREADS
@@ -193,6 +194,23 @@ def test_rlhf_model_flops_count_every_pass() -> None:
     fwd = 2 * ppo.arch.active_params + 4 * 32 * 4096 * 512
     assert ppo.training.model_flops_per_token == pytest.approx(10 * fwd)
     assert grpo.training.model_flops_per_token == pytest.approx(5 * fwd)
+
+
+def test_rollouts_decode_in_the_framework_loop() -> None:
+    """DeepSpeed-Chat and TRL generate with Hugging Face ``generate()`` (eager: 2 ms per
+    step and 0.6 ms per layer), verl-style stacks with vLLM: the same PPO job's rollout
+    is slower under ``deepspeed`` than under ``megatron``, by the overhead difference."""
+    obj: dict[str, Any] = {
+        "kind": "rlhf", "algorithm": "ppo", "model": "llama-2-7b", "tokens": 1e8,
+        "seq_len": 512, "response_len": 256,
+    }  # fmt: skip
+    ds = rw_of(**obj, framework="deepspeed")
+    mg = rw_of(**obj, framework="megatron")
+    a100 = spec("A100-80GB")
+    t_ds, t_mg = rollout_seconds(ds, a100, 8), rollout_seconds(mg, a100, 8)
+    steps = 1e8 / 512 / (8 * 16) * 256
+    extra = (2e-3 + 32 * 0.6e-3) - (1.5e-3 + 32 * 60e-6)
+    assert t_ds - t_mg == pytest.approx(steps * extra, rel=1e-6)
 
 
 def test_pipeline_bubble_slows_steady_training_only() -> None:
