@@ -250,7 +250,7 @@ class VariantBuilder:
                     devices,
                     fit,
                     None,
-                    self.cache.hours_per_token(spec, devices, fit.pipeline_parallel),
+                    self.cache.hours_per_token(spec, devices, fit),
                 )
             ]
         found = smallest_fitting_nodes(self.cache, spec, per_node, max_nodes, multi)
@@ -268,7 +268,7 @@ class VariantBuilder:
                         devices,
                         fit,
                         None,
-                        self.cache.hours_per_token(spec, devices, fit.pipeline_parallel),
+                        self.cache.hours_per_token(spec, devices, fit),
                     )
                 )
         return placements

@@ -150,13 +150,17 @@ def time_for(
     devices: int,
     *,
     pipeline_parallel: int = 1,
+    tensor_parallel: int = 1,
+    zero_stage: int | None = None,
 ) -> TimeEstimate | None:
     """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown.
 
     With ``pipeline_parallel`` stages, steady-state training pays the 1F1B bubble
     (:func:`pipeline_efficiency`) over the step's micro-batches: the gradient-accumulation
     steps when given, else as many as stages (torchtitan's and Megatron's smallest
-    schedule that keeps every stage busy in the steady phase)."""
+    schedule that keeps every stage busy in the steady phase). Data-parallel traffic
+    (:func:`data_parallel_seconds`) bounds the steady rate from below where the link is
+    too slow to hide it behind the compute."""
     if rw.arch is None or devices < 1:
         return None
     w = rw.workload
@@ -190,6 +194,12 @@ def time_for(
         steady = b.time_basis == "steady"
         per_token = b.flops_per_token if steady else b.model_flops_per_token
         seconds = per_token * rw.tokens / rate
+        if steady:
+            # exposed only where the link cannot keep up with the compute it overlaps
+            comm = data_parallel_seconds(
+                rw, accelerator, devices, zero_stage, tensor_parallel * pipeline_parallel
+            )
+            seconds = max(seconds, comm)
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
         seconds += offload_seconds(rw, devices)
         seconds += rollout_seconds(rw, accelerator, devices)
@@ -256,6 +266,37 @@ def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices:
 
 
 _BYTES_16 = 2.0
+
+
+def data_parallel_seconds(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    zero_stage: int | None,
+    model_parallel: int,
+) -> float:
+    """Seconds of data-parallel collectives over the whole job on the device link: per
+    optimizer step the 16-bit gradients of the trainable weights are reduce-scattered and
+    all-gathered (an all-reduce, 2(d-1)/d of the bytes), and under ZeRO-3/FSDP every
+    micro-step all-gathers the 16-bit weights for the forward and again for the backward
+    (Rajbhandari et al. 2020, "ZeRO", §7: 1.5x the data-parallel volume; PyTorch FSDP
+    docs). NCCL overlaps them with the backward (DDP buckets, FSDP prefetch), so they
+    cost time only beyond the compute (the caller takes the larger). The link is the
+    registry's device interconnect (one direction): a lower bound across servers."""
+    b = rw.training
+    arch = rw.arch
+    if b is None or arch is None or rw.tokens is None or not b.tokens_per_step:
+        return 0.0
+    dp = devices // max(model_parallel, 1)
+    if dp <= 1:
+        return 0.0
+    accumulation = getattr(rw.workload, "gradient_accumulation_steps", None) or 1
+    micro_steps = rw.tokens / (b.tokens_per_step * dp)
+    shard = 1.0 / max(model_parallel, 1)
+    per_micro = b.trainable_params * shard * _BYTES_16 / accumulation
+    if zero_stage == 3:
+        per_micro += 2.0 * arch.params * shard * _BYTES_16 / 2.0  # each gather is half a ring
+    return micro_steps * allreduce_seconds(accelerator, dp, per_micro)
 
 
 def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:

@@ -213,6 +213,32 @@ def test_rollouts_decode_in_the_framework_loop() -> None:
     assert t_ds - t_mg == pytest.approx(steps * extra, rel=1e-6)
 
 
+def test_data_parallel_traffic_bounds_pcie_training() -> None:
+    """8 x RTX 4090 (PCIe 4.0: 32 GB/s one way), ZeRO-3 full fine-tune of a 7B model at
+    512 tokens per micro-step: each micro-step all-gathers the 16-bit weights twice (a
+    half ring each) and all-reduces the gradients, 2 x 7/8 x (2N + 2N) B = 47 GB, 1.5 s,
+    more than the compute of 512 tokens, so the link sets the time; on NVLink (A100, 300
+    GB/s one way) the compute stays the bound."""
+    obj: dict[str, Any] = {
+        "kind": "finetune", "model": "llama-2-7b", "method": "full", "seq_len": 512,
+        "tokens": 1e8, "time_basis": "steady",
+    }  # fmt: skip
+    rw = rw_of(**obj)
+    n = 6_738_415_616
+    pcie = time_for(rw, spec("RTX-4090"), 8, zero_stage=3)
+    assert pcie is not None
+    micro_steps = 1e8 / (512 * 8)
+    comm = micro_steps * 2 * 7 / 8 * (2 * n + 2 * n) / 32e9
+    assert pcie.hours * 3600 == pytest.approx(comm, rel=1e-6)
+    nvlink, flat = (
+        time_for(rw, spec("A100-80GB"), 8, zero_stage=3),
+        time_for(rw, spec("A100-80GB"), 8),
+    )
+    assert nvlink is not None
+    assert flat is not None
+    assert nvlink.hours == pytest.approx(flat.hours)
+
+
 def test_pipeline_bubble_slows_steady_training_only() -> None:
     """1F1B over p = 8 stages and (by default) m = 8 micro-batches: (m + p - 1) / m =
     15/8 of the unpipelined time at the steady basis; whole-run priors already hold it."""
