@@ -375,7 +375,8 @@ def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
     if b.expert_weights:
         share = expected_experts(b.experts, b.experts_per_token, concurrency) / b.experts
         experts = b.expert_weights * share
-    return max(dense, 0.0) + experts + b.kv_per_token * mean_context(rw) * concurrency
+    kv_passes = engine_profile(b.engine).kv_passes
+    return max(dense, 0.0) + experts + kv_passes * b.kv_per_token * mean_context(rw) * concurrency
 
 
 def mean_context(rw: ResolvedWorkload) -> float:
