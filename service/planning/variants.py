@@ -244,7 +244,15 @@ class VariantBuilder:
             if fit is None:
                 return "memory"
             devices = per_node * exact
-            return [(exact, devices, fit, None, self.cache.hours_per_token(spec, devices))]
+            return [
+                (
+                    exact,
+                    devices,
+                    fit,
+                    None,
+                    self.cache.hours_per_token(spec, devices, fit),
+                )
+            ]
         found = smallest_fitting_nodes(self.cache, spec, per_node, max_nodes, multi)
         if found is None:
             return "memory"
@@ -255,7 +263,13 @@ class VariantBuilder:
             fit = fit_min if nodes == n_min else self.cache.fit(spec, devices)
             if fit is not None:
                 placements.append(
-                    (nodes, devices, fit, None, self.cache.hours_per_token(spec, devices))
+                    (
+                        nodes,
+                        devices,
+                        fit,
+                        None,
+                        self.cache.hours_per_token(spec, devices, fit),
+                    )
                 )
         return placements
 
