@@ -32,6 +32,7 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> dict[str, A
         ("ap-shanghai", "tencent"),
         ("cn-beijing", "volcengine"),
         ("cn-north-4", "huawei"),
+        ("ap-tokyo", "tencent"),  # PNV5b placed by public TKE/benchmark/training records
     ],
 )
 def test_region_constraint_on_a_sourced_main_region_answers(
@@ -44,6 +45,20 @@ def test_region_constraint_on_a_sourced_main_region_answers(
     assert options, body["warnings"]
     for option in options:
         assert region in option["regions"] or option["region"] == region, option
+
+
+def test_huawei_cn_east_3_has_no_sourced_accelerated_row_and_says_so(
+    client: TestClient[Litestar],
+) -> None:
+    """No public record places a Huawei GPU/NPU row in Shanghai-1: no option, and the
+    answer names the nearest option without the region limit instead of inventing one."""
+    body = recommend(
+        client,
+        {"workload": LORA_7B, "constraints": {"regions": ["cn-east-3"], "providers": ["huawei"]}},
+    )
+    assert body["options"] == []
+    assert any("not sold in the regions asked for" in w for w in body["warnings"]), body
+    assert any("Without the region limit" in w for w in body["warnings"]), body
 
 
 def test_spot_billing_answers_with_its_interruption_overhead(client: TestClient[Litestar]) -> None:

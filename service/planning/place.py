@@ -179,7 +179,7 @@ class Placer:
             if fit is None:
                 return "memory"
             devices = per_node * exact
-            return [(exact, devices, fit, None, fits.hours_per_token(spec, devices))]
+            return [(exact, devices, fit, None, fits.hours_per_token(spec, devices, fit))]
         found = smallest_fitting_nodes(fits, spec, per_node, max_nodes, multi)
         if found is None:
             return "memory"
@@ -189,7 +189,8 @@ class Placer:
             devices = per_node * nodes
             fit = fit_min if nodes == n_min else fits.fit(spec, devices)
             if fit is not None:
-                placements.append((nodes, devices, fit, None, fits.hours_per_token(spec, devices)))
+                hours = fits.hours_per_token(spec, devices, fit)
+                placements.append((nodes, devices, fit, None, hours))
         return placements
 
     def _cpu(self, row: InstanceType) -> list[Variant] | str:
@@ -218,7 +219,7 @@ class FitCache:
         self.headroom_frac = headroom_frac
         self._fits: dict[tuple[str, float, int], Fit | None] = {}
         self._ladders: dict[int, tuple[list[Layout], Iterator[Layout]]] = {}
-        self._hours: dict[tuple[str, int], float | None] = {}
+        self._hours: dict[tuple[str, int, int, int, int | None], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
@@ -261,14 +262,27 @@ class FitCache:
             yield sized[i]
             i += 1
 
-    def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:
+    def hours_per_token(
+        self, spec: AcceleratorSpec, devices: int, fit: Fit | None = None
+    ) -> float | None:
         """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),
-        so that a placement's timing is shared by requests with other token counts."""
-        key = (spec.name, devices)
+        so that a placement's timing is shared by requests with other token counts; with
+        the fit's layout (pipeline bubble, data-parallel traffic, as :func:`time_for`)."""
+        pp = fit.pipeline_parallel if fit is not None else 1
+        tp = fit.tensor_parallel if fit is not None else 1
+        stage = fit.zero_stage if fit is not None else None
+        key = (spec.name, devices, pp, tp, stage)
         if key not in self._hours:
             if self._per_token is None:
                 self._per_token = dataclasses.replace(self.rw, tokens=1.0)
-            estimate = time_for(self._per_token, spec, devices)
+            estimate = time_for(
+                self._per_token,
+                spec,
+                devices,
+                pipeline_parallel=pp,
+                tensor_parallel=tp,
+                zero_stage=stage,
+            )
             self._hours[key] = None if estimate is None else estimate.hours
         return self._hours[key]
 

@@ -291,9 +291,9 @@ def test_every_region_claim_names_a_source(rows: dict[str, InstanceType]) -> Non
 
 def test_alibaba_coverage_counts() -> None:
     """Placed rows: 31 before issue 14's second pass, 45 with Alibaba's GPU doc (gn5, gn5i)."""
-    from service.catalog import CatalogService
-    from service.coverage import coverage
-    from service.plugins import get_plugin_manager
+    from service.catalog.aggregate import CatalogService
+    from service.catalog.coverage import coverage
+    from service.hooks.loader import get_plugin_manager
 
     snapshot = CatalogService(get_plugin_manager().hook.suanli_register_providers).load()
     catalog = next(c for c in snapshot.providers if c.name == "alibaba")
