@@ -174,11 +174,36 @@ class Passing(msgspec.Struct, frozen=True, gc=False):
     ``None`` unless billed on spot."""
 
 
-def passing(
-    buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache
-) -> tuple[Passing, ...]:
-    """The buckets that pass ``flt``, in catalog order (once per catalog and filter)."""
-    return cache.catalog_shared(buckets, ("passing", flt), lambda: _passing(buckets, flt))
+class PassingRows:
+    """The buckets that pass one filter, in catalog order, found as far as asked: the
+    catalog puts the buckets with a price first, and a ranking by cost or balance needs
+    only those; the unpriced tail is filtered when a ranking needs it (``time``, or too
+    few priced candidates). Each part is filtered once per catalog and filter."""
+
+    def __init__(self, buckets: Sequence[OfferBucket], flt: OfferFilter) -> None:
+        self._buckets = buckets
+        self._flt = flt
+        self._priced_end = next(
+            (i for i, b in enumerate(buckets) if b.groups[0].offer.price_per_hour is None),
+            len(buckets),
+        )
+        self._priced: tuple[Passing, ...] | None = None
+        self._unpriced: tuple[Passing, ...] | None = None
+
+    def priced(self) -> tuple[Passing, ...]:
+        if self._priced is None:
+            self._priced = _passing(self._buckets[: self._priced_end], self._flt)
+        return self._priced
+
+    def unpriced(self) -> tuple[Passing, ...]:
+        if self._unpriced is None:
+            self._unpriced = _passing(self._buckets[self._priced_end :], self._flt)
+        return self._unpriced
+
+
+def passing(buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> PassingRows:
+    """The buckets that pass ``flt`` (one :class:`PassingRows` per catalog and filter)."""
+    return cache.catalog_shared(buckets, ("passing", flt), lambda: PassingRows(buckets, flt))
 
 
 def _passing(buckets: Sequence[OfferBucket], flt: OfferFilter) -> tuple[Passing, ...]:

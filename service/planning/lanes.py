@@ -18,7 +18,7 @@ import msgspec
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.models import InstanceType
-from service.planning.filters import Groups, OfferFilter, passing
+from service.planning.filters import Groups, OfferFilter, Passing, passing
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
 
@@ -50,10 +50,12 @@ class LaneIndex:
 
     def __init__(self, buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> None:
         self.flt = flt
-        self._passing = passing(buckets, flt, cache)
+        self._rows = passing(buckets, flt, cache)
         self._lanes: list[Lane] = []
-        self._next = 0
         self._priced: int | None = None
+        """How many lanes the priced rows gave, once indexed."""
+        self._complete = False
+        """The unpriced rows are indexed too."""
         self._derived: dict[Hashable, object] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
         self._lock = threading.Lock()
@@ -61,7 +63,12 @@ class LaneIndex:
 
     def lanes(self, placer: Placer, start: int = 0) -> list[Lane]:
         """Every lane from the ``start``-th (indexing the rest of the catalog)."""
-        self._index(placer, len(self._passing))
+        if not self._complete:
+            self.priced(placer)
+            with self._lock:
+                if not self._complete:
+                    self._extend(placer, self._rows.unpriced())
+                    self._complete = True
         return self._lanes[start:]
 
     def priced_lanes(self, placer: Placer) -> list[Lane]:
@@ -72,12 +79,10 @@ class LaneIndex:
         """Index every bucket with a price; how many lanes that gave (the unpriced
         lanes, if any, follow from there)."""
         if self._priced is None:
-            end = next(
-                (i for i, p in enumerate(self._passing) if not p.priced_bucket),
-                len(self._passing),
-            )
-            self._index(placer, end)
-            self._priced = len(self._lanes)
+            with self._lock:
+                if self._priced is None:
+                    self._extend(placer, self._rows.priced())
+                    self._priced = len(self._lanes)
         return self._priced
 
     def derived(self, key: Hashable, build: Callable[[], T]) -> T:
@@ -100,20 +105,12 @@ class LaneIndex:
             self._on_demand = index
         return self._on_demand
 
-    def _index(self, placer: Placer, end: int) -> None:
-        """Join the passing buckets up to ``end`` with their placements."""
-        if self._next >= end:
-            return
-        with self._lock:
-            self._index_locked(placer, end)
-
-    def _index_locked(self, placer: Placer, end: int) -> None:
-        if self._next >= end:  # another thread did it meanwhile
-            return
+    def _extend(self, placer: Placer, rows: Sequence[Passing]) -> None:
+        """Join ``rows`` with their placements (under the lock: the lists are shared)."""
         lanes = self._lanes
         cpu_only = self.flt.cpu_only
         table = placer.table
-        for p in self._passing[self._next : end]:
+        for p in rows:
             placements = None
             if not cpu_only:
                 placed = table.get(p.shape) or placer.placements(p.row, p.shape)
@@ -122,7 +119,6 @@ class LaneIndex:
                 placements = placed
             prices = (p.rank_hourly, p.rank_monthly, p.spot_rate)
             lanes.append(Lane(p.row, placements, p.groups, p.priced_bucket, *prices))
-        self._next = end
 
 
 def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer) -> LaneIndex:
