@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-import msgspec
-
 from service.catalog.aggregate import OfferBucket, OfferGroup
 from service.catalog.models import Billing, InstanceType, Offer
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR
@@ -154,24 +152,49 @@ def shape_of(row: InstanceType) -> Shape:
     )
 
 
-class Passing(msgspec.Struct, frozen=True, gc=False):
-    """A bucket that passes a request's filters: its row, the groups (cheapest first,
-    regions already narrowed) that pass the region and price checks — at most
-    :data:`TOP_K_MAX`, since no answer can use more groups of one bucket."""
+class Passing:
+    """A bucket that passes a request's filters: its row, what its bound is computed
+    from (its cheapest passing group's prices), and its groups (cheapest first, regions
+    already narrowed) that pass the region and price checks — at most :data:`TOP_K_MAX`,
+    since no answer can use more groups of one bucket. The groups are filtered on first
+    use: a ranking prices a few lanes, so most buckets of a large catalog never need
+    more than their cheapest group."""
 
-    row: InstanceType
-    shape: Shape
-    groups: Groups
-    priced_bucket: bool
-    """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
-    rank_hourly: float | None
-    """The price per hour ranking uses of the cheapest passing group (an estimate at the
-    top of its range), what the lane's bound is computed from."""
-    rank_monthly: float | None
-    """The same for a month of a subscription (``None`` unless billed monthly)."""
-    spot_rate: float | None
-    """Spot: the reclaim rate per node-hour its price states, else the model's default;
-    ``None`` unless billed on spot."""
+    __slots__ = (
+        "_bucket", "_flt", "_groups", "cheapest", "priced_bucket", "rank_hourly",
+        "rank_monthly", "row", "shape", "spot_rate",
+    )  # fmt: skip
+
+    def __init__(self, bucket: OfferBucket, flt: OfferFilter, cheapest: Offer) -> None:
+        self._bucket = bucket
+        self._flt = flt
+        self._groups: Groups | None = None
+        self.row: InstanceType = bucket.offer.instance
+        self.shape: Shape = shape_of(self.row)
+        self.cheapest = cheapest
+        """The offer of the cheapest passing group."""
+        self.priced_bucket = bucket.groups[0].offer.price_per_hour is not None
+        """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
+        self.rank_hourly, self.rank_monthly, self.spot_rate = _ranked_prices(cheapest)
+        """The price per hour ranking uses of the cheapest passing group (an estimate at
+        the top of its range); the same for a month (``None`` unless billed monthly);
+        spot: the reclaim rate per node-hour its price states, else the model's default
+        (``None`` unless billed on spot)."""
+
+    @property
+    def groups(self) -> Groups:
+        groups = self._groups
+        if groups is None:  # (two threads may both build it: the same tuple)
+            flt = self._flt
+            found: list[tuple[Offer, tuple[str, ...], int]] = []
+            for group in self._bucket.groups:
+                if flt.group_reason(group):
+                    continue
+                found.append((group.offer, flt.allowed_regions(group), group.offers))
+                if len(found) == TOP_K_MAX:
+                    break
+            groups = self._groups = tuple(found)
+        return groups
 
 
 class PassingRows:
@@ -212,18 +235,9 @@ def _passing(buckets: Sequence[OfferBucket], flt: OfferFilter) -> tuple[Passing,
         offer = bucket.offer
         if flt.row_reason(offer) or offer.billing not in flt.billing:
             continue
-        groups: list[tuple[Offer, tuple[str, ...], int]] = []
-        for group in bucket.groups:
-            if flt.group_reason(group):
-                continue
-            groups.append((group.offer, flt.allowed_regions(group), group.offers))
-            if len(groups) == TOP_K_MAX:
-                break
-        if groups:
-            priced = bucket.groups[0].offer.price_per_hour is not None
-            hourly, monthly, rate = _ranked_prices(groups[0][0])
-            row = offer.instance
-            out.append(Passing(row, shape_of(row), tuple(groups), priced, hourly, monthly, rate))
+        cheapest = next((g.offer for g in bucket.groups if not flt.group_reason(g)), None)
+        if cheapest is not None:
+            out.append(Passing(bucket, flt, cheapest))
     return tuple(out)
 
 

@@ -33,11 +33,15 @@ class Lane(msgspec.Struct, frozen=True, gc=False):
     row: InstanceType
     placements: Placements | None
     """``None`` for CPU-only rows (sized per request from the job's data)."""
-    groups: Groups
+    passing: Passing
     priced_bucket: bool
     rank_hourly: float | None
     rank_monthly: float | None
     spot_rate: float | None
+
+    @property
+    def groups(self) -> Groups:
+        return self.passing.groups
 
 
 class LaneIndex:
@@ -98,7 +102,7 @@ class LaneIndex:
         if self._on_demand is None:
             index: dict[tuple[str, str], float] = {}
             for lane in self.priced_lanes(placer):
-                offer = lane.groups[0][0]
+                offer = lane.passing.cheapest
                 if offer.billing == "on_demand" and offer.price_per_hour:
                     key = (offer.provider, lane.row.instance_type)
                     index[key] = min(offer.price_per_hour, index.get(key, INF))
@@ -118,7 +122,7 @@ class LaneIndex:
                     continue
                 placements = placed
             prices = (p.rank_hourly, p.rank_monthly, p.spot_rate)
-            lanes.append(Lane(p.row, placements, p.groups, p.priced_bucket, *prices))
+            lanes.append(Lane(p.row, placements, p, p.priced_bucket, *prices))
 
 
 def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer) -> LaneIndex:
