@@ -155,7 +155,8 @@ def fit_part(
     fit: Fit | None, row: InstanceType, nodes: int, devices: int, serving: bool, lang: Lang
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
-    are read (the part is kept per those)."""
+    are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
+    has none)."""
     fit_texts: list[str] = []
     if fit is not None:
         how = ""
@@ -213,10 +214,9 @@ def build_option(
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
     held = cache.template(
-        ("fit", c.fit, row.accelerator_memory_gib, row.rdma, row.is_cpu_only, nodes, c.devices,
-         serving, lang),
+        ("fit", c.fit, row.accelerator_memory_gib, row.rdma, nodes, c.devices, serving, lang),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang),
-    )  # fmt: skip
+    )
     reasons, warnings = _texts(
         c, sold, held, objective, serving, open_ended, live_stale, lang, need
     )

@@ -201,7 +201,7 @@ def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int) -> None:
     variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
     if isinstance(variants, str):
         return
-    for offer, regions, offers in lane.groups[:top_k]:
+    for offer, regions, offers in lane.passing.groups[:top_k]:
         pricer.add(offer, regions, variants, offers)
 
 
