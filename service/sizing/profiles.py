@@ -34,6 +34,25 @@ Training profiles (``workload.framework``):
   published recipe passes it — send ``gradient_checkpointing: false`` to size without).
 - ``offloaded_checkpoints``: Unsloth keeps the layer-boundary checkpoints in host RAM, so
   the device holds one layer's activations, not one per layer.
+- ``pipeline_keeps_unsharded``: torchtitan under pipeline parallelism keeps each stage's
+  FSDP2 parameters gathered between micro-batches (``reshard_after_forward = not
+  pp_enabled`` in torchtitan/models/llama3/parallelize.py,
+  https://github.com/pytorch/torchtitan/blob/1ce7f761d76bc408c9e6f32e2bbd2cf9f2ac25ae/torchtitan/models/llama3/parallelize.py#L302-L376),
+  and the pipeline schedule skips the gradient reduce-scatter until the last micro-batch
+  (``set_requires_gradient_sync(False)`` in ``backward_maybe_with_nosync``,
+  https://github.com/pytorch/pytorch/blob/88fa1e7170b48d369c6b00d545a89e97fb9e2e43/torch/distributed/pipelining/stage.py),
+  so FSDP2 accumulates the stage's whole gradient in the reduce dtype
+  (``FSDPParam.to_accumulated_grad_if_needed``: ``unsharded_accumulated_grad`` in fp32,
+  torch/distributed/fsdp/_fully_shard/_fsdp_param.py). The stage holds its 16-bit
+  weights and fp32 gradients unsharded; only the fp32 master weights and the optimizer
+  states stay sharded.
+- ``fp32_softmax``: without FlashAttention, Hugging Face models' eager attention runs the
+  softmax in fp32 (``softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)``
+  in ``eager_attention_forward``, transformers/models/llama/modeling_llama.py; Qwen-1's
+  remote code ``softmax(attn_weights.float())``; autocast runs softmax in fp32 as well,
+  https://pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float32): the
+  backward keeps the fp32 probabilities (4 B per score) and the 16-bit copy the
+  value matmul saved (2 B). Megatron's fused softmax kernel returns 16-bit probabilities.
 - ``speed``: relative steady-state throughput against an optimized baseline (fused
   kernels, packed sequences); see :mod:`service.sizing.mfu`.
 """
@@ -73,6 +92,10 @@ class FrameworkProfile:
     """ZeRO-3 gathers the largest layer whole (DeepSpeed's estimator charges it)."""
     checkpointing: bool = True
     offloaded_checkpoints: bool = False
+    pipeline_keeps_unsharded: bool = False
+    """Pipeline stages keep FSDP-gathered 16-bit weights and fp32 gradients whole."""
+    fp32_softmax: bool = False
+    """Eager (non-FlashAttention) attention keeps fp32 probabilities for the backward."""
     speed: float = 1.0
     """Steady-state throughput relative to an optimized trainer (1.0)."""
     speed_note: str = ""
@@ -106,6 +129,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         loss_note=_HF_LOSS,
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
     ),
     "llama-factory": FrameworkProfile(
         name="llama-factory",
@@ -114,6 +138,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         loss_note=_HF_LOSS,
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
     ),
     "ms-swift": FrameworkProfile(
         name="ms-swift",
@@ -126,6 +151,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         "logit",
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
     ),
     "torchtune": FrameworkProfile(
         name="torchtune",
@@ -139,6 +165,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         logit_bytes=16.0,
         loss_note="cross-entropy on logits upcast to fp32 (`pred.float()` in its train loop) "
         "= 16 B per logit",
+        pipeline_keeps_unsharded=True,
     ),
     "unsloth": FrameworkProfile(
         name="unsloth",
@@ -158,6 +185,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         speed=0.9,
         speed_note="DeepSpeed ZeRO without fused attention/loss kernels: 0.9x an optimized "
         "trainer (prior)",
+        fp32_softmax=True,
     ),
     "megatron": FrameworkProfile(
         name="megatron",

@@ -68,6 +68,11 @@ _OPT_STATE_BYTES = {
 SGD momentum 4, 8-bit Adam 2 (bitsandbytes block-wise 8-bit states, Dettmers et al.
 2022); paged variants have the same bytes but page them to host RAM under pressure;
 Adafactor's factored moments are O(rows+cols))."""
+_EIGHT_BIT_OPTIMIZERS = frozenset({"adamw_8bit", "paged_adamw_8bit"})
+"""Optimizers whose states are 8-bit codes with block-wise scales (Dettmers et al. 2022,
+https://arxiv.org/abs/2110.02861; torchao ``AdamW8bit``, block size 256,
+https://github.com/pytorch/ao/blob/main/torchao/optim/README.md): 2 B/param in any
+parameter dtype."""
 SEQ2SEQ = "seq2seq"
 """Arch kind of an encoder-decoder model given with encoder_layers/decoder_layers (T5)."""
 _WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
@@ -181,6 +186,11 @@ class TrainingBudget:
     rollout_layers: int = 0
     rollout_batch: int = 1
     seq_len: int = 0
+    pipeline_unsharded_grads: float = 0.0
+    """Bytes of the whole gradient a pipeline stage accumulates unsharded in the reduce
+    dtype between micro-batches (torchtitan: FSDP2 under pipeline schedules, see
+    :attr:`service.sizing.profiles.FrameworkProfile.pipeline_keeps_unsharded`); 0 when the
+    framework reduce-scatters every micro-batch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,7 +501,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     elif w.mixed_precision:
         grad_b, master_b = _BYTES_16, 4.0
     else:
-        grad_b, master_b, state = _BYTES_16, 0.0, state / 2
+        # pure 16-bit: torch optimizers keep their states in the parameters' dtype (half
+        # of fp32); 8-bit optimizers store uint8 states whatever the parameter dtype
+        # (bitsandbytes Optimizer8bit, torchao AdamW8bit), so theirs do not shrink
+        grad_b, master_b = _BYTES_16, 0.0
+        state = state if w.optimizer in _EIGHT_BIT_OPTIMIZERS else state / 2
     deepspeed = prof.zero3_live_params
     ds_grad_extra = prof.grad_extra_bytes if w.mixed_precision and not fp32 else 0.0
 
@@ -594,6 +608,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         quantized=method == "qlora",
         pipeline_layers=arch.layers or 1,
         grads_replace_activations=w.gradient_accumulation_steps == 1,
+        pipeline_unsharded_grads=(
+            trainable * (4.0 if w.mixed_precision or fp32 else grad_b)
+            if prof.pipeline_keeps_unsharded
+            else 0.0
+        ),
     )
 
 
@@ -707,6 +726,7 @@ def training_activations(
         glu=arch.glu,
         dropout=arch.dropout,
         flash_attention=w.flash_attention,
+        softmax_bytes=4.0 if framework_profile(w.framework).fp32_softmax else None,
     )
     L = arch.layers
     prof = framework_profile(w.framework)
