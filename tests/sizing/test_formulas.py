@@ -149,3 +149,30 @@ def test_flops() -> None:
 def test_logits_bytes() -> None:
     assert f.logits_bytes(8192, 1, 128256) == 8192 * 128256 * 10
     assert f.logits_bytes(8192, 1, 128256, fp32_loss=False) == 8192 * 128256 * 6
+
+
+@pytest.mark.parametrize(("dropout", "per_score"), [(False, 4 + 2), (True, 4 + 1 + 2)])
+def test_fp32_softmax_keeps_the_probabilities_and_their_16bit_copy(
+    dropout: bool, per_score: int
+) -> None:
+    """Eager attention with the softmax in fp32 (Hugging Face models, autocast): fp32
+    probabilities for the softmax backward plus the 16-bit copy the value matmul saves
+    (and with dropout its one-byte mask)."""
+
+    def layer(softmax_bytes: float | None) -> float:
+        return f.layer_activation_bytes(
+            s=2048,
+            b=1,
+            h=4096,
+            heads=32,
+            head_dim=128,
+            kv_heads=32,
+            intermediate=11008,
+            dropout=dropout,
+            flash_attention=False,
+            softmax_bytes=softmax_bytes,
+        )[1]
+
+    score = 32 * 2048 * 2048
+    fused = 2 + (1 + 2 if dropout else 0)  # Korthikanti: 16-bit softmax (+ mask, output)
+    assert layer(4.0) - layer(None) == score * (per_score - fused)
