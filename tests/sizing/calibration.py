@@ -71,19 +71,25 @@ INFERENCE_DESCRIPTIVE = {
 RENAMED = {"generation_len": "response_len"}
 """Data-file names of API fields (RLHF rollouts)."""
 MODEL_DESCRIPTIVE = {"architecture_source"}
-FRAMEWORKS = {
+FRAMEWORKS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "llm-foundry": (
         "torchtune",
         "MosaicML llm-foundry: PyTorch FSDP with fused kernels and flash-attn's fused "
         "cross-entropy, the torchtune profile's loss (chunked, 3 B/logit) and speed",
+        {},
     ),
     "colossalai": (
         "deepspeed",
-        "ColossalAI Gemini: ZeRO-3-style chunked sharding with a 16-bit loss, the DeepSpeed "
-        "profile",
+        "ColossalAI Gemini: ZeRO-3-style chunked sharding without autocast, the DeepSpeed "
+        "profile; its LLaMA example trains Hugging Face's LlamaForCausalLM, whose forward "
+        "upcasts the logits itself (`logits = logits.float()` since transformers 4.31, "
+        "https://github.com/huggingface/transformers/blob/v4.31.0/src/transformers/models/"
+        "llama/modeling_llama.py), so the loss is the fp32 one (no chunking)",
+        {"chunked_loss": False},
     ),
 }
-"""Frameworks the data names that the API has no profile for, and the closest profile."""
+"""Frameworks the data names that the API has no profile for: the closest profile, why,
+and the workload fields the framework's own code fixes."""
 
 PLACEMENT_DESCRIPTIVE = {
     "context_parallel",
@@ -160,7 +166,8 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     if case["workload"].get("activation_offloading") is not None:
         w["offload_activations"] = bool(case["workload"]["activation_offloading"])
     if w.get("framework") in FRAMEWORKS:
-        w["framework"] = FRAMEWORKS[w["framework"]][0]
+        profile, _, fixed = FRAMEWORKS[w["framework"]]
+        w = {**fixed, **w, "framework": profile}
     if "input_len" in w:
         w["prompt_len"] = w.pop("input_len")
     cp = int(case["placement"].get("context_parallel") or 1)
