@@ -248,6 +248,9 @@ class EngineProfile:
     """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
     every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
     fused-MoE engines run one grouped kernel."""
+    reservation: str = ""
+    """How much device memory the engine takes at start-up whatever the job needs (its
+    KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -261,6 +264,10 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=2048,
         note="vLLM: CUDA graphs and paged attention, a Python scheduler per step; chunked "
         "prefill (max_num_batched_tokens 2048 for online serving)",
+        reservation="vLLM pre-allocates gpu_memory_utilization of each device (0.9 by "
+        "default, 0.92 in recent releases: vllm/config/cache.py) for the weights and a KV-cache "
+        "pool, so nvidia-smi shows about that much whatever the estimate; the pool beyond the "
+        "estimated KV cache holds more concurrent sequences",
     ),
     "sglang": EngineProfile(
         name="sglang",
@@ -271,6 +278,9 @@ ENGINES: dict[str, EngineProfile] = {
         chunked_prefill=True,
         prefill_chunk=8192,
         note="SGLang: CUDA graphs, overlapped CPU scheduling; chunked_prefill_size 8192",
+        reservation="SGLang pre-allocates mem_fraction_static of each device (set by the "
+        "device's size, about 0.8-0.9; sglang server_args.py) for the weights and its KV-cache "
+        "pool, so nvidia-smi shows about that much whatever the estimate",
     ),
     "lmdeploy": EngineProfile(
         name="lmdeploy",
@@ -282,6 +292,9 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
         fused_int4=True,
+        reservation="LMDeploy TurboMind gives its KV-cache pool cache_max_entry_count (0.8) of "
+        "the memory left free after loading the weights (TurbomindEngineConfig), so nvidia-smi "
+        "shows more than the estimate",
     ),
     "tensorrt-llm": EngineProfile(
         name="tensorrt-llm",
@@ -293,6 +306,10 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="TensorRT-LLM: compiled engine with in-flight batching (max_num_tokens 8192)",
         fused_int4=True,
+        reservation="TensorRT-LLM gives its KV-cache pool free_gpu_memory_fraction (0.9) of "
+        "the memory left free after loading the engine (KvCacheConfig, "
+        "https://nvidia.github.io/TensorRT-LLM/examples/kvcacheconfig.html), so nvidia-smi "
+        "shows more than the estimate",
     ),
     "hf": EngineProfile(
         name="hf",

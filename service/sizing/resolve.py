@@ -860,6 +860,8 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
             f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
         )
+        if eng.reservation:
+            notes.append(eng.reservation + ".")
     expert_w = 0.0
     if arch.experts > 1 and arch.transformer:
         per_param = weights / arch.params if arch.params else _BYTES_16

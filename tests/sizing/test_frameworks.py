@@ -262,3 +262,13 @@ def test_eight_bit_optimizer_states_do_not_halve_in_pure_16bit() -> None:
     eight = memory_for(rw_of(**base, optimizer="adamw_8bit"), 1).optimizer_gib * GIB
     torch_adamw = memory_for(rw_of(**base, optimizer="adamw"), 1).optimizer_gib * GIB
     assert (eight, torch_adamw) == (pytest.approx(2 * n), pytest.approx(4 * n))
+
+
+def test_serving_engines_say_what_they_preallocate() -> None:
+    """vLLM's answer explains why nvidia-smi shows more than the estimate; plain
+    transformers allocates as it goes and says nothing of the kind."""
+    base = {"kind": "inference", "model": "llama-2-7b", "context_len": 4096}
+    vllm = " ".join(rw_of(**base, engine="vllm").assumptions)
+    hf = " ".join(rw_of(**base, engine="hf").assumptions)
+    assert "pre-allocates gpu_memory_utilization" in vllm
+    assert "nvidia-smi" not in hf
