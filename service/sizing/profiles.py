@@ -53,6 +53,13 @@ Training profiles (``workload.framework``):
   https://pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float32): the
   backward keeps the fp32 probabilities (4 B per score) and the 16-bit copy the
   value matmul saved (2 B). Megatron's fused softmax kernel returns 16-bit probabilities.
+- ``kbit_upcast``: the Hugging Face QLoRA recipe (PEFT's ``prepare_model_for_kbit_training``,
+  which TRL's SFTTrainer also calls for 4/8-bit models) casts every parameter that is not
+  quantized, the embeddings, the head and the norms, to fp32 ("cast all non INT8
+  parameters to fp32", src/peft/utils/other.py,
+  https://github.com/huggingface/peft/blob/v0.10.0/src/peft/utils/other.py); LLaMA-Factory
+  and ms-swift prepare the model themselves and keep them 16-bit, torchtune and Unsloth
+  too.
 - ``speed``: relative steady-state throughput against an optimized baseline (fused
   kernels, packed sequences); see :mod:`service.sizing.mfu`.
 """
@@ -96,6 +103,8 @@ class FrameworkProfile:
     """Pipeline stages keep FSDP-gathered 16-bit weights and fp32 gradients whole."""
     fp32_softmax: bool = False
     """Eager (non-FlashAttention) attention keeps fp32 probabilities for the backward."""
+    kbit_upcast: bool = False
+    """QLoRA: the parameters left unquantized (embeddings, head, norms) are cast to fp32."""
     speed: float = 1.0
     """Steady-state throughput relative to an optimized trainer (1.0)."""
     speed_note: str = ""
@@ -130,6 +139,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         speed=0.8,
         speed_note=_HF_SPEED,
         fp32_softmax=True,
+        kbit_upcast=True,
     ),
     "llama-factory": FrameworkProfile(
         name="llama-factory",

@@ -461,12 +461,13 @@ def _weight_bytes_16(arch: Arch, precision: str) -> float:
     return arch.params * (4.0 if precision == "fp32" else _BYTES_16)
 
 
-def _quantized_bytes(arch: Arch, bits: int) -> float:
+def _quantized_bytes(arch: Arch, bits: int, unquantized_bytes: float = _BYTES_16) -> float:
     """Frozen 4/8-bit base: block linears quantized (+ NF4 double-quant constants at 4 bit),
-    embeddings, head and norms kept in 16-bit (anchors §4)."""
+    embeddings, head and norms at ``unquantized_bytes`` (16-bit, anchors §4; fp32 after
+    PEFT's ``prepare_model_for_kbit_training``)."""
     linear = arch.linear_params
     const = f.NF4_DOUBLE_QUANT_BITS / 8 if bits == 4 else 0.0
-    return linear * (bits / 8 + const) + (arch.params - linear) * _BYTES_16
+    return linear * (bits / 8 + const) + (arch.params - linear) * unquantized_bytes
 
 
 def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
@@ -520,7 +521,10 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         targets = w.lora_targets if isinstance(w, Finetune) else "all_linear"
         trainable = lora_params(arch, rank, targets)
         bits = w.effective_quant_bits if isinstance(w, Finetune) else None
-        frozen_w = _quantized_bytes(arch, bits) if bits else _weight_bytes_16(arch, w.precision)
+        rest_b = 4.0 if prof.kbit_upcast else _BYTES_16
+        frozen_w = (
+            _quantized_bytes(arch, bits, rest_b) if bits else _weight_bytes_16(arch, w.precision)
+        )
         # adapters train in fp32: weights 4 + grads 4 + optimizer states
         train_w, grads, opt = trainable * 4.0, trainable * 4.0, trainable * state
         grads_z3 = grads
@@ -534,7 +538,12 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             notes.append(
                 f"Frozen base in {bits}-bit: block linears at {bits / 8:g} B/param"
                 + (" + NF4 double-quantization constants (0.127 bit/param)" if bits == 4 else "")
-                + "; embeddings, head and norms stay 16-bit."
+                + (
+                    "; embeddings, head and norms cast to fp32 by PEFT's "
+                    "prepare_model_for_kbit_training."
+                    if prof.kbit_upcast
+                    else "; embeddings, head and norms stay 16-bit."
+                )
             )
         else:
             notes.append(f"Frozen base in {'fp32' if fp32 else '16-bit'} ({weight_b:g} B/param).")

@@ -366,9 +366,13 @@ def test_deepseek_mla_kv_cache() -> None:
     assert r.kv_cache_bytes_per_token == 576 * 61 * 2
 
 
-def test_qlora_weights_match_the_nf4_rule() -> None:
-    rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora")
+@pytest.mark.parametrize(("framework", "unquantized_bytes"), [("llama-factory", 2), ("hf", 4)])
+def test_qlora_weights_match_the_nf4_rule(framework: str, unquantized_bytes: int) -> None:
+    """NF4 linears with double-quant constants; the rest 16-bit, or fp32 after PEFT's
+    prepare_model_for_kbit_training (the Hugging Face recipe)."""
+    rw = rw_of(kind="finetune", model="llama-2-7b", method="qlora", framework=framework)
     linear = 6_738_415_616 - 2 * 32000 * 4096 - (2 * 32 + 1) * 4096
-    expected = linear * (0.5 + (8 / 64 + 32 / (64 * 256)) / 8) + (6_738_415_616 - linear) * 2
+    expected = linear * (0.5 + (8 / 64 + 32 / (64 * 256)) / 8)
+    expected += (6_738_415_616 - linear) * unquantized_bytes
     lora = 16 * 32 * (4 * 8192 + 2 * (4096 + 11008) + (11008 + 4096))
     assert memory_for(rw, 1).weights_gib == pytest.approx((expected + lora * 4) / GIB)
