@@ -28,22 +28,23 @@ HOLDOUT = cal.predictions("holdout")
 
 FLOORS = {
     "dev": {
-        "train_memory": 0.55,
-        "inference_memory": 0.85,
+        "train_memory": 0.80,
+        "inference_memory": 0.90,
         "train_time": 0.75,
         "inference_throughput": 0.70,
-        "all": 0.70,
+        "all": 0.75,
     },
     "holdout": {
-        "train_memory": 0.55,
-        "inference_memory": 0.80,
+        "train_memory": 0.70,
+        "inference_memory": 0.95,
         "train_time": 0.65,
         "inference_throughput": 0.50,
-        "all": 0.65,
+        "all": 0.70,
     },
 }
-"""Shares within tolerance a little below those measured when the floors were set (dev
-77.3 %, hold-out 74.5 % overall; README: accuracy)."""
+"""Shares within tolerance a little below those measured when the floors were set (memory:
+dev 83.0 % training / 93.8 % serving, hold-out 75.0 % / 100 %; overall dev 81.3 %,
+hold-out 76.5 %; README: accuracy)."""
 INSIDE_FLOOR = {"dev": 0.80, "holdout": 0.80}
 
 
