@@ -3,7 +3,7 @@
 Sizing is CPU-only arithmetic that takes microseconds, so the handler is synchronous and
 runs on the event loop (``sync_to_thread=False``): a thread hop would cost more than the
 work. Input errors below HTTP (unknown preset or accelerator, inconsistent architecture)
-are :class:`~service.errors.InputError`, which the app maps to a 400 naming the field.
+are :class:`~service.runtime.errors.InputError`, which the app maps to a 400 naming the field.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from litestar.params import JSONBody
 
 from service.api import examples
 from service.api.body import strict_json_body
+from service.api.state import SuanliDep
 from service.sizing import EstimateResponse, Placement, Workload, estimate
-from service.state import SuanliDep
 
 
 class EstimateRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -30,21 +30,22 @@ FLOORS = {
     "dev": {
         "train_memory": 0.80,
         "inference_memory": 0.90,
-        "train_time": 0.75,
-        "inference_throughput": 0.70,
-        "all": 0.75,
+        "train_time": 0.88,
+        "inference_throughput": 0.87,
+        "all": 0.80,
     },
     "holdout": {
         "train_memory": 0.70,
         "inference_memory": 0.95,
-        "train_time": 0.65,
-        "inference_throughput": 0.50,
-        "all": 0.70,
+        "train_time": 0.78,
+        "inference_throughput": 0.80,
+        "all": 0.75,
     },
 }
-"""Shares within tolerance a little below those measured when the floors were set (memory:
-dev 83.0 % training / 93.8 % serving, hold-out 75.0 % / 100 %; overall dev 81.3 %,
-hold-out 76.5 %; README: accuracy)."""
+"""Shares within tolerance a little below those measured when the floors were set (dev
+77.3 %, hold-out 74.5 % overall before issue 13; raised after its time work (time and
+throughput dev 91.2 % / 90.2 %, hold-out 81.0 % / 84.0 %) and its memory work (training
+and serving memory dev 83.0 % / 93.8 %, hold-out 75.0 % / 100 %); README: accuracy)."""
 INSIDE_FLOOR = {"dev": 0.80, "holdout": 0.80}
 
 
