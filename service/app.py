@@ -35,7 +35,7 @@ from litestar.types import (
 from service import web
 from service.accelerators import AcceleratorRegistry
 from service.api.admin import AdminController
-from service.api.estimate import EstimateController
+from service.api.estimate import estimate_route
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.offers import OffersController
@@ -260,7 +260,7 @@ def _routes() -> list[ControllerRouterHandler]:
         HealthController,
         ProvidersController,
         OffersController,
-        EstimateController,
+        estimate_route,
         ModelsController,
         recommend_route,
         AdminController,
