@@ -215,13 +215,12 @@ def http_part(
 def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, dict[str, float]]]:
     import msgspec
 
-    from service.accelerators import default_registry
-    from service.catalog import CatalogService, bucket_offers
+    from service.catalog.aggregate import CatalogService, bucket_offers
+    from service.hooks.loader import get_plugin_manager
+    from service.hooks.registries import default_accelerator_registry, default_model_registry
     from service.planning.recommend import PlanContext, recommend
     from service.planning.schema import RecommendRequest
     from service.planning.variants import PlacementMemo
-    from service.plugins import get_plugin_manager
-    from service.sizing.presets import default_model_registry
 
     pm = get_plugin_manager(allow=("alibaba", "tencent", "huawei", "volcengine"))
     real = CatalogService(pm.hook.suanli_register_providers).load()
@@ -232,7 +231,7 @@ def planner_part(sizes: list[int], repeats: int) -> dict[int, dict[str, dict[str
         workload = msgspec.structs.replace(request.workload, tokens=10_000_000 + i)
         return msgspec.structs.replace(request, workload=workload)
 
-    accelerators = default_registry(("alibaba", "tencent", "huawei", "volcengine"))
+    accelerators = default_accelerator_registry(("alibaba", "tencent", "huawei", "volcengine"))
     models = default_model_registry()
     results = {}
     for size in sizes:

@@ -1,10 +1,24 @@
 """Suanli (算力): which cloud server to rent for a deep-learning job, and what it costs.
 
-A provider plugin imports only this package: the ``hookimpl`` marker and the shared models.
+A provider plugin imports only this package: the ``hookimpl`` marker, the shared catalog
+models, the snapshot-backed provider, the model preset a plugin may register, and for a
+live price adapter the helpers and errors every adapter shares. Everything else under
+``service`` is the service's own and may move.
 """
 
-from service.hookspecs import hookimpl
-from service.providers import (
+from service.catalog.live.adapter import (
+    Clock,
+    LiveBilling,
+    availability,
+    credentials_present,
+    iso_utc,
+    live_price,
+    parse_amount,
+    require_cny,
+    utc_now,
+)
+from service.catalog.live.errors import LivePriceError, TransientLivePriceError
+from service.catalog.models import (
     AcceleratorSpec,
     InstanceType,
     LivePriceSource,
@@ -12,15 +26,29 @@ from service.providers import (
     Price,
     Provider,
 )
-from service.snapshot import SnapshotProvider
+from service.catalog.snapshot_provider import SnapshotProvider
+from service.hooks.specs import hookimpl
+from service.sizing.presets import ModelPreset
 
 __all__ = [
     "AcceleratorSpec",
+    "Clock",
     "InstanceType",
+    "LiveBilling",
+    "LivePriceError",
     "LivePriceSource",
+    "ModelPreset",
     "Offer",
     "Price",
     "Provider",
     "SnapshotProvider",
+    "TransientLivePriceError",
+    "availability",
+    "credentials_present",
     "hookimpl",
+    "iso_utc",
+    "live_price",
+    "parse_amount",
+    "require_cny",
+    "utc_now",
 ]

@@ -33,33 +33,31 @@ from litestar.types import (
 )
 
 from service import web
-from service.accelerators import AcceleratorRegistry
 from service.api.admin import AdminController
 from service.api.estimate import estimate_route
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.offers import OffersController
+from service.api.openapi import finish_contract, schema_router
 from service.api.providers import ProvidersController
 from service.api.recommend import recommend_route
-from service.cache import RequestCache, StoreFactory
-from service.catalog import CatalogService
-from service.errors import InputError
-from service.live_prices import (
-    LivePriceMonitor,
-    PriceSnapshotStore,
-    discover_live_jobs,
-    run_refresh_schedule,
-)
-from service.metrics import CATALOG_RELOADS, watch_live_prices
-from service.observability import configure_logging, request_id_middleware
-from service.openapi import finish_contract, schema_router
-from service.overrides import load_overrides
-from service.plugins import PluginManager, collect, get_plugin_manager
-from service.ratelimit import RateLimiter
-from service.settings import Settings, check_settings, load_settings, parse_client_keys
-from service.shared import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
+from service.api.state import STATE_KEY, Suanli, provide_suanli
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.aggregate import CatalogService
+from service.catalog.live.discovery import discover_live_jobs
+from service.catalog.live.monitor import LivePriceMonitor
+from service.catalog.live.schedule import run_refresh_schedule
+from service.catalog.live.store import PriceSnapshotStore
+from service.catalog.overrides import load_overrides
+from service.hooks.loader import PluginManager, collect, get_plugin_manager
+from service.runtime.cache import RequestCache, StoreFactory
+from service.runtime.catalog_sync import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
+from service.runtime.errors import InputError
+from service.runtime.metrics import CATALOG_RELOADS, watch_live_prices
+from service.runtime.observability import configure_logging, request_id_middleware
+from service.runtime.ratelimit import RateLimiter
+from service.runtime.settings import Settings, check_settings, load_settings, parse_client_keys
 from service.sizing.presets import ModelRegistry
-from service.state import STATE_KEY, Suanli, provide_suanli
 
 log = logging.getLogger(__name__)
 
@@ -175,8 +173,8 @@ def create_app(
     routes = _routes()
     lifespans: list[Any] = [lifespan]
     if settings.mcp:
-        from service.backend import LocalBackend
-        from service.mcp_server import McpMount
+        from service.clients.backend import LocalBackend
+        from service.mcp.server import McpMount
 
         mount = McpMount(LocalBackend(suanli), settings.host, settings.max_body_bytes)
         routes.append(mount.route)

@@ -18,9 +18,10 @@ What the configuration protects against (issue "hard to knock over"):
   send a complete request head within ``SUANLI_HEADER_TIMEOUT_S`` — including an idle
   keep-alive connection — is closed, so idle sockets cannot hold the budget for long.
   A body that arrives too slowly is answered 408 by the app (see
-  :mod:`service.observability`).
+  :mod:`service.runtime.observability`).
 * **Worker reloads without Redis**: the master creates a private directory that every
-  worker of this server watches for the catalog generation (see :mod:`service.shared`).
+  worker of this server watches for the catalog generation (see
+  :mod:`service.runtime.catalog_sync`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import shutil
 import tempfile
 from typing import Any
 
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 SYNC_DIR_ENV = "SUANLI_SYNC_DIR"
 
@@ -85,7 +86,7 @@ def granian_log_config(level: str) -> dict[str, Any]:
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "service.observability.JsonFormatter"}},
+        "formatters": {"json": {"()": "service.runtime.observability.JsonFormatter"}},
         "handlers": {"console": handler, "access": dict(handler)},
         "loggers": {
             "_granian": {"handlers": ["console"], "level": level, "propagate": False},

@@ -23,7 +23,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.settings import Settings
+from service.runtime.settings import Settings
 
 # The example third-party plugin (examples/provider-example) is pip-installed into
 # .test-plugins/ by `make test`: on sys.path for the tests only, never for `make run`.

@@ -21,8 +21,8 @@ from typing import Any
 import msgspec
 
 from service import InstanceType, Price, Provider, hookimpl
-from service.plugins import PluginManager, get_plugin_manager
-from service.settings import Settings
+from service.hooks.loader import PluginManager, get_plugin_manager
+from service.runtime.settings import Settings
 
 
 def _real_rows() -> tuple[InstanceType, tuple[Price, ...]]:

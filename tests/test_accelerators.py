@@ -1,7 +1,8 @@
 """The accelerator registry: shipped figures, alias resolution, family matching, suggestions.
 
 The registry is built from the core's NVIDIA specs plus the Huawei plugin's Ascend specs,
-read directly (``default_registry()`` needs the package's entry points, i.e. an install).
+read directly (``default_accelerator_registry()`` needs the package's entry points, i.e. an
+install).
 Figure checks pin *dense* numbers: a 2x "with sparsity" datasheet figure slipping in would
 halve every time estimate, so the exact values are asserted.
 """
@@ -14,8 +15,8 @@ import pytest
 from prometheus_client import REGISTRY
 
 from plugins.huawei import ascend_accelerators
-from service.accelerators import AcceleratorRegistry, builtin_accelerators, family_keys
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators, family_keys
+from service.catalog.models import AcceleratorSpec
 
 NVIDIA_NAMES = {
     "P4",
@@ -311,7 +312,7 @@ def test_hook_order_refuses_a_plugin_spec_that_conflicts_with_a_builtin() -> Non
     plugin's different A10 is refused, counted, and the built-in stands."""
     import plugins.huawei
     from service import hookimpl
-    from service.plugins import collect, get_plugin_manager
+    from service.hooks.loader import collect, get_plugin_manager
 
     class OperatorPlugin:
         @hookimpl

@@ -123,7 +123,7 @@ def test_key_never_appears_in_logs(
 
 def test_settings_repr_masks_the_key(make_client: MakeClient) -> None:
     client = make_client(api_key=KEY)
-    from service.state import STATE_KEY
+    from service.api.state import STATE_KEY
 
     settings = client.app.state[STATE_KEY].settings
     assert KEY not in repr(settings)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.bounded import BoundedDict
+from service.runtime.bounded import BoundedDict
 
 
 def test_put_evicts_the_oldest_beyond_the_bound() -> None:

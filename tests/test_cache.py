@@ -15,7 +15,8 @@ from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from litestar.testing import TestClient
 
-from service.cache import (
+from service.api.state import STATE_KEY, Suanli
+from service.runtime.cache import (
     Breaker,
     LocalStore,
     RequestCache,
@@ -23,7 +24,6 @@ from service.cache import (
     build_redis,
     request_key,
 )
-from service.state import STATE_KEY, Suanli
 from tests.conftest import RedisServer
 
 

@@ -24,10 +24,15 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> dict[str, A
     ("region", "provider"),
     [
         ("cn-hangzhou", "alibaba"),
+        ("cn-beijing", "alibaba"),
+        ("cn-shanghai", "alibaba"),
+        ("cn-shenzhen", "alibaba"),
+        ("ap-southeast-1", "alibaba"),
         ("ap-guangzhou", "tencent"),
         ("ap-shanghai", "tencent"),
         ("cn-beijing", "volcengine"),
         ("cn-north-4", "huawei"),
+        ("ap-tokyo", "tencent"),  # PNV5b placed by public TKE/benchmark/training records
     ],
 )
 def test_region_constraint_on_a_sourced_main_region_answers(
@@ -40,6 +45,20 @@ def test_region_constraint_on_a_sourced_main_region_answers(
     assert options, body["warnings"]
     for option in options:
         assert region in option["regions"] or option["region"] == region, option
+
+
+def test_huawei_cn_east_3_has_no_sourced_accelerated_row_and_says_so(
+    client: TestClient[Litestar],
+) -> None:
+    """No public record places a Huawei GPU/NPU row in Shanghai-1: no option, and the
+    answer names the nearest option without the region limit instead of inventing one."""
+    body = recommend(
+        client,
+        {"workload": LORA_7B, "constraints": {"regions": ["cn-east-3"], "providers": ["huawei"]}},
+    )
+    assert body["options"] == []
+    assert any("not sold in the regions asked for" in w for w in body["warnings"]), body
+    assert any("Without the region limit" in w for w in body["warnings"]), body
 
 
 def test_spot_billing_answers_with_its_interruption_overhead(client: TestClient[Litestar]) -> None:
@@ -131,10 +150,10 @@ def test_every_text_using_an_estimate_says_so(client: TestClient[Litestar]) -> N
 
 
 def test_spot_overhead_uses_the_rate_the_spot_price_states() -> None:
+    from service.catalog.models import InstanceType, Offer, Price
     from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
     from service.planning.plan import _spot
     from service.planning.variants import Variant
-    from service.providers import InstanceType, Offer, Price
 
     row = InstanceType(
         instance_type="x", family="x", vcpus=8, memory_gib=32.0, source="test", as_of="2026"

@@ -18,8 +18,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.api import examples
-from service.errors import ErrorBody
-from service.openapi import CONTRACT_PATH, parameter_example
+from service.api.openapi import CONTRACT_PATH, parameter_example
+from service.runtime.errors import ErrorBody
 
 METHODS = {"get", "put", "post", "delete", "patch"}
 

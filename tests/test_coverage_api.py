@@ -34,8 +34,8 @@ def test_counts_and_dates_per_provider(client: TestClient[Litestar]) -> None:
     assert info["alibaba"]["prices_oldest"] == "2023-06"
     assert info["tencent"]["prices_as_of"] == "2021"
     assert info["volcengine"]["prices_as_of"] is None, "Volcano has no confirmed price"
-    assert info["tencent"]["accelerated_with_regions"] == 36
-    assert info["huawei"]["accelerated_with_regions"] == 10
+    assert info["tencent"]["accelerated_with_regions"] == 42
+    assert info["huawei"]["accelerated_with_regions"] == 13
     assert info["tencent"]["priced_instance_types"] == 28
     spot = info["alibaba"]["spot_rules"]
     assert isinstance(spot, dict)

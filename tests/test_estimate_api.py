@@ -204,8 +204,8 @@ def test_shared_resolution_gives_the_fresh_answer_at_every_length(
     import msgspec
 
     from service.api.estimate import _RESOLVED, EstimateRequest
+    from service.api.state import STATE_KEY
     from service.sizing import estimate
-    from service.state import STATE_KEY
 
     suanli = client.app.state[STATE_KEY]
     field = "output_tokens" if shape["kind"] == "inference" else "tokens"

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from service.api import examples
-from service.openapi import parameter_example
+from service.api.openapi import parameter_example
 from tests.served import ServedApp, served
 
 pytestmark = pytest.mark.slow

@@ -15,9 +15,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.cache import LocalStore
-from service.observability import CONTENT_SECURITY_POLICY
-from service.settings import SettingsError, load_settings
+from service.runtime.cache import LocalStore
+from service.runtime.observability import CONTENT_SECURITY_POLICY
+from service.runtime.settings import SettingsError, load_settings
 from tests.conftest import REPO_ROOT
 
 MakeClient = Callable[..., TestClient[Litestar]]

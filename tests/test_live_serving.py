@@ -11,8 +11,9 @@ from litestar import Litestar
 from litestar.stores.redis import RedisStore
 from litestar.testing import TestClient
 
-from service.cache import build_redis
-from service.live_prices import LiveSnapshot, PriceSnapshotStore, live_price
+from service.catalog.live.adapter import live_price
+from service.catalog.live.store import LiveSnapshot, PriceSnapshotStore
+from service.runtime.cache import build_redis
 
 MakeClient = Callable[..., TestClient[Litestar]]
 QLORA = {

@@ -10,8 +10,8 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
-from service.overrides import OverrideError, apply_overrides, load_overrides
-from service.providers import InstanceType, Price
+from service.catalog.models import InstanceType, Price
+from service.catalog.overrides import OverrideError, apply_overrides, load_overrides
 from tests.conftest import app_settings
 
 ROW = InstanceType(

@@ -7,13 +7,12 @@ import dataclasses
 import msgspec
 import pytest
 
-from service.accelerators import default_registry
-from service.catalog import CatalogService
+from service.catalog.aggregate import CatalogService
+from service.hooks.loader import get_plugin_manager
+from service.hooks.registries import default_accelerator_registry, default_model_registry
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest
 from service.planning.variants import PlacementMemo
-from service.plugins import get_plugin_manager
-from service.sizing.presets import default_model_registry
 from tests.conftest import BUILTIN_PROVIDERS
 
 
@@ -22,7 +21,7 @@ def context() -> PlanContext:
     pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
     return PlanContext(
         snapshot=CatalogService(pm.hook.suanli_register_providers).load(),
-        accelerators=default_registry(BUILTIN_PROVIDERS),
+        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
         models=default_model_registry(),
     )
 

@@ -19,8 +19,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.accelerators import default_registry
-from service.catalog import CatalogService, CatalogSnapshot, bucket_offers
+from service.catalog.aggregate import CatalogService, CatalogSnapshot, bucket_offers
+from service.catalog.models import Price
+from service.hooks.loader import get_plugin_manager
+from service.hooks.registries import default_accelerator_registry, default_model_registry
 from service.planning.candidates import Candidate
 from service.planning.plan import make_plan, select
 from service.planning.recommend import (
@@ -32,9 +34,6 @@ from service.planning.recommend import (
 )
 from service.planning.schema import RecommendRequest
 from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
-from service.plugins import get_plugin_manager
-from service.providers import Price
-from service.sizing.presets import default_model_registry
 from tests.conftest import BUILTIN_PROVIDERS
 
 WORKLOADS: dict[str, dict[str, Any]] = {
@@ -68,7 +67,7 @@ ACCELERATOR_ONLY = ("exact-8", "max-2")
 def _context(snapshot: CatalogSnapshot, memo: PlacementMemo | None = None) -> PlanContext:
     return PlanContext(
         snapshot=snapshot,
-        accelerators=default_registry(BUILTIN_PROVIDERS),
+        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
         models=default_model_registry(),
         memo=memo,
     )

@@ -13,9 +13,9 @@ from litestar.testing import TestClient
 from prometheus_client import REGISTRY
 
 from service import hookimpl
-from service.accelerators import builtin_accelerators
 from service.app import create_app
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import builtin_accelerators
+from service.catalog.models import AcceleratorSpec
 from tests.conftest import app_settings
 from tests.fault_plugins import FakeProvider, ProviderPlugin, plugin_manager
 

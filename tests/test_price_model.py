@@ -1,20 +1,20 @@
-"""The price model (service/price_model.py): fitted numbers, ranges, borrowing, unknowns,
+"""The price model (service/catalog/price_model.py): fitted numbers, ranges, borrowing, unknowns,
 monthly and spot relations, and the shipped catalogs' coverage."""
 
 from __future__ import annotations
 
 import pytest
 
-from service.catalog import CatalogService
-from service.plugins import get_plugin_manager
-from service.price_model import (
+from service.catalog.aggregate import CatalogService
+from service.catalog.models import InstanceType, Price, SpotRules
+from service.catalog.price_model import (
     BORROWED_SPREAD,
     CatalogPrices,
     estimate_hourly,
     estimated_prices,
     fit_price_model,
 )
-from service.providers import InstanceType, Price, SpotRules
+from service.hooks.loader import get_plugin_manager
 
 
 def row(name: str, acc: str | None, count: int, vcpus: int, mem: float) -> InstanceType:
@@ -186,7 +186,7 @@ def test_shipped_catalogs_every_accelerated_row_is_priced_estimated_or_unknown()
 
 
 def test_supersede_keeps_the_replaced_price_as_history() -> None:
-    from service.snapshot import supersede
+    from service.catalog.snapshot_provider import supersede
 
     old = price("a.0", 17.2)
     newer = Price(

@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.quality import AnswerQuality, top_pick
+from service.api.answer_quality import AnswerQuality, top_pick
 from tests.test_live_serving import publish
 
 MakeClient = Callable[..., TestClient[Litestar]]

@@ -14,7 +14,7 @@ import redis
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.ratelimit import RateLimiter, client_address, counter_key
+from service.runtime.ratelimit import RateLimiter, client_address, counter_key
 from tests.servers import ServerProcess
 
 MakeClient = Callable[..., TestClient[Litestar]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from service.catalog import CatalogService
-from service.coverage import coverage
-from service.plugins import get_plugin_manager
+from service.catalog.aggregate import CatalogService
+from service.catalog.coverage import coverage
+from service.hooks.loader import get_plugin_manager
 from tests.conftest import BUILTIN_PROVIDERS
 
 README = Path(__file__).resolve().parent.parent / "README.md"

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from service.settings import Settings, SettingsError, load_settings
+from service.runtime.settings import Settings, SettingsError, load_settings
 
 
 def test_defaults_need_no_environment() -> None:

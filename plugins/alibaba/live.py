@@ -48,9 +48,13 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from service.live.adapter import (
+from service import (
     Clock,
     LiveBilling,
+    LivePriceError,
+    LivePriceSource,
+    Price,
+    TransientLivePriceError,
     availability,
     credentials_present,
     iso_utc,
@@ -59,8 +63,6 @@ from service.live.adapter import (
     require_cny,
     utc_now,
 )
-from service.live.errors import LivePriceError, TransientLivePriceError
-from service.providers import LivePriceSource, Price
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +141,7 @@ def _call(what: str, fn: Callable[[], Any]) -> Any:
 
 
 class AlibabaLivePrices:
-    """:class:`~service.providers.LivePriceSource` for Alibaba Cloud ECS."""
+    """:class:`~service.catalog.models.LivePriceSource` for Alibaba Cloud ECS."""
 
     def __init__(
         self,
@@ -334,5 +336,5 @@ class _DiskRejected(Exception):
 
 
 def make_live_source() -> LivePriceSource:
-    """Entry point found by :mod:`service.live.discovery`."""
+    """Entry point found by :mod:`service.catalog.live.discovery`."""
     return AlibabaLivePrices()

@@ -53,9 +53,13 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from service.live.adapter import (
+from service import (
     Clock,
     LiveBilling,
+    LivePriceError,
+    LivePriceSource,
+    Price,
+    TransientLivePriceError,
     availability,
     credentials_present,
     iso_utc,
@@ -64,8 +68,6 @@ from service.live.adapter import (
     require_cny,
     utc_now,
 )
-from service.live.errors import LivePriceError, TransientLivePriceError
-from service.providers import LivePriceSource, Price
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +122,7 @@ def _flavor_spec(flavor: str) -> str:
 
 
 class HuaweiLivePrices:
-    """:class:`~service.providers.LivePriceSource` for Huawei Cloud ECS flavors."""
+    """:class:`~service.catalog.models.LivePriceSource` for Huawei Cloud ECS flavors."""
 
     def __init__(
         self,
@@ -340,5 +342,5 @@ class HuaweiLivePrices:
 
 
 def make_live_source() -> LivePriceSource:
-    """Entry point found by :mod:`service.live.discovery`."""
+    """Entry point found by :mod:`service.catalog.live.discovery`."""
     return HuaweiLivePrices()

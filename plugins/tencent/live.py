@@ -42,9 +42,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from service.live.adapter import (
+from service import (
     Clock,
     LiveBilling,
+    LivePriceError,
+    LivePriceSource,
+    Price,
+    TransientLivePriceError,
     availability,
     credentials_present,
     iso_utc,
@@ -52,8 +56,6 @@ from service.live.adapter import (
     parse_amount,
     utc_now,
 )
-from service.live.errors import LivePriceError, TransientLivePriceError
-from service.providers import LivePriceSource, Price
 
 SDK_MODULE = "tencentcloud.cvm.v20170312.cvm_client"
 EXTRA = "tencent"
@@ -94,7 +96,7 @@ def _translate(exc: Exception) -> LivePriceError:
 
 
 class TencentLivePrices:
-    """:class:`~service.providers.LivePriceSource` for Tencent Cloud CVM."""
+    """:class:`~service.catalog.models.LivePriceSource` for Tencent Cloud CVM."""
 
     def __init__(
         self,
@@ -244,5 +246,5 @@ class TencentLivePrices:
 
 
 def make_live_source() -> LivePriceSource:
-    """Entry point found by :mod:`service.live.discovery`."""
+    """Entry point found by :mod:`service.catalog.live.discovery`."""
     return TencentLivePrices()

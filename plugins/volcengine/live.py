@@ -45,7 +45,7 @@ JSON file named by ``SUANLI_VOLCENGINE_PRICE_CODES``::
 
 Without that file live prices stay off for Volcano (shown in ``GET /v1/providers``).
 The unit reading of ``UseDuration`` and the meaning of the codes are not confirmed by
-a document found here; the sanity ranges in :mod:`service.live.validate` catch a
+a document found here; the sanity ranges in :mod:`service.catalog.live.validate` catch a
 month read as an hour for accelerators with a reference range.
 
 Errors (``volcenginesdkcore.rest.ApiException``): HTTP 429/5xx, an in-body error whose
@@ -65,9 +65,13 @@ from urllib.parse import urlsplit
 
 import msgspec
 
-from service.live.adapter import (
+from service import (
     Clock,
     LiveBilling,
+    LivePriceError,
+    LivePriceSource,
+    Price,
+    TransientLivePriceError,
     availability,
     credentials_present,
     iso_utc,
@@ -76,8 +80,6 @@ from service.live.adapter import (
     require_cny,
     utc_now,
 )
-from service.live.errors import LivePriceError, TransientLivePriceError
-from service.providers import LivePriceSource, Price
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +166,7 @@ def _translate(exc: Exception, api: str) -> LivePriceError:
 
 
 class VolcengineLivePrices:
-    """:class:`~service.providers.LivePriceSource` for Volcano Engine ECS."""
+    """:class:`~service.catalog.models.LivePriceSource` for Volcano Engine ECS."""
 
     def __init__(
         self,
@@ -331,5 +333,5 @@ class VolcengineLivePrices:
 
 
 def make_live_source() -> LivePriceSource:
-    """Entry point found by :mod:`service.live.discovery`."""
+    """Entry point found by :mod:`service.catalog.live.discovery`."""
     return VolcengineLivePrices()

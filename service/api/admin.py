@@ -17,11 +17,11 @@ from litestar.connection import ASGIConnection
 from litestar.exceptions import NotAuthorizedException, NotFoundException
 from litestar.handlers.base import BaseRouteHandler
 
-from service.catalog import CatalogSnapshot
-from service.metrics import CATALOG_RELOADS
-from service.overrides import OverrideError, load_overrides
-from service.shared import ReloadOutcome
-from service.state import STATE_KEY, Suanli, SuanliDep
+from service.api.state import STATE_KEY, Suanli, SuanliDep
+from service.catalog.aggregate import CatalogSnapshot
+from service.catalog.overrides import OverrideError, load_overrides
+from service.runtime.catalog_sync import ReloadOutcome
+from service.runtime.metrics import CATALOG_RELOADS
 
 log = logging.getLogger(__name__)
 

@@ -5,9 +5,9 @@ loop (a thread hop would cost more than the work). Like ``/v1/recommend`` it is 
 ASGI route (:mod:`service.api.raw_json`): litestar's POST handling cost more than the
 sizing itself. The body is decoded once with the strict rules of every JSON body and the
 answer encoded once; the operation is documented from the same msgspec types
-(``OPENAPI``, merged by :func:`service.openapi.finish_contract`). Input errors below HTTP
+(``OPENAPI``, merged by :func:`service.api.openapi.finish_contract`). Input errors below HTTP
 (unknown preset or accelerator, inconsistent architecture) are
-:class:`~service.errors.InputError`, which the app maps to a 400 naming the field.
+:class:`~service.runtime.errors.InputError`, which the app maps to a 400 naming the field.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from litestar.types import HTTPScope, Receive, Send
 from service.api import examples
 from service.api.body import decode_json
 from service.api.raw_json import json_headers, read_body, refuse_method
-from service.bounded import BoundedDict
-from service.observability import send_json
+from service.api.state import STATE_KEY, Suanli
+from service.runtime.bounded import BoundedDict
+from service.runtime.observability import send_json
 from service.sizing import EstimateResponse, Placement, ResolvedWorkload, Workload, estimate
 from service.sizing.presets import ModelRegistry
 from service.sizing.resolve import LENGTH_FIELDS, resolve_workload
-from service.state import STATE_KEY, Suanli
 
 PATH = "/v1/estimate"
 ALLOW = "OPTIONS, POST"
@@ -74,7 +74,7 @@ OPENAPI = {
     "examples": examples.ESTIMATE,
     "statuses": {"400": "Bad request syntax or unsupported method"},
 }
-"""What :func:`service.openapi.finish_contract` writes into the served contract."""
+"""What :func:`service.api.openapi.finish_contract` writes into the served contract."""
 
 
 @asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})

@@ -1,6 +1,6 @@
 """Request examples of the contract: a QLoRA fine-tune, a pre-training run, a serving job.
 
-Routes carry them in ``opt["examples"]`` (body examples) and :mod:`service.openapi` puts
+Routes carry them in ``opt["examples"]`` (body examples) and :mod:`service.api.openapi` puts
 them into the served document, after checking each one against the route's own body type
 with the strict decoder: an example that stopped being valid fails at start-up, not in a
 user's hands. Plain JSON (not structs) so they show only what a user would write.

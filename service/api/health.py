@@ -9,7 +9,7 @@ from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.status_codes import HTTP_200_OK, HTTP_503_SERVICE_UNAVAILABLE
 
-from service.state import SuanliDep
+from service.api.state import SuanliDep
 
 
 class Health(msgspec.Struct, frozen=True):

@@ -7,8 +7,8 @@ from typing import Annotated
 import msgspec
 from litestar import Controller, get
 
+from service.api.state import SuanliDep
 from service.sizing.presets import ModelKind, ModelPreset
-from service.state import SuanliDep
 
 
 class ModelInfo(msgspec.Struct, frozen=True, kw_only=True):

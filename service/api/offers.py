@@ -13,8 +13,8 @@ from typing import Any
 from litestar import Controller, Request, get
 
 from service.api.query import parse_query
+from service.api.state import SuanliDep
 from service.offers import OfferPage, OfferQuery, list_offers
-from service.state import SuanliDep
 
 DESCRIPTION = """Every provider's offers in one list: one instance type in one region
 under one billing mode, with its price (CNY), the price's source and date, and the

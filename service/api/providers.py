@@ -10,12 +10,11 @@ from litestar.exceptions import NotFoundException, ValidationException
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
-from service.catalog import ProviderCatalog
-from service.coverage import coverage
-from service.errors import InputError
-from service.live_prices import LivePriceState
-from service.names import resolve_provider
-from service.providers import (
+from service.api.state import SuanliDep
+from service.catalog.aggregate import ProviderCatalog
+from service.catalog.coverage import coverage
+from service.catalog.live.status import LivePriceState
+from service.catalog.models import (
     AcceleratorRef,
     AcceleratorSpec,
     Billing,
@@ -25,7 +24,8 @@ from service.providers import (
     Rdma,
     SpotRules,
 )
-from service.state import SuanliDep
+from service.catalog.names import resolve_provider
+from service.runtime.errors import InputError
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""

@@ -15,7 +15,6 @@ and the MCP tools). Here one ``msgspec.Struct`` (fields annotated with
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable
@@ -24,7 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import inspect as mi
 
-from service.errors import InputError
+from service.runtime.errors import InputError, closest
 
 S = TypeVar("S", bound=msgspec.Struct)
 
@@ -82,12 +81,6 @@ def _scalar(name: str, raw: str, kind: mi.Type) -> object:
             source="query",
         )
     return raw
-
-
-def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
-    """The known names closest to ``name`` (all of them when nothing is close)."""
-    names = sorted(known)
-    return difflib.get_close_matches(name, names, n=n, cutoff=0.5) or names
 
 
 def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:

@@ -8,9 +8,9 @@ handler answers at ~0.97x ``/healthz``; a cache hit here is a dictionary or Redi
 so the layer was most of its cost. The body is decoded once with the same strict rules
 as every other JSON body (``service.api.body``), errors are the same exceptions (so the
 same error shape), and the operation is documented from the same msgspec types
-(``OPENAPI`` below, merged by :func:`service.openapi.finish_contract`). A body
+(``OPENAPI`` below, merged by :func:`service.api.openapi.finish_contract`). A body
 seen before — same bytes, Content-Type and Accept-Language — is not decoded again
-(:class:`service.cache.DecodedBodies`): a repeated request goes straight to the cache.
+(:class:`service.runtime.cache.DecodedBodies`): a repeated request goes straight to the cache.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from litestar import asgi
 from litestar.types import HTTPScope, Receive, Send
 
 from service.api import examples
+from service.api.answer_quality import AnswerQuality
 from service.api.body import decode_json
 from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
-from service.cache import answer_fingerprint, request_digest, request_key
-from service.errors import InputError
-from service.observability import send_json
+from service.api.state import STATE_KEY, Suanli
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
-from service.quality import AnswerQuality
-from service.state import STATE_KEY, Suanli
+from service.runtime.cache import answer_fingerprint, request_digest, request_key
+from service.runtime.errors import InputError
+from service.runtime.observability import send_json
 
 PATH = "/v1/recommend"
 CACHE_HEADER = "X-Suanli-Cache"
@@ -65,7 +65,7 @@ OPENAPI = {
         "body names the field.",
     },
 }
-"""What :func:`service.openapi.finish_contract` writes into the served contract."""
+"""What :func:`service.api.openapi.finish_contract` writes into the served contract."""
 
 
 def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:

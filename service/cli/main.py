@@ -1,7 +1,7 @@
 """The ``suanli`` command (typer + rich): ask, list, serve, refresh prices, speak MCP.
 
 Questions (``recommend``, ``estimate``, ``offers``, ``models``, ``accelerators``) are
-answered in this process on the shipped catalogs (:class:`service.backend.LocalBackend`,
+answered in this process on the shipped catalogs (:class:`service.clients.backend.LocalBackend`,
 the same code the routes run), or by a server with ``--url``. Every one prints a table,
 or with ``--json`` the API's exact JSON document for scripts. A refused request prints
 the API's reasons (field, why, the closest valid names) and exits with status 2; a
@@ -24,9 +24,10 @@ import msgspec
 import typer
 from rich.console import Console
 
-from service import forms as build
-from service.backend import ApiError, Backend, open_backend
 from service.cli import render
+from service.cli.connect import open_backend
+from service.clients import forms as build
+from service.clients.backend import ApiError, Backend
 
 VERSION = "0.1.0"
 
@@ -482,8 +483,8 @@ def serve(
     for flag, name in ((host, "HOST"), (port, "PORT"), (workers, "WORKERS")):
         if flag is not None:
             os.environ[f"SUANLI_{name}"] = str(flag)
+    from service.runtime.settings import load_settings
     from service.server import serve as serve_http
-    from service.settings import load_settings
 
     raise typer.Exit(serve_http(load_settings()))
 
@@ -495,9 +496,11 @@ def openapi(
     ] = None,
 ) -> None:
     """Print the OpenAPI document (JSON)."""
-    from service.openapi import render_openapi
+    from service.api.openapi import render_openapi
+    from service.app import create_app
+    from service.runtime.settings import Settings
 
-    text = render_openapi()
+    text = render_openapi(create_app(Settings()))
     if output:
         with open(output, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -508,7 +511,7 @@ def openapi(
 @app.command()
 def mcp(url: UrlOpt = None) -> None:
     """Run the MCP server on stdio (for Claude Desktop, Cursor, ...)."""
-    from service.mcp_server import serve_stdio
+    from service.mcp.server import serve_stdio
 
     serve_stdio(open_backend(url))
 
@@ -538,8 +541,8 @@ def prices_refresh(
 
     Exits 1 when a provider published nothing, or its credentials are set but nothing
     could be fetched (e.g. the SDK is missing); 2 for a usage error."""
+    from service.catalog.live.cli import run_refresh
     from service.cli.progress import RichRefreshProgress
-    from service.live.cli import run_refresh
 
     console = Console(stderr=True, highlight=False)
     show = console.is_terminal if progress is None else progress
@@ -558,8 +561,8 @@ def prices_refresh(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``suanli`` and ``python -m service``; returns the exit status."""
-    from service.overrides import OverrideError
-    from service.settings import SettingsError
+    from service.catalog.overrides import OverrideError
+    from service.runtime.settings import SettingsError
 
     try:
         app(args=list(argv) if argv is not None else None, prog_name="suanli")

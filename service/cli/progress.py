@@ -9,11 +9,11 @@ from types import TracebackType
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
 
-from service.live.refresh import RegionOutcome
+from service.catalog.live.refresh import RegionOutcome
 
 
 class RichRefreshProgress:
-    """A :class:`~service.live.refresh.RefreshProgress` drawn with ``rich.progress``."""
+    """A :class:`~service.catalog.live.refresh.RefreshProgress` drawn with ``rich.progress``."""
 
     def __init__(self, console: Console) -> None:
         self._progress = Progress(

@@ -19,10 +19,9 @@ from typing import get_args
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.api.query import closest
-from service.catalog import CatalogSnapshot, ProviderCatalog
-from service.errors import InputError
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog
+from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
 from service.offers.schema import (
     GroupKey,
     OfferGroupItem,
@@ -32,7 +31,7 @@ from service.offers.schema import (
     SortKey,
 )
 from service.planning.schema import CatalogRef
-from service.providers import ALL_REGIONS, AcceleratorRef, InstanceType, Price
+from service.runtime.errors import InputError, closest
 
 
 class _Resolved(msgspec.Struct, frozen=True):

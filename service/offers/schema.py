@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from service.catalog.models import AcceleratorRef, Billing, PriceSource, Rdma
 from service.planning.schema import CatalogRef
-from service.providers import AcceleratorRef, Billing, PriceSource, Rdma
 
 SortKey = Literal["price", "price_per_accelerator", "memory", "total_memory"]
 GroupKey = Literal["accelerator", "provider", "region"]

@@ -23,12 +23,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from service.catalog.models import HOURS_PER_MONTH
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR, spot_overhead
 from service.planning.schema import Objective
-from service.providers import HOURS_PER_MONTH
 
 if TYPE_CHECKING:
-    from service.planning.lanes import Lane
+    from service.planning.lane import Lane
 
 INF = math.inf
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from service.catalog.models import AcceleratorSpec, Offer
 from service.planning.cost import (
     SpotOverhead,
 )
-from service.providers import AcceleratorSpec, Offer
 from service.sizing import (
     Fit,
     ResolvedWorkload,
@@ -62,7 +62,7 @@ class FitCache:
         self.rw = rw
         self.headroom_frac = headroom_frac
         self._fits: dict[tuple[str, float, int], Fit | None] = {}
-        self._hours: dict[tuple[str, int], float | None] = {}
+        self._hours: dict[tuple[str, int, int, int, int | None], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
@@ -90,14 +90,27 @@ class FitCache:
             )
         return self._fits[key]
 
-    def hours_per_token(self, spec: AcceleratorSpec, devices: int) -> float | None:
+    def hours_per_token(
+        self, spec: AcceleratorSpec, devices: int, fit: Fit | None = None
+    ) -> float | None:
         """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),
-        so that a placement's timing is shared by requests with other token counts."""
-        key = (spec.name, devices)
+        so that a placement's timing is shared by requests with other token counts; with
+        the fit's layout (pipeline bubble, data-parallel traffic, as :func:`time_for`)."""
+        pp = fit.pipeline_parallel if fit is not None else 1
+        tp = fit.tensor_parallel if fit is not None else 1
+        stage = fit.zero_stage if fit is not None else None
+        key = (spec.name, devices, pp, tp, stage)
         if key not in self._hours:
             if self._per_token is None:
                 self._per_token = dataclasses.replace(self.rw, tokens=1.0)
-            estimate = time_for(self._per_token, spec, devices)
+            estimate = time_for(
+                self._per_token,
+                spec,
+                devices,
+                pipeline_parallel=pp,
+                tensor_parallel=tp,
+                zero_stage=stage,
+            )
             self._hours[key] = None if estimate is None else estimate.hours
         return self._hours[key]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from service.providers import HOURS_PER_MONTH
+from service.catalog.models import HOURS_PER_MONTH
 
 SPOT_INTERRUPTIONS_PER_HOUR = 0.05
 """Assumption: one reclaim per 20 node-hours (no published figure; stated as such)."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from service.catalog import OfferGroup
-from service.providers import Billing, Offer
+from service.catalog.aggregate import OfferGroup
+from service.catalog.models import Billing, Offer
 
 
 @dataclass(frozen=True, slots=True)

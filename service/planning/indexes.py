@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from service.catalog import CatalogSnapshot, OfferBucket
+from service.catalog.aggregate import CatalogSnapshot, OfferBucket
 from service.planning.filters import OfferFilter
 from service.planning.variants import PlacementMemo
 

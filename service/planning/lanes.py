@@ -12,31 +12,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
-from service.catalog import OfferBucket
+from service.catalog.aggregate import OfferBucket
+from service.catalog.models import Offer
 from service.planning.bounds import BoundMode, Order, order_lanes
 from service.planning.filters import OfferFilter
+from service.planning.lane import Lane
 from service.planning.schema import TOP_K_MAX, Objective
-from service.planning.variants import Placements, VariantBuilder
-from service.providers import InstanceType, Offer
+from service.planning.variants import VariantBuilder
 
 INF = math.inf
-
-
-@dataclass(frozen=True, slots=True)
-class Lane:
-    """A bucket that survives a request's filters: its placements and the offer groups
-    (cheapest first, regions already narrowed) that pass the region and price checks."""
-
-    row: InstanceType
-    placements: Placements | None
-    """``None`` for CPU-only rows (sized per request from the job's data)."""
-    groups: tuple[tuple[Offer, tuple[str, ...], int], ...]
-    """(first offer, regions, offers folded) per group; at most :data:`TOP_K_MAX`, since
-    no answer can use more groups of one bucket."""
-    priced_bucket: bool
-    """The bucket's cheapest offer has a price (buckets are ordered priced first)."""
 
 
 class LaneIndex:

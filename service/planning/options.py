@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 import msgspec
 
-from service.names import price_source_label
+from service.catalog.models import AcceleratorRef, Offer
+from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.schema import Lang, Objective, Option
-from service.providers import AcceleratorRef, Offer
 from service.sizing import Fit, HostRequirements
 
 STALE_BEFORE = "2025"
@@ -56,7 +56,7 @@ def static_part(
     lang: Lang,
     hardware: tuple[str, ...] = (),
 ) -> StaticPart:
-    """``hardware``: sentence keys from :func:`service.capabilities.hardware_notes`."""
+    """``hardware``: sentence keys from :func:`service.catalog.capabilities.hardware_notes`."""
     row = offer.instance
     fit_texts: list[str] = []
     if fit is not None:

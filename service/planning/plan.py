@@ -4,7 +4,7 @@
 p50 on 10k), so the work is split by what it depends on:
 
 * per catalog (at load): offers grouped into buckets, cheapest first
-  (:func:`service.catalog.bucket_offers`);
+  (:func:`service.catalog.aggregate.bucket_offers`);
 * per workload shape and filter (memoized, :mod:`service.planning.lanes`): the buckets
   that pass, their placements and a lower bound on their cost per unit of work;
 * per request: the lanes that can still rank (branch and bound under ``cost``), each
@@ -26,7 +26,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from service.catalog import OfferBucket
+from service.catalog.aggregate import OfferBucket
+from service.catalog.models import Offer
 from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order
 from service.planning.candidates import Candidate
 from service.planning.cost import (
@@ -38,11 +39,11 @@ from service.planning.cost import (
     spot_overhead,
 )
 from service.planning.filters import OfferFilter
-from service.planning.lanes import Lane, LaneIndex, lane_index
+from service.planning.lane import Lane
+from service.planning.lanes import LaneIndex, lane_index
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
 from service.planning.variants import Variant, VariantBuilder, Workload
-from service.providers import Offer
 
 INF = math.inf
 

@@ -6,7 +6,7 @@ I/O), which is what makes answers cacheable by (request, catalog fingerprint).
 Pipeline: resolve the workload (sizing) → resolve constraint names (provider aliases in
 both languages, accelerator families, regions the providers declare) → filter offers,
 counting what each constraint removed → candidate placements that fit memory on devices
-that can run the job's precision (:mod:`service.capabilities`), with exactly the asked
+that can run the job's precision (:mod:`service.catalog.capabilities`), with exactly the asked
 accelerator count when there is one, and time and cost per billing mode (no
 subscription for a job of unknown length) → budget/deadline → rank by objective (unknown
 prices after known ones, :mod:`service.planning.unpriced`), mark the Pareto front, fold
@@ -25,11 +25,11 @@ from typing import Literal
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.capabilities import hardware_notes
-from service.catalog import CatalogSnapshot, OfferBucket
-from service.errors import InputError
-from service.names import localized_name, region_suggestions, resolve_provider
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.aggregate import CatalogSnapshot, OfferBucket
+from service.catalog.capabilities import hardware_notes
+from service.catalog.models import Billing
+from service.catalog.names import localized_name, region_suggestions, resolve_provider
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
@@ -47,7 +47,7 @@ from service.planning.schema import (
 )
 from service.planning.variants import PlacementMemo, VariantBuilder, memory_signature
 from service.planning.variants import Workload as PlanWorkload
-from service.providers import Billing
+from service.runtime.errors import InputError
 from service.sizing import (
     EstimateResponse,
     HostRequirements,

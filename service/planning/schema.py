@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from service.providers import AcceleratorRef, Billing, PriceSource
+from service.catalog.models import AcceleratorRef, Billing, PriceSource
 from service.sizing.results import EstimateResponse
 from service.sizing.workload import Workload
 

@@ -14,12 +14,12 @@ from typing import TypeVar, cast
 
 import msgspec
 
-from service.accelerators import AcceleratorRegistry
-from service.bounded import BoundedDict
-from service.capabilities import precision_verdict
+from service.catalog.accelerators import AcceleratorRegistry
+from service.catalog.capabilities import precision_verdict
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.candidates import FitCache, node_counts, smallest_fitting_nodes
 from service.planning.cost import SpotOverhead, spot_overhead
-from service.providers import AcceleratorSpec, InstanceType
+from service.runtime.bounded import BoundedDict
 from service.sizing import Fit, ResolvedWorkload, host_for, preprocess_hours
 from service.sizing.resolve import LENGTH_FIELDS
 
@@ -244,7 +244,15 @@ class VariantBuilder:
             if fit is None:
                 return "memory"
             devices = per_node * exact
-            return [(exact, devices, fit, None, self.cache.hours_per_token(spec, devices))]
+            return [
+                (
+                    exact,
+                    devices,
+                    fit,
+                    None,
+                    self.cache.hours_per_token(spec, devices, fit),
+                )
+            ]
         found = smallest_fitting_nodes(self.cache, spec, per_node, max_nodes, multi)
         if found is None:
             return "memory"
@@ -255,7 +263,13 @@ class VariantBuilder:
             fit = fit_min if nodes == n_min else self.cache.fit(spec, devices)
             if fit is not None:
                 placements.append(
-                    (nodes, devices, fit, None, self.cache.hours_per_token(spec, devices))
+                    (
+                        nodes,
+                        devices,
+                        fit,
+                        None,
+                        self.cache.hours_per_token(spec, devices, fit),
+                    )
                 )
         return placements
 

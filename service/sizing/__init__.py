@@ -19,7 +19,6 @@ from service.sizing.presets import (
     ModelPreset,
     ModelRegistry,
     builtin_presets,
-    default_model_registry,
 )
 from service.sizing.resolve import ResolvedWorkload, resolve_workload
 from service.sizing.results import (
@@ -68,7 +67,6 @@ __all__ = [
     "Workload",
     "builtin_presets",
     "compute_for",
-    "default_model_registry",
     "estimate",
     "estimate_resolved",
     "fit_placement",

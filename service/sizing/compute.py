@@ -15,10 +15,10 @@
 
 from __future__ import annotations
 
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import training_flops
-from service.sizing.mfu import mfu_prior
-from service.sizing.profiles import engine_profile
+from service.sizing.mfu import generation, mfu_prior
+from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
 from service.sizing.uncertainty import hours_range
@@ -45,6 +45,23 @@ PREFILL_MFU = 0.5
 ALLREDUCE_LATENCY_S = 25e-6
 """One small-message all-reduce over NVLink/HCCS (NCCL ring latency, 10-30 µs in
 nccl-tests); tensor parallelism does two per layer per decode step."""
+PCIE_BIDIRECTIONAL_GBPS = 64.0
+"""PCIe 4.0 x16 both directions (the registry's figure for parts without NVLink), the
+all-reduce path when a part publishes no interconnect."""
+
+
+def allreduce_seconds(accelerator: AcceleratorSpec, devices: int, nbytes: float) -> float:
+    """Bandwidth time of one ring all-reduce of ``nbytes`` over ``devices``: each device
+    sends and receives 2(n-1)/n of the buffer (NCCL's bus-bandwidth definition,
+    https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md) over one direction
+    of its link (the registry's interconnect figure counts both directions: NVLink 4 900
+    GB/s, NVLink 3 600 GB/s, PCIe 4.0 x16 64 GB/s)."""
+    if devices <= 1:
+        return 0.0
+    link = (accelerator.interconnect_gbps or PCIE_BIDIRECTIONAL_GBPS) / 2.0
+    return 2.0 * (devices - 1) / devices * nbytes / (link * 1e9)
+
+
 HOST_LINK_GBPS = 25.0
 """Effective host<->device bandwidth of a PCIe 4.0 x16 link (32 GB/s raw per direction,
 about 25 GB/s achieved), the path ZeRO-Offload moves gradients and weights over."""
@@ -115,10 +132,35 @@ def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> 
     )
 
 
+def pipeline_efficiency(stages: int, micro_batches: int) -> float:
+    """Share of a step the stages compute under the 1F1B schedule (Megatron-LM, torchtitan,
+    DeepSpeed pipelines): the pipeline fills and drains around ``m`` micro-batches, so a
+    step takes (m + p - 1) micro-batch slots for m of work — bubble (p - 1)/m of the ideal
+    (Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
+    Clusters Using Megatron-LM", §2.2.1, https://arxiv.org/abs/2104.04473)."""
+    if stages <= 1:
+        return 1.0
+    m = max(micro_batches, 1)
+    return m / (m + stages - 1)
+
+
 def time_for(
-    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    *,
+    pipeline_parallel: int = 1,
+    tensor_parallel: int = 1,
+    zero_stage: int | None = None,
 ) -> TimeEstimate | None:
-    """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown."""
+    """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown.
+
+    With ``pipeline_parallel`` stages, steady-state training pays the 1F1B bubble
+    (:func:`pipeline_efficiency`) over the step's micro-batches: the gradient-accumulation
+    steps when given, else as many as stages (torchtitan's and Megatron's smallest
+    schedule that keeps every stage busy in the steady phase). Data-parallel traffic
+    (:func:`data_parallel_seconds`) bounds the steady rate from below where the link is
+    too slow to hide it behind the compute."""
     if rw.arch is None or devices < 1:
         return None
     w = rw.workload
@@ -142,11 +184,22 @@ def time_for(
         return None
     util, _ = training_utilization(rw, accelerator)
     b = rw.training
+    if pipeline_parallel > 1 and b is not None and b.time_basis == "steady":
+        # the whole-run priors come from pipelined runs (Llama 3 405B: 16 stages), so
+        # their bubble is already in them; the steady priors' anchors are FSDP runs
+        accumulation = getattr(w, "gradient_accumulation_steps", None)
+        util *= pipeline_efficiency(pipeline_parallel, accumulation or pipeline_parallel)
     rate = devices * peak * 1e12 * util
     if b is not None and b.flops_per_token and not rw.image_model:
         steady = b.time_basis == "steady"
         per_token = b.flops_per_token if steady else b.model_flops_per_token
         seconds = per_token * rw.tokens / rate
+        if steady:
+            # exposed only where the link cannot keep up with the compute it overlaps
+            comm = data_parallel_seconds(
+                rw, accelerator, devices, zero_stage, tensor_parallel * pipeline_parallel
+            )
+            seconds = max(seconds, comm)
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
         seconds += offload_seconds(rw, devices)
         seconds += rollout_seconds(rw, accelerator, devices)
@@ -165,29 +218,85 @@ def time_for(
     )
 
 
-ROLLOUT_ENGINE = "vllm"
-"""RLHF rollouts run on a serving engine's kernels (verl/OpenRLHF: vLLM or SGLang;
-DeepSpeed-Chat's hybrid engine: DeepSpeed inference kernels): vLLM's decode overheads."""
+ROLLOUT_ENGINES: dict[str, ServeEngine] = {
+    "deepspeed": "hf",
+    "hf": "hf",
+    "llama-factory": "hf",
+}
+"""Which decode loop a framework's RLHF rollout runs. DeepSpeed-Chat's hybrid engine calls
+Hugging Face ``generate()`` on the actor (``self.actor_model.module.generate`` in
+applications/DeepSpeed-Chat/dschat/rlhf/ppo_trainer.py, microsoft/DeepSpeedExamples) with
+DeepSpeed's inference kernels injected but no CUDA graphs, so every step pays the eager
+loop's per-step and per-layer launch costs; TRL's PPO/GRPO trainers (``use_vllm=False``
+by default) and LLaMA-Factory's PPO (``unwrap_model_for_generation`` + ``generate``) run
+the same loop. verl, OpenRLHF and the Megatron-based stacks generate with vLLM or SGLang
+(CUDA graphs): vLLM's overheads."""
+ROLLOUT_DEFAULT_ENGINE: ServeEngine = "vllm"
 
 
 def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
     """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
-    decode steps, each reading the actor's weights at the serving bandwidth efficiency
-    plus the engine's step overheads (or compute-bound for large batches)."""
+    decode steps, each reading the actor's weights and the batch's KV cache (at its mean
+    length, prompt + half the response) at the serving bandwidth efficiency plus the
+    framework's decode-loop overheads (:data:`ROLLOUT_ENGINES`), or compute-bound for
+    large batches."""
     b = rw.training
+    arch = rw.arch
     if b is None or not b.rollout_weight_bytes or rw.tokens is None or not b.seq_len:
         return 0.0
     bw = accelerator.mem_bandwidth_gbps
     peak = accelerator.dense_tflops_16bit
-    if not bw or not peak or rw.arch is None:
+    if not bw or not peak or arch is None:
         return 0.0
-    eng = engine_profile(ROLLOUT_ENGINE)
+    engine = ROLLOUT_ENGINES.get(b.framework, ROLLOUT_DEFAULT_ENGINE)
+    eng = engine_profile(engine)
     batch = max(b.rollout_batch, 1)
-    step = b.rollout_weight_bytes / (bw * 1e9 * bandwidth_efficiency(ROLLOUT_ENGINE, "bf16"))
+    context = b.seq_len - b.rollout_response_len / 2
+    kv = 0.0
+    if arch.layers and arch.heads:
+        head_dim = arch.head_dim or (arch.hidden or 0) // arch.heads
+        kv = 2.0 * arch.layers * (arch.kv_heads or arch.heads) * head_dim * _BYTES_16
+    read = b.rollout_weight_bytes + kv * context * batch
+    step = read / (bw * 1e9 * bandwidth_efficiency(engine, "bf16"))
     step += eng.step_overhead_s + b.rollout_layers * eng.layer_overhead_s
-    compute = 2.0 * rw.arch.active_params * batch / (peak * 1e12 * DECODE_COMPUTE_MFU)
+    rows = max(batch, mma_rows(accelerator, "bf16"))
+    compute = 2.0 * arch.active_params * rows / (peak * 1e12 * DECODE_COMPUTE_MFU)
     sequences = rw.tokens / b.seq_len
     return sequences / (devices * batch) * b.rollout_response_len * max(step, compute)
+
+
+_BYTES_16 = 2.0
+
+
+def data_parallel_seconds(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    zero_stage: int | None,
+    model_parallel: int,
+) -> float:
+    """Seconds of data-parallel collectives over the whole job on the device link: per
+    optimizer step the 16-bit gradients of the trainable weights are reduce-scattered and
+    all-gathered (an all-reduce, 2(d-1)/d of the bytes), and under ZeRO-3/FSDP every
+    micro-step all-gathers the 16-bit weights for the forward and again for the backward
+    (Rajbhandari et al. 2020, "ZeRO", §7: 1.5x the data-parallel volume; PyTorch FSDP
+    docs). NCCL overlaps them with the backward (DDP buckets, FSDP prefetch), so they
+    cost time only beyond the compute (the caller takes the larger). The link is the
+    registry's device interconnect (one direction): a lower bound across servers."""
+    b = rw.training
+    arch = rw.arch
+    if b is None or arch is None or rw.tokens is None or not b.tokens_per_step:
+        return 0.0
+    dp = devices // max(model_parallel, 1)
+    if dp <= 1:
+        return 0.0
+    accumulation = getattr(rw.workload, "gradient_accumulation_steps", None) or 1
+    micro_steps = rw.tokens / (b.tokens_per_step * dp)
+    shard = 1.0 / max(model_parallel, 1)
+    per_micro = b.trainable_params * shard * _BYTES_16 / accumulation
+    if zero_stage == 3:
+        per_micro += 2.0 * arch.params * shard * _BYTES_16 / 2.0  # each gather is half a ring
+    return micro_steps * allreduce_seconds(accelerator, dp, per_micro)
 
 
 def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:
@@ -209,6 +318,26 @@ def bandwidth_efficiency(engine: str, precision: str) -> float:
     if precision == "int4" and eng.fused_int4:
         quant = FUSED_INT4_EFFICIENCY
     return BANDWIDTH_EFFICIENCY * eng.bandwidth_efficiency * quant
+
+
+MMA_MIN_ROWS = {"hopper": 64, "blackwell": 64}
+"""Rows (tokens) a 16-bit/FP8 GEMM tile computes at least: Hopper's warpgroup MMA
+(``wgmma.mma_async``, the instruction cuBLAS/CUTLASS sm90 kernels are built on) only has
+m64nNk16 shapes (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate":
+https://docs.nvidia.com/cuda/parallel-thread-execution/#asynchronous-warpgroup-level-matrix-shape),
+so a decode step of fewer than 64 tokens costs the tensor cores as much as 64. On a part
+whose compute is small next to its bandwidth (H20: 148 TFLOPS BF16 for 4.0 TB/s, 37 FLOP
+per byte against H100's 295) that floor, not the weight read, bounds small-batch decode."""
+MMA_MIN_ROWS_DEFAULT = 16
+"""Ampere/Ada ``mma.sync`` m16n8k16 tiles, and the weight-only int4/int8 kernels (Marlin,
+AWQ/GPTQ GEMV) everywhere: 16 rows."""
+
+
+def mma_rows(accelerator: AcceleratorSpec, precision: str) -> int:
+    """The fewest tokens a decode GEMM pays for on ``accelerator`` (see :data:`MMA_MIN_ROWS`)."""
+    if precision in ("int4", "int8"):
+        return MMA_MIN_ROWS_DEFAULT
+    return MMA_MIN_ROWS.get(generation(accelerator), MMA_MIN_ROWS_DEFAULT)
 
 
 def decode_peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
@@ -246,7 +375,8 @@ def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
     if b.expert_weights:
         share = expected_experts(b.experts, b.experts_per_token, concurrency) / b.experts
         experts = b.expert_weights * share
-    return max(dense, 0.0) + experts + b.kv_per_token * mean_context(rw) * concurrency
+    kv_passes = engine_profile(b.engine).kv_passes
+    return max(dense, 0.0) + experts + kv_passes * b.kv_per_token * mean_context(rw) * concurrency
 
 
 def mean_context(rw: ResolvedWorkload) -> float:
@@ -296,12 +426,18 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     if b.experts > 1:
         overhead += layers * b.experts * eng.expert_overhead_s
     if devices > 1 and not sequential:
-        overhead += 2 * layers * ALLREDUCE_LATENCY_S
+        # two all-reduces per layer (attention and MLP outputs) of the step's 16-bit
+        # activations: latency plus bandwidth, which large batches make the larger part
+        activations = concurrency * (arch.hidden or 0) * 2.0
+        overhead += (
+            2
+            * layers
+            * (ALLREDUCE_LATENCY_S + allreduce_seconds(accelerator, devices, activations))
+        )
     times = [memory_s + overhead]
     if peak:
-        times.append(
-            2.0 * arch.active_params * concurrency / (devices * peak * 1e12 * DECODE_COMPUTE_MFU)
-        )
+        rows = max(concurrency, mma_rows(accelerator, b.precision))
+        times.append(2.0 * arch.active_params * rows / (devices * peak * 1e12 * DECODE_COMPUTE_MFU))
     step = max(times)
     if step <= 0:
         return 0.0

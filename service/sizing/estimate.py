@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from service.errors import InputError
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
+from service.runtime.errors import InputError
 from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,
@@ -104,7 +104,14 @@ def estimate_resolved(
     time: TimeEstimate | None = None
     if spec is not None and placement is not None:
         memory, echo = _place(rw, spec, placement, notes)
-        time = time_for(rw, spec, devices)
+        time = time_for(
+            rw,
+            spec,
+            devices,
+            pipeline_parallel=echo.pipeline_parallel or 1,
+            tensor_parallel=echo.tensor_parallel or 1,
+            zero_stage=echo.zero_stage,
+        )
         _time_notes(rw, spec, devices, time, notes)
         if rw.inference is not None:
             w = rw.workload

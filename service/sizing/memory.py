@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import GIB
 from service.sizing.resolve import (
     FRAGMENTATION,

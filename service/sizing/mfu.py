@@ -36,7 +36,7 @@ parameters the prior is scaled down.
 
 from __future__ import annotations
 
-from service.providers import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec
 from service.sizing.profiles import framework_profile
 
 _SMALL_MODEL_B = 1.0

@@ -11,7 +11,7 @@ the source it came from; where no public figure exists the field is ``None`` and
 says which prior it used instead.
 
 Presets come from every plugin through the ``suanli_register_models`` hook; the core's own
-presets are :func:`builtin_presets`, registered by :mod:`service.builtins`.
+presets are :func:`builtin_presets`, registered by :mod:`service.hooks.core`.
 """
 
 from __future__ import annotations
@@ -20,12 +20,9 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import msgspec
-
-if TYPE_CHECKING:
-    import pluggy
 
 ModelKind = Literal["decoder", "moe", "encoder", "cnn", "vit", "detector", "diffusion"]
 TRANSFORMER_KINDS: frozenset[str] = frozenset({"decoder", "moe", "encoder", "vit"})
@@ -1012,11 +1009,3 @@ class ModelRegistry:
 
     def __len__(self) -> int:
         return len(self._by_id)
-
-
-def default_model_registry(pm: pluggy.PluginManager | None = None) -> ModelRegistry:
-    """Collect presets from every plugin's ``suanli_register_models`` (core included)."""
-    from service.plugins import collect, get_plugin_manager
-
-    manager = pm if pm is not None else get_plugin_manager()
-    return ModelRegistry(collect(manager.hook.suanli_register_models()))

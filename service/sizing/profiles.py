@@ -216,6 +216,13 @@ class EngineProfile:
     note: str
     fused_int4: bool = False
     """Own fused w4a16 kernels that keep near-full bandwidth on 4-bit weights."""
+    kv_passes: float = 1.0
+    """Times a decode step moves the KV cache: once (the attention read) for paged-KV
+    engines; plain transformers (4.4x) also copies it twice per step: ``DynamicCache``
+    appends by ``torch.cat`` (read + write of the layer's cache,
+    ``transformers/cache_utils.py``) and flash-attention's ``_upad_input`` gathers K and
+    V into unpadded buffers whenever an attention mask is passed (read + write,
+    ``transformers/modeling_flash_attention_utils.py``): 5 passes."""
     expert_overhead_s: float = 0.0
     """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
     every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
@@ -279,6 +286,7 @@ ENGINES: dict[str, EngineProfile] = {
         "0.6 ms assumed; a Python loop over the experts of MoE layers), layers split over "
         "devices and run in turn, whole-prompt prefill",
         expert_overhead_s=80e-6,
+        kv_passes=5.0,
     ),
     "mindie": EngineProfile(
         name="mindie",

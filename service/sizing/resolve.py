@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import msgspec
 
-from service.errors import InputError
+from service.runtime.errors import InputError
 from service.sizing import formulas as f
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
 from service.sizing.profiles import (
@@ -1069,6 +1069,14 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         parts.append("reference = the frozen base under the adapters (no second copy)")
     flops += ref_fwd
     model_flops += ref_fwd
+    if w.algorithm in ("ppo", "grpo"):
+        # the experience pass re-runs the actor over prompt + response for the old
+        # log-probabilities the clipped objective divides by (DeepSpeed-Chat
+        # ``generate_experience``: ``self.actor_model(seq, ...)``; verl ``compute_log_prob``;
+        # OpenRLHF ``make_experience``): one more forward than the training step's own
+        flops += ref_fwd
+        model_flops += ref_fwd
+        parts.append("actor forward for the old log-probabilities")
     if w.algorithm == "ppo":
         critic_model = w.critic_model or w.model
         _, critic, _ = resolve_model(critic_model, models, notes)
@@ -1080,9 +1088,10 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         opt += cb.optimizer
         trainable += cb.trainable_params
         acts_u, acts_s = max(acts_u, cb.act_unsharded), max(acts_s, cb.act_sharded)
-        flops += cb.flops_per_token
-        model_flops += cb.model_flops_per_token
-        parts.append(f"critic {critic.params / 1e9:.1f}B (trained)")
+        critic_fwd = _forward_flops(critic, w.seq_len)  # the values of the experience pass
+        flops += cb.flops_per_token + critic_fwd
+        model_flops += cb.model_flops_per_token + critic_fwd
+        parts.append(f"critic {critic.params / 1e9:.1f}B (trained, plus a forward for the values)")
     reward_model = w.reward_model if w.reward_model is not None else (
         w.model if w.algorithm == "ppo" else None
     )  # fmt: skip

@@ -30,8 +30,8 @@ class Spread:
 SPREADS: dict[str, Spread] = {
     "train_memory": Spread(low=0.864, high=1.647, cases=53),
     "inference_memory": Spread(low=0.862, high=1.115, cases=32),
-    "train_time": Spread(low=0.466, high=1.226, cases=57),
-    "inference_throughput": Spread(low=0.624, high=1.650, cases=61),
+    "train_time": Spread(low=0.611, high=1.270, cases=57),
+    "inference_throughput": Spread(low=0.690, high=1.281, cases=61),
 }
 """measured / estimated (memory) and measured speed / estimated speed (time, throughput),
 5th and 95th percentile over the dev cases of each category."""

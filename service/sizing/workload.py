@@ -19,7 +19,7 @@ from typing import Annotated, ClassVar, Literal
 
 import msgspec
 
-from service.errors import InputError
+from service.runtime.errors import InputError
 from service.sizing.profiles import ServeEngine, TrainFramework
 
 # --- bounded scalar types (the bounds are part of the public contract) -------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from service import forms
+from service.clients import forms
 
 
 @pytest.mark.parametrize(

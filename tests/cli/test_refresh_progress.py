@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from service.catalog.live.cli import run_refresh
 from service.cli.progress import RichRefreshProgress
-from service.live.cli import run_refresh
-from service.plugins import get_plugin_manager
+from service.hooks.loader import get_plugin_manager
 from tests.live.clouds import CloudCase
 from tests.live.conftest import Clock
 from tests.live.standin import StandIn

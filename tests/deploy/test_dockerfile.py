@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.settings import Settings, load_settings
+from service.runtime.settings import Settings, load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "deploy" / "Dockerfile"
@@ -425,7 +425,12 @@ def test_build_context_keeps_secrets_and_dev_files_out() -> None:
     rules = _dockerignore()
     for path in (".git/config", ".venv/bin/python", "tests/conftest.py", ".env", "deploy/k8s"):
         assert excluded(path, rules), path
-    for path in ("pyproject.toml", "service/settings.py", "service/data/accelerators.json"):
+    kept = (
+        "pyproject.toml",
+        "service/runtime/settings.py",
+        "service/catalog/data/accelerators.json",
+    )
+    for path in kept:
         assert not excluded(path, rules), path
     assert excluded("service/__pycache__/settings.cpython-312.pyc", rules)
 

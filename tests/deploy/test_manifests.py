@@ -4,7 +4,7 @@ There is no cluster, Docker daemon or ``kubectl`` here, so these tests check wha
 cluster would otherwise reject or silently get wrong: kinds and apiVersions, probes on
 the right paths and ports, selectors that really match the pods, security contexts that
 pass the "restricted" Pod Security Standard, and, most of all, that every ``SUANLI_*``
-variable the deployment sets is a real :class:`service.settings.Settings` field with a
+variable the deployment sets is a real :class:`service.runtime.settings.Settings` field with a
 value ``load_settings`` accepts. A renamed setting therefore breaks a test, not a
 production rollout.
 """
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import yaml
 
-from service.settings import Settings, SettingsError, load_settings
+from service.runtime.settings import Settings, SettingsError, load_settings
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"

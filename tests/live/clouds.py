@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from service.live.adapter import Clock
-from service.providers import InstanceType, LivePriceSource
+from service.catalog.live.adapter import Clock
+from service.catalog.models import InstanceType, LivePriceSource
 
 from .cloud_alibaba import AlibabaPrices
 from .cloud_alibaba import action_of as alibaba_action

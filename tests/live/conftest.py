@@ -19,8 +19,8 @@ from litestar.stores.memory import MemoryStore
 from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
 
-from service.live.store import PriceSnapshotStore
-from service.providers import InstanceType
+from service.catalog.live.store import PriceSnapshotStore
+from service.catalog.models import InstanceType
 
 DEFAULT_TEST_REDIS = "redis://127.0.0.1:6379/15"
 

@@ -18,7 +18,7 @@ import pytest
 from plugins.alibaba.live import AlibabaLivePrices, instance_line
 from plugins.huawei.live import HuaweiLivePrices, priceable
 from plugins.volcengine.live import paid_amount
-from service.live.errors import LivePriceError
+from service.catalog.live.errors import LivePriceError
 
 from .cloud_alibaba import AlibabaPrices
 from .cloud_alibaba import action_of as alibaba_action

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.live.refresh import RefreshResult, RetryPolicy, refresh_provider
-from service.live.store import PriceSnapshotStore
-from service.providers import LivePriceSource
+from service.catalog.live.refresh import RefreshResult, RetryPolicy, refresh_provider
+from service.catalog.live.store import PriceSnapshotStore
+from service.catalog.models import LivePriceSource
 
 from .clouds import CASES, CloudCase
 from .conftest import Clock

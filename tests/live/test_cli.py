@@ -21,13 +21,13 @@ from plugins.huawei.live import HuaweiLivePrices
 from plugins.tencent.live import TencentLivePrices
 from plugins.volcengine.live import VolcengineLivePrices
 from service import hookimpl
-from service.cache import StoreFactory
-from service.live.cli import RefreshReport, refresh_cli
-from service.live.discovery import discover_live_jobs, find_live_source
-from service.live.store import PriceSnapshotStore
-from service.plugins import PluginManager, get_plugin_manager
-from service.providers import InstanceType, LivePriceSource, Price
-from service.shared import CatalogSync, RedisBoard
+from service.catalog.live.cli import RefreshReport, refresh_cli
+from service.catalog.live.discovery import discover_live_jobs, find_live_source
+from service.catalog.live.store import PriceSnapshotStore
+from service.catalog.models import InstanceType, LivePriceSource, Price
+from service.hooks.loader import PluginManager, get_plugin_manager
+from service.runtime.cache import StoreFactory
+from service.runtime.catalog_sync import CatalogSync, RedisBoard
 
 from .clouds import CloudCase, tencent
 from .conftest import Clock, require_redis

@@ -7,10 +7,10 @@ from datetime import timedelta
 
 import msgspec
 
-from service.live.merge import merge_prices, select_price
-from service.live.status import live_state
-from service.live.store import LiveSnapshot, RefreshStatus
-from service.providers import Price
+from service.catalog.live.merge import merge_prices, select_price
+from service.catalog.live.status import live_state
+from service.catalog.live.store import LiveSnapshot, RefreshStatus
+from service.catalog.models import Price
 
 from .conftest import T0
 from .test_refresh import hourly

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from service.live.discovery import LiveJob
-from service.live.monitor import LivePriceMonitor
-from service.live.schedule import run_refresh_schedule
-from service.live.store import LiveSnapshot, PriceSnapshotStore
-from service.providers import InstanceType, Price
+from service.catalog.live.discovery import LiveJob
+from service.catalog.live.monitor import LivePriceMonitor
+from service.catalog.live.schedule import run_refresh_schedule
+from service.catalog.live.store import LiveSnapshot, PriceSnapshotStore
+from service.catalog.models import InstanceType, Price
 
 from .conftest import Clock
 from .test_merge_and_status import LIVE_BEIJING, SNAPSHOT_BEIJING, SNAPSHOT_ROW

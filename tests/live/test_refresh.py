@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from service.live.adapter import live_price
-from service.live.errors import LivePriceError
-from service.live.refresh import RetryPolicy, refresh_delay_s, refresh_provider, sold_in
-from service.live.store import PriceSnapshotStore
-from service.providers import Price
+from service.catalog.live.adapter import live_price
+from service.catalog.live.errors import LivePriceError
+from service.catalog.live.refresh import RetryPolicy, refresh_delay_s, refresh_provider, sold_in
+from service.catalog.live.store import PriceSnapshotStore
+from service.catalog.models import Price
 
 from .conftest import Clock, row
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from litestar.stores.redis import RedisStore
 
-from service.cache import build_redis
-from service.live.refresh import refresh_provider
-from service.live.status import read_live_state
-from service.live.store import LiveSnapshot, PriceSnapshotStore, fingerprint_prices
+from service.catalog.live.refresh import refresh_provider
+from service.catalog.live.status import read_live_state
+from service.catalog.live.store import LiveSnapshot, PriceSnapshotStore, fingerprint_prices
+from service.runtime.cache import build_redis
 
 from .cloud_tencent import ZoneQuote
 from .clouds import tencent

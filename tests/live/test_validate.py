@@ -5,10 +5,10 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from service.live.adapter import live_price, parse_amount
-from service.live.errors import LivePriceError
-from service.live.validate import DEFAULT_REFERENCE, validate_prices
-from service.providers import Price
+from service.catalog.live.adapter import live_price, parse_amount
+from service.catalog.live.errors import LivePriceError
+from service.catalog.live.validate import DEFAULT_REFERENCE, validate_prices
+from service.catalog.models import Price
 
 from .conftest import row
 

@@ -13,8 +13,8 @@ import pytest
 
 from plugins.alibaba import suanli_register_providers
 from plugins.alibaba.provider import load_provider
-from service.providers import HOURS_PER_MONTH, InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.models import HOURS_PER_MONTH, InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {
@@ -197,6 +197,105 @@ def test_regions_only_where_a_source_places_the_type(rows: dict[str, InstanceTyp
     a10 = rows["ecs.gn7i-c8g1.2xlarge"]
     assert set(a10.regions) == {"cn-hangzhou", "cn-shanghai"}  # run record; 2023 buy page
     assert a10.zones == ("cn-hangzhou-k",)
-    assert rows["ecs.gn6v-c8g1.2xlarge"].zones == ("cn-hangzhou-h",)  # official Terraform
+    # official Terraform (cn-hangzhou-h); Alibaba's GPU doc (cn-shanghai-f)
+    assert rows["ecs.gn6v-c8g1.2xlarge"].zones == ("cn-hangzhou-h", "cn-shanghai-f")
     assert rows["ecs.gn7i-c16g1.4xlarge"].regions == ("cn-shanghai",)
     assert rows["ecs.gn8v.4xlarge"].regions == ()  # "some regions", none named
+
+
+ALIBABA_GPU_DOC = "github.com/zxc916684603/ecs/blob/a06b576c5b9dc460d26eaed65dd3d52b57a72f72/"
+"""Alibaba's own ECS doc source (a copy of AlibabaCloudDocs/ecs), page 创建GPU计算型实例 (~2018-12):
+it lists the regions and zones of the gn5, gn5i and gn6v families."""
+
+GN5_REGIONS = {
+    "cn-beijing",
+    "cn-huhehaote",
+    "cn-hangzhou",
+    "cn-shanghai",
+    "cn-shenzhen",
+    "cn-hongkong",
+    "ap-southeast-1",
+    "ap-southeast-3",
+    "ap-southeast-5",
+    "us-west-1",
+    "us-east-1",
+    "eu-central-1",
+}
+GN5I_REGIONS = {"cn-beijing", "cn-hangzhou", "cn-shanghai", "cn-shenzhen"}
+
+SOURCED_PLACEMENTS = {
+    # (instance type, region): a piece of the source address its regions_note must cite
+    ("ecs.gn5-c4g1.xlarge", "cn-beijing"): ALIBABA_GPU_DOC,
+    ("ecs.gn5-c8g1.14xlarge", "ap-southeast-1"): ALIBABA_GPU_DOC,
+    ("ecs.gn5i-c2g1.large", "cn-beijing"): ALIBABA_GPU_DOC,
+    ("ecs.gn5i-c28g1.14xlarge", "cn-shenzhen"): ALIBABA_GPU_DOC,
+    ("ecs.gn6v-c8g1.4xlarge", "cn-shanghai"): ALIBABA_GPU_DOC,
+    ("ecs.gn6v-c8g1.2xlarge", "cn-hangzhou"): "terraform-alicloud-ecs-instance",
+    ("ecs.gn7i-c8g1.2xlarge", "cn-hangzhou"): "funai-network/funai-chain",
+    ("ecs.gn7i-c8g1.2xlarge", "cn-shanghai"): "ArthurChiao/arthurchiao.github.io",
+    ("ecs.gn6e-c12g1.24xlarge", "cn-zhangjiakou"): "dawn-bench-entries/pull/131",
+}
+
+
+def test_the_gpu_doc_places_whole_legacy_families(rows: dict[str, InstanceType]) -> None:
+    """gn5 and gn5i carry every region the doc names (not closed Sydney); gn6v its 华东2 zone F."""
+    for row in rows.values():
+        if row.family == "gn5":
+            assert set(row.regions) == GN5_REGIONS, row.instance_type
+            assert {"cn-beijing-c", "cn-beijing-e", "cn-hongkong-b"} <= set(row.zones)
+            assert len(row.zones) == 11  # mainland and Hong Kong zones (ids "<region>-<letter>")
+        if row.family == "gn5i":
+            assert set(row.regions) == GN5I_REGIONS, row.instance_type
+            assert set(row.zones) == {
+                "cn-beijing-c",
+                "cn-beijing-e",
+                "cn-beijing-a",
+                "cn-hangzhou-b",
+                "cn-shanghai-d",
+                "cn-shanghai-b",
+                "cn-shenzhen-a",
+            }
+        if row.family == "gn6v":
+            assert "cn-shanghai" in row.regions
+            assert "cn-shanghai-f" in row.zones
+        for zone in row.zones:
+            assert any(zone.startswith(region) for region in row.regions), (row.instance_type, zone)
+
+
+@pytest.mark.parametrize(("name", "region"), sorted(SOURCED_PLACEMENTS))
+def test_sourced_placements_keep_their_source(
+    rows: dict[str, InstanceType], name: str, region: str
+) -> None:
+    row = rows[name]
+    assert region in row.regions
+    note = row.regions_note or ""
+    assert SOURCED_PLACEMENTS[(name, region)] in note
+
+
+def test_every_region_claim_names_a_source(rows: dict[str, InstanceType]) -> None:
+    """A region on a row is cited in its regions_note, followed by an address a person can open."""
+    source = re.compile(r"https://\S+|@[0-9a-f]{7,40}")
+    for row in rows.values():
+        if not row.regions:
+            continue
+        note = row.regions_note or ""
+        _, placed, claims = note.partition("Placed by:")
+        assert placed, row.instance_type
+        for region in row.regions:
+            at = claims.find(region)
+            assert at >= 0, (row.instance_type, region)
+            assert source.search(claims, at), (row.instance_type, region)
+        assert "index id" not in note
+        assert not re.search(r"\bid \d{6,}", note)
+
+
+def test_alibaba_coverage_counts() -> None:
+    """Placed rows: 31 before issue 14's second pass, 45 with Alibaba's GPU doc (gn5, gn5i)."""
+    from service.catalog.aggregate import CatalogService
+    from service.catalog.coverage import coverage
+    from service.hooks.loader import get_plugin_manager
+
+    snapshot = CatalogService(get_plugin_manager().hook.suanli_register_providers).load()
+    catalog = next(c for c in snapshot.providers if c.name == "alibaba")
+    cov = coverage(catalog)
+    assert (cov.rows, cov.accelerated, cov.accelerated_with_regions) == (109, 82, 45)

@@ -17,9 +17,9 @@ from plugins.huawei import (
     suanli_register_providers,
 )
 from plugins.huawei.provider import load_provider
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.providers import ALL_REGIONS, InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import ALL_REGIONS, InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {
@@ -260,7 +260,13 @@ def test_regions() -> None:
     assert rows["p2s.4xlarge.8"].regions == ("cn-north-4",)
     assert rows["p2s.16xlarge.8"].regions == (), "no source says where it is sold"
     assert "Open Telekom Cloud" in (rows["p2s.16xlarge.8"].regions_note or "")
-    assert rows["pi2.2xlarge.4"].regions == ()
+    # the same plan offers "a cheaper T4 (Pi2)" there: the family, each size placed with it
+    for size in ("pi2.2xlarge.4", "pi2.4xlarge.4", "pi2.8xlarge.4"):
+        assert rows[size].regions == ("cn-north-4",), size
+        assert "Pi2" in (rows[size].regions_note or ""), size
+    assert rows["g6.4xlarge.4"].regions == (), "no source places the g6 flavor"
+    # no public record places any accelerated Huawei row in cn-east-3 (Shanghai-1)
+    assert not [r for r in rows.values() if "cn-east-3" in r.regions and not r.is_cpu_only]
 
 
 def test_the_only_price_is_the_quoted_modelarts_snt9b3_price() -> None:

@@ -13,8 +13,8 @@ import pytest
 
 from plugins.tencent import suanli_register_providers
 from plugins.tencent.provider import load_provider
-from service.providers import ALL_REGIONS, HOURS_PER_MONTH, InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.models import ALL_REGIONS, HOURS_PER_MONTH, InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {
@@ -85,6 +85,10 @@ def test_hook_registers_one_tencent_provider() -> None:
         ("GN8.LARGE56", "P40", 1, 24.0, 6, 56.0, 1.5),
         ("GN6.7XLARGE48", "P4", 1, 8.0, 28, 48.0, 5.0),
         ("GN6S.2XLARGE40", "P4", 2, 8.0, 8, 40.0, 9.0),
+        # bare metal (CBM spec table, one size per family)
+        ("BMGNV4", "A10", 16, 24.0, 208, 768.0, 25.0),
+        ("BMG5t", "T4", 4, 16.0, 96, 384.0, 25.0),
+        ("BMG5v", "V100-32GB", 8, 32.0, 96, 384.0, 25.0),
     ],
 )
 def test_gpu_spot_checks(
@@ -125,6 +129,36 @@ def test_pnv5b_l20_is_low_confidence_and_says_tencent_does_not_name_it(
         assert "unnamed" in row.notes
     assert rows["PNV5b.96XLARGE1536"].accelerator_count == 8
     assert rows["PNV5b.96XLARGE1536"].vcpus == 384
+
+
+BARE_METAL_CITIES = {
+    "BMGNV4": {"ap-beijing", "ap-shanghai", "ap-guangzhou"},
+    "BMG5t": {
+        "ap-beijing",
+        "ap-shanghai",
+        "ap-guangzhou",
+        "ap-nanjing",
+        "ap-chongqing",
+        "ap-hongkong",
+        "ap-singapore",
+        "ap-seoul",
+        "na-siliconvalley",
+        "na-ashburn",
+    },
+    "BMG5v": {"ap-beijing", "ap-shanghai", "ap-guangzhou", "ap-chongqing"},
+}
+"""Tencent's CBM 实例售卖地域 page: cities per bare-metal GPU family, no zones."""
+
+
+def test_bare_metal_gpu_types_carry_the_cities_of_the_cbm_region_page(
+    rows: dict[str, InstanceType],
+) -> None:
+    for name, regions in BARE_METAL_CITIES.items():
+        row = rows[name]
+        assert set(row.regions) == regions, name
+        assert row.zones == (), name
+        assert "裸金属云服务器实例规格" in row.source, name
+        assert "实例售卖地域" in (row.regions_note or ""), name
 
 
 def test_unmatched_and_fractional_gpu_rows_are_left_out(rows: dict[str, InstanceType]) -> None:
@@ -176,8 +210,12 @@ def test_regions_follow_the_per_family_availability(rows: dict[str, InstanceType
     assert set(rows["PNV4.7XLARGE116"].regions) == {"ap-guangzhou", "ap-shanghai", "ap-beijing"}
     assert set(rows["GN7vi.5XLARGE80"].regions) == {"ap-shanghai", "ap-nanjing"}
     assert "na-ashburn" in rows["GN7.2XLARGE32"].regions  # 弗吉尼亚
-    assert rows["PNV5b.8XLARGE96"].regions == ("ap-tokyo",)  # the one public record of it
-    assert rows["PNV5b.16XLARGE192"].regions == ()  # no source says where: unknown
+    # public user records (TKE qGPU demo, a TACO-X benchmark, an RL training archive): Tokyo
+    for name in ("PNV5b.8XLARGE96", "PNV5b.16XLARGE192", "PNV5b.32XLARGE384", "PNV5b.48XLARGE768"):
+        assert rows[name].regions == ("ap-tokyo",), name
+    assert rows["PNV5b.48XLARGE768"].zones == ("ap-tokyo-2",)
+    assert "taco-vllm-demo" in (rows["PNV5b.16XLARGE192"].regions_note or "")
+    assert rows["PNV5b.12XLARGE192"].regions == ()  # no source says where: unknown
     assert rows["S6.2XLARGE16"].regions == ()
 
 

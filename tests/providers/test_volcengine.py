@@ -11,8 +11,8 @@ import pytest
 
 from plugins.volcengine import suanli_register_providers
 from plugins.volcengine.provider import load_provider
-from service.providers import InstanceType, Provider
-from service.testing import ProviderContract
+from service.catalog.models import InstanceType, Provider
+from service.catalog.provider_contract import ProviderContract
 
 CANONICAL_ACCELERATORS = frozenset(
     {
@@ -168,3 +168,16 @@ def test_no_price_was_confirmed_so_none_is_shipped() -> None:
     provider = load_provider()
     assert provider.prices() == ()
     assert provider.prices("cn-beijing") == ()
+
+
+def test_regions_are_the_ones_a_public_record_shows(rows: dict[str, InstanceType]) -> None:
+    """A user's veMLP job generator (deepdive_kai0 mkyaml.py) names each queue's flavors with
+    the region's image registry and vePFS: Beijing H20 1- and 8-card, Shanghai A100 8-card."""
+    assert rows["ml.pni3ln.5xlarge"].regions == ("cn-beijing",)
+    assert rows["ml.hpcpni3ln.45xlarge"].regions == ("cn-beijing",)
+    assert rows["ml.hpcpni2.28xlarge"].regions == ("cn-shanghai",)
+    for name in ("ml.pni3ln.5xlarge", "ml.hpcpni2.28xlarge"):
+        assert "mkyaml.py @efb4f60a" in (rows[name].regions_note or ""), name
+    # the generator rejects a 4-card size in the Beijing queue: no placement for it
+    assert rows["ml.pni3ln.17xlarge"].regions == ()
+    assert rows["ecs.ebmhpcpni3l.48xlarge"].regions == ()

@@ -24,8 +24,8 @@ from typing import Any
 import msgspec
 
 from plugins.huawei import ascend_accelerators
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import AcceleratorSpec
 from service.sizing import EstimateResponse, Inference, Placement, Workload, estimate
 from service.sizing.presets import ModelRegistry, builtin_presets
 

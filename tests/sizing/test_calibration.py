@@ -30,20 +30,21 @@ FLOORS = {
     "dev": {
         "train_memory": 0.55,
         "inference_memory": 0.85,
-        "train_time": 0.75,
-        "inference_throughput": 0.70,
+        "train_time": 0.88,
+        "inference_throughput": 0.87,
         "all": 0.70,
     },
     "holdout": {
         "train_memory": 0.55,
         "inference_memory": 0.80,
-        "train_time": 0.65,
-        "inference_throughput": 0.50,
+        "train_time": 0.78,
+        "inference_throughput": 0.80,
         "all": 0.65,
     },
 }
 """Shares within tolerance a little below those measured when the floors were set (dev
-77.3 %, hold-out 74.5 % overall; README: accuracy)."""
+77.3 %, hold-out 74.5 % overall; time and throughput raised after issue 13's time work:
+dev 91.2 % / 90.2 %, hold-out 81.0 % / 84.0 %; README: accuracy)."""
 INSIDE_FLOOR = {"dev": 0.80, "holdout": 0.80}
 
 

@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.errors import InputError
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import AcceleratorSpec
+from service.runtime.errors import InputError
 from service.sizing import (
     MemoryBreakdown,
     Placement,
@@ -210,20 +210,50 @@ def test_moe_compute_counts_active_parameters() -> None:
 def test_decode_throughput_is_bandwidth_bound() -> None:
     """A step reads the weights (not the input embedding table) and the KV cache at 85 %
     of peak, plus vLLM's per-step and per-layer overheads; tensor parallelism adds the
-    bandwidth and two all-reduces per layer."""
+    bandwidth and two all-reduces per layer (latency plus the activations over one
+    direction of NVLink 3: 600 / 2 GB/s, ring factor 2(n-1)/n = 1 for two devices)."""
     rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096)
     a100 = spec("A100-80GB")
     read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 524_288 * 4096
     step = read / (2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6
     assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
-    step2 = read / (2 * 2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6 + 2 * 32 * 25e-6
+    allreduce = 25e-6 + 1.0 * 4096 * 2 / 300e9
+    step2 = read / (2 * 2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6 + 2 * 32 * allreduce
     assert inference_throughput(rw, a100, 2) == pytest.approx(1 / step2)
+
+
+def test_tensor_parallel_all_reduce_grows_with_the_batch() -> None:
+    """At 64 sequences each all-reduce carries 64 x 4096 x 2 B of activations: over two
+    A100s that is 524 kB at 300 GB/s per direction (1.7 µs) on top of the 25 µs latency,
+    64 times per step (32 layers x 2)."""
+    a100 = spec("A100-80GB")
+    rw = rw_of(kind="inference", model="llama-2-7b", context_len=512, concurrency=64)
+    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 524_288 * 512 * 64
+    allreduce = 25e-6 + 64 * 4096 * 2 / 300e9
+    step = read / (2 * 2039e9 * 0.85) + 1.5e-3 + 32 * 60e-6 + 2 * 32 * allreduce
+    assert inference_throughput(rw, a100, 2) == pytest.approx(64 / step)
+
+
+def test_hopper_decode_pays_the_64_row_mma_tile() -> None:
+    """H20 (148 TFLOPS BF16, 4.0 TB/s): a batch-1 BF16 decode of an 8B model costs the
+    tensor cores 64 rows (wgmma m64), 2 x 8.03e9 x 64 / (148e12 x 0.5) = 13.9 ms, more
+    than its weight read; int4 weight-only kernels (16-row tiles) stay bandwidth-bound."""
+    h20 = spec("H20")
+    rw = rw_of(kind="inference", model="llama-3.1-8b", context_len=2048)
+    arch = rw.arch
+    assert arch is not None
+    floor = 2 * arch.active_params * 64 / (148e12 * 0.5)
+    assert inference_throughput(rw, h20, 1) == pytest.approx(1 / floor)
+    q = rw_of(kind="inference", model="llama-3.1-8b", context_len=2048, precision="int4")
+    assert inference_throughput(q, h20, 1) > 1 / floor
 
 
 def test_plain_transformers_decode_pays_eager_overheads_and_runs_layers_in_turn() -> None:
     rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096, engine="hf")
     a100 = spec("A100-80GB")
-    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 524_288 * 4096
+    # the KV cache moves five times a step: DynamicCache's torch.cat (read + write),
+    # flash-attention's unpadding gather (read + write) and the attention read
+    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 5 * 524_288 * 4096
     step = read / (2039e9 * 0.85) + 2e-3 + 32 * 0.6e-3
     assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
     assert inference_throughput(rw, a100, 2) == pytest.approx(1 / step)  # no bandwidth gain

@@ -8,9 +8,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.errors import InputError
-from service.providers import AcceleratorSpec
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import AcceleratorSpec
+from service.runtime.errors import InputError
 from service.sizing import (
     Placement,
     ResolvedWorkload,
@@ -21,6 +21,7 @@ from service.sizing import (
     resolve_workload,
     time_for,
 )
+from service.sizing.compute import rollout_seconds
 from service.sizing.memory import training_layouts
 from service.sizing.presets import ModelRegistry, builtin_presets
 from service.sizing.uncertainty import SPREADS
@@ -175,6 +176,88 @@ def test_rlhf_budgets_add_the_models() -> None:
     with pytest.raises(InputError) as err:
         rw_of(kind="rlhf", algorithm="grpo", model="llama-2-7b", critic_model="llama-2-7b")
     assert err.value.field == "workload.critic_model"
+
+
+def test_rlhf_model_flops_count_every_pass() -> None:
+    """PPO per token of a 7B actor and same-shape critic: actor train (3 forwards) + old
+    log-probabilities (1) + reference (1), critic train (3) + values (1), reward (1) =
+    10 forwards; GRPO without a reward model: 3 + 1 + 1 = 5."""
+    ppo = rw_of(
+        kind="rlhf", algorithm="ppo", model="llama-2-7b", tokens=1e8, seq_len=512, response_len=256
+    )
+    grpo = rw_of(
+        kind="rlhf", algorithm="grpo", model="llama-2-7b", tokens=1e8, seq_len=512, response_len=256
+    )
+    assert ppo.training is not None
+    assert grpo.training is not None
+    assert ppo.arch is not None
+    fwd = 2 * ppo.arch.active_params + 4 * 32 * 4096 * 512
+    assert ppo.training.model_flops_per_token == pytest.approx(10 * fwd)
+    assert grpo.training.model_flops_per_token == pytest.approx(5 * fwd)
+
+
+def test_rollouts_decode_in_the_framework_loop() -> None:
+    """DeepSpeed-Chat and TRL generate with Hugging Face ``generate()`` (eager: 2 ms per
+    step and 0.6 ms per layer), verl-style stacks with vLLM: the same PPO job's rollout
+    is slower under ``deepspeed`` than under ``megatron``, by the overhead difference."""
+    obj: dict[str, Any] = {
+        "kind": "rlhf", "algorithm": "ppo", "model": "llama-2-7b", "tokens": 1e8,
+        "seq_len": 512, "response_len": 256,
+    }  # fmt: skip
+    ds = rw_of(**obj, framework="deepspeed")
+    mg = rw_of(**obj, framework="megatron")
+    a100 = spec("A100-80GB")
+    t_ds, t_mg = rollout_seconds(ds, a100, 8), rollout_seconds(mg, a100, 8)
+    steps = 1e8 / 512 / (8 * 16) * 256
+    extra = (2e-3 + 32 * 0.6e-3) - (1.5e-3 + 32 * 60e-6)
+    assert t_ds - t_mg == pytest.approx(steps * extra, rel=1e-6)
+
+
+def test_data_parallel_traffic_bounds_pcie_training() -> None:
+    """8 x RTX 4090 (PCIe 4.0: 32 GB/s one way), ZeRO-3 full fine-tune of a 7B model at
+    512 tokens per micro-step: each micro-step all-gathers the 16-bit weights twice (a
+    half ring each) and all-reduces the gradients, 2 x 7/8 x (2N + 2N) B = 47 GB, 1.5 s,
+    more than the compute of 512 tokens, so the link sets the time; on NVLink (A100, 300
+    GB/s one way) the compute stays the bound."""
+    obj: dict[str, Any] = {
+        "kind": "finetune", "model": "llama-2-7b", "method": "full", "seq_len": 512,
+        "tokens": 1e8, "time_basis": "steady",
+    }  # fmt: skip
+    rw = rw_of(**obj)
+    n = 6_738_415_616
+    pcie = time_for(rw, spec("RTX-4090"), 8, zero_stage=3)
+    assert pcie is not None
+    micro_steps = 1e8 / (512 * 8)
+    comm = micro_steps * 2 * 7 / 8 * (2 * n + 2 * n) / 32e9
+    assert pcie.hours * 3600 == pytest.approx(comm, rel=1e-6)
+    nvlink, flat = (
+        time_for(rw, spec("A100-80GB"), 8, zero_stage=3),
+        time_for(rw, spec("A100-80GB"), 8),
+    )
+    assert nvlink is not None
+    assert flat is not None
+    assert nvlink.hours == pytest.approx(flat.hours)
+
+
+def test_pipeline_bubble_slows_steady_training_only() -> None:
+    """1F1B over p = 8 stages and (by default) m = 8 micro-batches: (m + p - 1) / m =
+    15/8 of the unpipelined time at the steady basis; whole-run priors already hold it."""
+    steady = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="steady")
+    run = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="run")
+    a100 = spec("A100-80GB")
+    flat, piped = time_for(steady, a100, 64), time_for(steady, a100, 64, pipeline_parallel=8)
+    assert flat is not None
+    assert piped is not None
+    assert piped.hours == pytest.approx(flat.hours * 15 / 8)
+    ga = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, time_basis="steady",
+               gradient_accumulation_steps=32)  # fmt: skip
+    t_ga = time_for(ga, a100, 64, pipeline_parallel=8)
+    assert t_ga is not None
+    assert t_ga.hours == pytest.approx(flat.hours * 39 / 32)
+    r_flat, r_piped = time_for(run, a100, 64), time_for(run, a100, 64, pipeline_parallel=8)
+    assert r_flat is not None
+    assert r_piped is not None
+    assert r_piped.hours == pytest.approx(r_flat.hours)
 
 
 def test_ranges_come_from_the_calibrated_spreads() -> None:

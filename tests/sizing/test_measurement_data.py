@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.sizing.presets import ModelRegistry, builtin_presets
 
 DATA = Path(__file__).resolve().parent / "data"

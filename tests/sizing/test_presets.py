@@ -6,12 +6,12 @@ import re
 
 import pytest
 
+from service.hooks.registries import default_model_registry
 from service.sizing.presets import (
     ModelPreset,
     ModelRegistry,
     builtin_presets,
     decoder_params,
-    default_model_registry,
     fold_model_name,
 )
 

@@ -10,8 +10,8 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.errors import InputError
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.runtime.errors import InputError
 from service.sizing import Placement, Workload, estimate, memory_for, resolve_workload
 from service.sizing.presets import ModelRegistry, builtin_presets
 

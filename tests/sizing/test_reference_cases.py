@@ -29,7 +29,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.sizing import EstimateResponse, Placement, Workload, estimate
 from service.sizing import formulas as f
 from service.sizing.presets import ModelRegistry, builtin_presets

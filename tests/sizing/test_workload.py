@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.errors import InputError
+from service.runtime.errors import InputError
 from service.sizing import Finetune, Inference, ModelSpec, Placement, Preprocess, Pretrain, Workload
 from service.sizing.workload import validate_workload
 

@@ -1,0 +1,118 @@
+"""What each accelerator generation can run: number formats, attention and quantized
+kernels, software stack — and the verdict for one job's precision on one device.
+
+Why a table: the registry holds rates (TFLOPS, bandwidth), but whether a job *runs* is a
+question of formats and kernels. Qwen2.5-72B in BF16 on a V100 is not a slower answer,
+it is one common engines refuse (Volta has no BF16), so the planner asks this module
+before it places a job: a precision the device cannot run is either planned in the one it
+can (BF16 -> FP16 on Volta/Turing/Pascal, said in the option's warnings) or the device is
+dropped (FP8 without FP8 tensor cores, int4/int8 without kernels) — never silently kept.
+
+BF16 and FP8 come from each spec's own flags (``supports_bf16``/``supports_fp8``, sourced
+per chip in the registry); the rest is per generation, with its sources below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from service.catalog.models import AcceleratorSpec
+
+Verdict = Literal["ok", "fp16", "unsupported"]
+"""``ok``: runs as asked; ``fp16``: planned in FP16 instead of BF16 (same bytes, FP16
+peak); ``unsupported``: the device cannot run the precision (dropped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """Kernels one accelerator generation has (``None`` = no public source either way)."""
+
+    name: str
+    flash_attention_2: bool | None
+    int8_kernels: bool | None
+    """Int8 weights served by a common engine (vLLM W8A8 or bitsandbytes LLM.int8)."""
+    int4_kernels: bool | None
+    """Int4 weight-only kernels (GPTQ/AWQ) in a common engine."""
+    modern_engines: bool
+    """vLLM's current (V1) engine and FlashAttention-2 run on it."""
+    source: str
+
+
+_FA2 = (
+    "https://github.com/Dao-AILab/flash-attention (README: FlashAttention-2 supports Ampere, "
+    "Ada, Hopper)"
+)
+_VLLM_QUANT = "https://docs.vllm.ai/en/v0.11.2/features/quantization/ (Supported Hardware table)"
+_VLLM_V100 = (
+    "https://github.com/vllm-project/vllm/issues/13398 (V1 engine fails on V100: FlashAttention "
+    "assertion); https://github.com/Dao-AILab/flash-attention/issues/524 (V100 not supported)"
+)
+
+GENERATIONS: dict[str, Generation] = {
+    "Pascal": Generation("Pascal", False, False, False, False,
+                         f"{_FA2}; {_VLLM_QUANT} (no column below Volta: SM 7.0 is the floor)"),
+    "Volta": Generation("Volta", False, True, True, False,
+                        f"{_FA2}; {_VLLM_QUANT} (GPTQ, bitsandbytes yes; AWQ, W8A8 no); "
+                        f"{_VLLM_V100}"),
+    "Turing": Generation("Turing", False, True, True, True,
+                         f"{_FA2}; {_VLLM_QUANT} (AWQ, GPTQ, W8A8 int8 yes; FP8 W8A8 no)"),
+    "Ampere": Generation("Ampere", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
+    "Ada": Generation("Ada", True, True, True, True, f"{_FA2}; {_VLLM_QUANT} (FP8 W8A8 yes)"),
+    "Hopper": Generation("Hopper", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
+    "DaVinci": Generation("DaVinci", None, None, None, True,
+                          "CANN stack (torch_npu / vLLM-Ascend); FlashAttention-2 and the CUDA "
+                          "quantization kernels do not apply, CANN's own operators are not "
+                          "tabulated here (reference/accelerator-facts.csv)"),
+}  # fmt: skip
+"""Keyed by the registry's ``architecture`` (its first word: ``DaVinci (910B)`` ->
+``DaVinci``)."""
+
+
+def generation(spec: AcceleratorSpec) -> Generation | None:
+    """The generation row of ``spec``, or ``None`` when its architecture is not tabulated."""
+    arch = (spec.architecture or "").split(" ", 1)[0]
+    return GENERATIONS.get(arch)
+
+
+def precision_verdict(spec: AcceleratorSpec, precision: str, serving: bool) -> Verdict:
+    """Can ``spec`` run the job's ``precision`` (weights/compute format)?
+
+    * ``bf16`` without BF16: FP16 instead (the same two bytes) when the device has a
+      16-bit rate or only serves (bandwidth-bound); else unsupported for training.
+    * ``fp8`` only with FP8 tensor cores; ``int8``/``int4`` only where kernels exist
+      (unknown = allowed, with a warning from :func:`hardware_notes`).
+    """
+    gen = generation(spec)
+    if precision == "bf16":
+        if spec.supports_bf16:
+            return "ok"
+        return "fp16" if serving or spec.fp16_tflops else "unsupported"
+    if precision == "fp16":
+        return "ok" if serving or spec.dense_tflops_16bit else "unsupported"
+    if precision == "fp8":
+        return "ok" if spec.supports_fp8 else "unsupported"
+    if precision == "int8":
+        return "unsupported" if gen is not None and gen.int8_kernels is False else "ok"
+    if precision == "int4":
+        return "unsupported" if gen is not None and gen.int4_kernels is False else "ok"
+    return "ok"
+
+
+def hardware_notes(spec: AcceleratorSpec, precision: str, serving: bool) -> tuple[str, ...]:
+    """Keys of the sentences (:mod:`service.planning.texts`) an option on ``spec`` must
+    carry: the precision fallback, the engine caveat of old generations, unverified
+    kernels."""
+    notes: list[str] = []
+    gen = generation(spec)
+    if precision_verdict(spec, precision, serving) == "fp16":
+        notes.append("fp16_serving" if serving else "fp16_training")
+    if gen is not None and not gen.modern_engines and serving:
+        notes.append("volta_engine" if gen.name == "Volta" else "old_engine")
+    elif gen is not None and gen.flash_attention_2 is False and not serving:
+        notes.append("no_flash_attention")
+    if precision in ("int8", "int4") and gen is not None:
+        kernels = gen.int8_kernels if precision == "int8" else gen.int4_kernels
+        if kernels is None:
+            notes.append("kernels_unverified")
+    return tuple(notes)

@@ -1,0 +1,115 @@
+"""Names people use for providers and price sources, and the names answers show.
+
+Users and chatbots say ``aliyun``, ``阿里云``, ``腾讯云`` or ``火山引擎``, not the plugin ids
+``alibaba``, ``tencent``, ``volcengine``; answers in Chinese say 阿里云, in English
+Alibaba Cloud. Price sources are stored as exact provenance (a repository path at a
+commit, a URL); reasons name them the way a person would, and the exact text moves to the
+option's ``price_source_ref``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from service.catalog.models import normalize_name
+
+PROVIDER_ALIASES: dict[str, str] = {
+    "aliyun": "alibaba",
+    "alibabacloud": "alibaba",
+    "alicloud": "alibaba",
+    "阿里云": "alibaba",
+    "阿里": "alibaba",
+    "tencentcloud": "tencent",
+    "qcloud": "tencent",
+    "腾讯云": "tencent",
+    "腾讯": "tencent",
+    "huaweicloud": "huawei",
+    "华为云": "huawei",
+    "华为": "huawei",
+    "volc": "volcengine",
+    "volcano": "volcengine",
+    "volcanoengine": "volcengine",
+    "火山引擎": "volcengine",
+    "火山云": "volcengine",
+    "火山": "volcengine",
+}
+"""Folded alias -> provider id (keys as :func:`fold_provider` leaves them)."""
+
+
+def fold_provider(name: str) -> str:
+    """Case, spaces, ``-``/``_`` and dots do not matter: ``Alibaba Cloud`` = ``alibabacloud``."""
+    return re.sub(r"[\s_\-.]+", "", name.strip().lower())
+
+
+def resolve_provider(name: str, known: Iterable[str], fold: bool = True) -> str | None:
+    """The loaded provider a user's name denotes, or ``None``. ``fold=False`` (URL paths,
+    which have one spelling): only the exact id or an alias exactly as listed."""
+    names = set(known)
+    if name in names:
+        return name
+    if not fold:
+        target = PROVIDER_ALIASES.get(name)
+        return target if target in names else None
+    folded = fold_provider(name)
+    for provider in names:
+        if fold_provider(provider) == folded:
+            return provider
+    target = PROVIDER_ALIASES.get(folded)
+    return target if target in names else None
+
+
+_PAREN = re.compile(r"^(?P<en>[^(（]+?)\s*[(（](?P<zh>[^)）]+)[)）]\s*$")
+
+
+def localized_name(display_name: str, lang: str) -> str:
+    """``Alibaba Cloud (阿里云)`` -> ``阿里云`` in zh, ``Alibaba Cloud`` in en (a display
+    name without that shape is shown as it is)."""
+    match = _PAREN.match(display_name)
+    if match is None:
+        return display_name
+    return match["zh"] if lang == "zh" else match["en"]
+
+
+_SOURCE_LABELS: tuple[tuple[str, str, str], ...] = (
+    ("qcloud-documents", "Tencent Cloud price overview, official documentation",
+     "腾讯云官方文档《价格总览》"),
+    ("gpu-prices", "ArthurChiao's published GPU price comparison, copied from the "
+     "purchase page", "ArthurChiao 博客转录自购买页的 GPU 价格对比"),
+    ("bbs.huaweicloud.com", "a Huawei Cloud community forum quote", "华为云社区论坛报价"),
+    ("service/catalog/price_model.py", "Suanli's estimate from this catalog's confirmed prices",
+     "Suanli 依据本目录已确认价格的估算"),
+)  # fmt: skip
+"""Substring of a stored source -> how a person names it (en, zh)."""
+
+_COMMIT = re.compile(r"\s*@[0-9a-f]{6,40}\b")
+_INDEX_ID = re.compile(r"\s*\((?:search-)?index id[^)]*\)")
+_URL_HOST = re.compile(r"^(?:https?://)?(?P<host>[a-z0-9.-]+\.[a-z]{2,})(?:/|$)", re.I)
+
+
+def price_source_label(source: str, lang: str) -> str:
+    """How a reason names a stored price source: known documents by their title, a URL
+    by its site, anything else without commit hashes and store ids."""
+    for needle, en, zh in _SOURCE_LABELS:
+        if needle in source:
+            return zh if lang == "zh" else en
+    text = _INDEX_ID.sub("", _COMMIT.sub("", source)).strip()
+    host = _URL_HOST.match(text)
+    if host is not None:
+        return host["host"]
+    return text.split(":", 1)[0].strip() or text
+
+
+def region_suggestions(name: str, regions: Iterable[str], n: int = 3) -> list[str]:
+    """Closest region ids (``cn-bejing`` -> ``cn-beijing``; a city's id on other clouds)."""
+    import difflib
+
+    pool = sorted(set(regions))
+    found = difflib.get_close_matches(name.lower(), pool, n=n, cutoff=0.6)
+    city = normalize_name(name).removeprefix("cn").removeprefix("ap")
+    for region in pool:
+        if len(found) >= n:
+            break
+        if city and len(city) > 3 and city in normalize_name(region) and region not in found:
+            found.append(region)
+    return found[:n]

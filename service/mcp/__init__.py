@@ -1,0 +1,1 @@
+"""Suanli as MCP tools (stdio and streamable HTTP); see :mod:`service.mcp.server`."""

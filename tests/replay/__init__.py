@@ -1,0 +1,1 @@
+"""Byte-for-byte replay of recorded answers (see :mod:`tests.replay.test_replay`)."""
