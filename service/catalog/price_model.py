@@ -312,7 +312,7 @@ def estimate_hourly(
         return None
     host = _host_cost(terms.vcpu_hour, terms.gib_hour, row)
     if row.accelerator is None:
-        if terms.host_borrowed or terms.cpu_rows == 0 or host <= 0:
+        if terms.host_borrowed or terms.cpu_rows == 0 or _host_terms(terms) is None:
             return None
         card_part, card = 0.0, None
     else:
@@ -348,11 +348,10 @@ def _basis(
     """(English, Chinese) basis: which priced rows and terms the estimate comes from."""
     shown = dict(names or {})
     shown.setdefault(terms.name, terms.display_name)
-    host = (
-        f"{_money(terms.vcpu_hour)} per vCPU-hour and {_money(terms.gib_hour)} per GiB-hour",
-        f"每 vCPU 每小时 {_money(terms.vcpu_hour)}、每 GiB 每小时 {_money(terms.gib_hour)}",
-    )
-    if terms.host_borrowed:
+    host = _host_terms(terms)
+    if host is None:
+        host_en = host_zh = ""
+    elif terms.host_borrowed:
         host_en = f"{host[0]} (median host rates of the clouds with enough priced types)"
         host_zh = f"{host[1]}（取定价机型足够多的云的主机费率中位数）"
     else:
@@ -378,9 +377,28 @@ def _basis(
         card_zh = (
             f"{acc} 每卡每小时 {_money(card.value)}（来自 {where_zh} 的 {card.rows} 个已定价机型）"
         )
+    if host is None:  # the fit put the whole price on the cards
+        return f"{row.accelerator_count} × {card_en}", f"{row.accelerator_count} 卡 × {card_zh}"
     return (
         f"{row.accelerator_count} × {card_en}, plus host rates {host_en}",
         f"{row.accelerator_count} 卡 × {card_zh}，加主机费率 {host_zh}",
+    )
+
+
+def _host_terms(terms: ProviderTerms) -> tuple[str, str] | None:
+    """(English, Chinese) host rates, leaving out a rate the fit put at zero (the
+    non-negative least squares clamps a term that does not pay to 0): "¥0.000 per
+    GiB-hour" would read as a price, not as "this cloud's RAM is not priced apart"."""
+    rates = [
+        (terms.vcpu_hour, "per vCPU-hour", "每 vCPU 每小时"),
+        (terms.gib_hour, "per GiB-hour", "每 GiB 每小时"),
+    ]
+    shown = [(_money(value), en, zh) for value, en, zh in rates if _money(value) != _money(0.0)]
+    if not shown:
+        return None
+    return (
+        " and ".join(f"{money} {en}" for money, en, _ in shown),
+        "、".join(f"{zh} {money}" for money, _, zh in shown),
     )
 
 
