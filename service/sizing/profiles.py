@@ -115,6 +115,15 @@ CHUNKED_LOSS_NOTE = (
     "chunked cross-entropy: the 16-bit logits kept for the backward (2 B) plus one of 8 chunks "
     "upcast with its fp32 gradient at a time (8 B / 8) = 3 B per logit"
 )
+COMPILED_CHUNKED_LOSS_BYTES = 2.25
+COMPILED_CHUNKED_LOSS_NOTE = (
+    "chunked cross-entropy compiled with torch.compile (torchtune's compile_loss compiles "
+    "each chunk's upcast + cross-entropy, torchtune/training/_compile.py, "
+    "https://github.com/pytorch/torchtune/blob/fc451165b8835271d436f8e0ca3fcfbf5bd038e3/"
+    "torchtune/training/_compile.py): the 16-bit logits kept for the backward (2 B) plus "
+    "one of 8 chunks' 16-bit gradient (2 B / 8), the fused kernel writes no fp32 copy = "
+    "2.25 B per logit"
+)
 UPCAST_LOSS_BYTES = 16.0
 UPCAST_LOSS_NOTE = (
     "cross-entropy on fp32-upcast logits: 16-bit output + fp32 copy, log-softmax and gradient "

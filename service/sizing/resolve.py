@@ -21,6 +21,8 @@ from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
 from service.sizing.profiles import (
     CHUNKED_LOSS_BYTES,
     CHUNKED_LOSS_NOTE,
+    COMPILED_CHUNKED_LOSS_BYTES,
+    COMPILED_CHUNKED_LOSS_NOTE,
     UPCAST_LOSS_BYTES,
     UPCAST_LOSS_NOTE,
     FrameworkProfile,
@@ -772,6 +774,18 @@ def training_activations(
                 prof,
                 logit_bytes=CHUNKED_LOSS_BYTES if chunked else UPCAST_LOSS_BYTES,
                 loss_note=CHUNKED_LOSS_NOTE if chunked else UPCAST_LOSS_NOTE,
+            )
+        if (
+            isinstance(w, Pretrain | Finetune)
+            and w.compiled_loss
+            and prof.logit_bytes == CHUNKED_LOSS_BYTES
+        ):
+            # only the chunked loss: a compiled whole-vocabulary loss has no published
+            # breakdown of what its fused kernels still keep in fp32
+            prof = dataclasses.replace(
+                prof,
+                logit_bytes=COMPILED_CHUNKED_LOSS_BYTES,
+                loss_note=COMPILED_CHUNKED_LOSS_NOTE,
             )
         logits = loss_bytes(prof, s, b, arch.vocab, B)
         if checkpointing_on(w):

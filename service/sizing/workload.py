@@ -256,6 +256,15 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
             "framework's own loss."
         ),
     ] = None
+    compiled_loss: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="The loss runs under torch.compile (torchtune's `compile: True`, "
+            "which compiles the upcast and cross-entropy of each chunk of a chunked loss): "
+            "the fused kernel never materializes a chunk's fp32 copy and gradient, so a "
+            "chunked loss keeps about 2.25 B per logit instead of 3; default: not compiled."
+        ),
+    ] = None
     offload_activations: Annotated[
         bool | None,
         msgspec.Meta(

@@ -41,7 +41,8 @@ DESCRIPTIVE: dict[str, str] = {
     "activation_checkpointing": "which recompute policy: `selective-op` is "
     "gradient_checkpointing `selective`; `full`/`none` agree with gradient_checkpointing; "
     "layer-selective policies are sized as full recompute",
-    "torch_compile": "compilation changes speed by a few percent, not the sizing terms",
+    "torch_compile": "compilation changes speed by a few percent; for torchtune it also "
+    "compiles the loss (compiled_loss, see translate())",
     "fp8_scope": "which layers run FP8; precision carries that FP8 is used",
     "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the bits",
     "output_len": "the generated part of context_len",
@@ -165,6 +166,11 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         w["chunked_loss"] = loss == "chunked cross-entropy"
     if case["workload"].get("activation_offloading") is not None:
         w["offload_activations"] = bool(case["workload"]["activation_offloading"])
+    if case["workload"].get("torch_compile") and w.get("framework") == "torchtune":
+        # torchtune's recipes compile the loss with the model when compile=True
+        # (training.compile_loss, torchtune/training/_compile.py); torchtitan compiles the
+        # transformer blocks only, not the loss
+        w["compiled_loss"] = True
     if w.get("framework") in FRAMEWORKS:
         profile, _, fixed = FRAMEWORKS[w["framework"]]
         w = {**fixed, **w, "framework": profile}

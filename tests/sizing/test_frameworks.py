@@ -59,6 +59,21 @@ def test_loss_bytes_per_logit_follow_the_framework() -> None:
     assert chunked == pytest.approx(tune)
 
 
+def test_a_compiled_chunked_loss_keeps_no_fp32_chunk() -> None:
+    """torchtune's compile_loss fuses each chunk's upcast and cross-entropy: 2.25 B per
+    logit instead of 3; the whole-vocabulary fp32 loss is left as it is (not modelled)."""
+    base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "lora",
+            "gradient_checkpointing": False}  # fmt: skip
+    logits = 4096 * 32000
+    tune = acts(**base, framework="torchtune")
+    compiled = acts(**base, framework="torchtune", compiled_loss=True)
+    assert tune - compiled == pytest.approx(logits * (3 - 2.25))
+    hf = acts(**base, framework="hf")
+    assert acts(**base, framework="hf", compiled_loss=True) == pytest.approx(hf)
+    chunked = acts(**base, framework="hf", chunked_loss=True, compiled_loss=True)
+    assert chunked == pytest.approx(compiled)
+
+
 def test_checkpointing_defaults_by_framework_and_the_loss_peak_is_not_summed() -> None:
     base = {"kind": "finetune", "model": "llama-2-7b", "seq_len": 4096, "method": "lora"}
     mega = rw_of(**base, framework="megatron")
