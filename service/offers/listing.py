@@ -22,6 +22,7 @@ import msgspec
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog
 from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
+from service.catalog.names import region_suggestions, resolve_provider
 from service.offers.schema import (
     GroupKey,
     OfferGroupItem,
@@ -82,22 +83,28 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
     providers = None
     if query.provider:
         loaded = index.providers
+        chosen: set[str] = set()
         for name in query.provider:
-            if name not in loaded:
+            provider = resolve_provider(name, loaded)
+            if provider is None:
                 raise InputError(
                     "provider",
                     f"unknown provider {name!r}; loaded: {', '.join(sorted(loaded)) or 'none'}",
                     closest(name, loaded),
                     source="query",
                 )
-        providers = frozenset(query.provider)
+            chosen.add(provider)
+        providers = frozenset(chosen)
     regions = None
     if query.region:
         known = index.regions
         for name in query.region:
             if name not in known:
                 raise InputError(
-                    "region", f"unknown region {name!r}", closest(name, known), source="query"
+                    "region",
+                    f"unknown region {name!r}",
+                    region_suggestions(name, known) or sorted(known),
+                    source="query",
                 )
         regions = frozenset(query.region)
     return _Resolved(
