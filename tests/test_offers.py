@@ -321,3 +321,14 @@ def test_a_city_name_suggests_that_citys_region_on_every_cloud(
     item = refused(client, f"region={city}")
     assert item["key"] == "region"
     assert sorted(item["suggestions"]) == ["ap-beijing", "cn-beijing", "cn-north-4"]
+
+
+def test_an_accelerator_no_catalog_lists_is_said_in_words(client: TestClient[Litestar]) -> None:
+    """H800 is in the registry but no shipped catalog sells it: the empty page says so (a
+    filter that merely matched nothing, like A10 under ¥1/h, adds no sentence)."""
+    page = page_of(client, accelerator="H800")
+    assert page["total"] == 0
+    assert any("No loaded provider catalog lists H800" in w for w in page["warnings"]), page
+    cheap = page_of(client, accelerator="A10", max_price=0.01)
+    assert cheap["total"] == 0
+    assert not any("No loaded provider catalog lists" in w for w in cheap["warnings"])

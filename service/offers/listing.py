@@ -215,6 +215,8 @@ class OfferIndex:
             self.orders[sort] = tuple(sorted(entries, key=lambda e: key(e.item)))
         self.regions = frozenset(known_regions(snapshot))
         self.providers = frozenset(c.name for c in snapshot.providers)
+        self.accelerators = frozenset(e.row.accelerator for e in entries if e.row.accelerator)
+        """Accelerators some loaded catalog lists (whatever their price)."""
 
 
 _INDEXES: list[tuple[CatalogSnapshot, OfferIndex]] = []
@@ -371,5 +373,16 @@ def list_offers(
             CatalogRef(provider=c.name, as_of=c.as_of, prices_as_of=c.prices_as_of)
             for c in snapshot.providers
         ],
-        warnings=list(snapshot.warnings),
+        warnings=[*snapshot.warnings, *_unlisted(query, index, registry)],
     )
+
+
+def _unlisted(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry) -> list[str]:
+    """A sentence per asked accelerator that no loaded catalog lists: an empty page for
+    ``H800`` says that no cloud here sells it, not merely that the filters matched nothing."""
+    return [
+        f"No loaded provider catalog lists {name}: it is a known accelerator, but none of "
+        "the loaded clouds offers it."
+        for name in query.accelerator
+        if not {spec.name for spec in registry.matching(name)} & index.accelerators
+    ]
