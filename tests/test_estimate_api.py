@@ -8,7 +8,13 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-QLORA_7B = {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024}
+QLORA_7B = {
+    "kind": "finetune",
+    "model": "llama-2-7b",
+    "method": "qlora",
+    "seq_len": 1024,
+    "framework": "llama-factory",  # compared with LLaMA-Factory's measurement below
+}
 
 
 def post(client: TestClient[Litestar], body: dict[str, Any]) -> Any:

@@ -88,6 +88,7 @@ def layer_activation_bytes(
     glu: bool = True,
     dropout: bool = False,
     flash_attention: bool = True,
+    softmax_bytes: float | None = None,
 ) -> tuple[float, float]:
     """(unsharded, tensor-parallel-sharded) activation bytes one layer saves for backward.
 
@@ -102,6 +103,10 @@ def layer_activation_bytes(
       product, 4 x B·sbI), and without FlashAttention the score-sized tensors
       (softmax output B·as²b, plus its dropout mask as²b and output B·as²b). FlashAttention
       keeps only an fp32 log-sum-exp per head and position.
+
+    ``softmax_bytes`` is the dtype the softmax returns when it differs from ``B``
+    (Hugging Face eager attention and autocast compute it in fp32, 4): the backward keeps
+    those probabilities and the ``B``-byte copy the value matmul saved.
     """
     B = bytes_per_value
     sb = float(s * b)
@@ -114,7 +119,9 @@ def layer_activation_bytes(
         sharded += heads * sb * 4
     else:
         score = float(heads) * s * s * b
-        sharded += score * (B + (1 + B if dropout else 0))
+        sm = B if softmax_bytes is None else softmax_bytes
+        copy = B if dropout or sm != B else 0.0
+        sharded += score * (sm + (1 if dropout else 0) + copy)
     return unsharded, sharded
 
 

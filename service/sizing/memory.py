@@ -121,6 +121,12 @@ def _training_memory(
     opt = b.optimizer / t / (n if stage >= 1 else 1)
     grads = (b.grads_zero3 if stage == 3 else b.grads) / t / (n if stage >= 2 else 1)
     weights = weights16 / (n if stage == 3 else 1)
+    if pp > 1 and stage == 3 and n > 1 and b.pipeline_unsharded_grads:
+        # FSDP2 under a pipeline schedule (torchtitan): the stage's 16-bit weights stay
+        # gathered between micro-batches and its gradient accumulates whole in fp32 until
+        # the last one; only the fp32 master weights and optimizer states stay sharded
+        weights = weights16
+        grads = b.pipeline_unsharded_grads / t
     if stage == 3 and b.deepspeed and n > 1:
         # the gathered layer is at most what this device does not hold itself, and ZeRO-3
         # never holds more than ZeRO-2 would (tiny models with a huge embedding)

@@ -34,6 +34,32 @@ Training profiles (``workload.framework``):
   published recipe passes it — send ``gradient_checkpointing: false`` to size without).
 - ``offloaded_checkpoints``: Unsloth keeps the layer-boundary checkpoints in host RAM, so
   the device holds one layer's activations, not one per layer.
+- ``pipeline_keeps_unsharded``: torchtitan under pipeline parallelism keeps each stage's
+  FSDP2 parameters gathered between micro-batches (``reshard_after_forward = not
+  pp_enabled`` in torchtitan/models/llama3/parallelize.py,
+  https://github.com/pytorch/torchtitan/blob/1ce7f761d76bc408c9e6f32e2bbd2cf9f2ac25ae/torchtitan/models/llama3/parallelize.py#L302-L376),
+  and the pipeline schedule skips the gradient reduce-scatter until the last micro-batch
+  (``set_requires_gradient_sync(False)`` in ``backward_maybe_with_nosync``,
+  https://github.com/pytorch/pytorch/blob/88fa1e7170b48d369c6b00d545a89e97fb9e2e43/torch/distributed/pipelining/stage.py),
+  so FSDP2 accumulates the stage's whole gradient in the reduce dtype
+  (``FSDPParam.to_accumulated_grad_if_needed``: ``unsharded_accumulated_grad`` in fp32,
+  torch/distributed/fsdp/_fully_shard/_fsdp_param.py). The stage holds its 16-bit
+  weights and fp32 gradients unsharded; only the fp32 master weights and the optimizer
+  states stay sharded.
+- ``fp32_softmax``: without FlashAttention, Hugging Face models' eager attention runs the
+  softmax in fp32 (``softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)``
+  in ``eager_attention_forward``, transformers/models/llama/modeling_llama.py; Qwen-1's
+  remote code ``softmax(attn_weights.float())``; autocast runs softmax in fp32 as well,
+  https://pytorch.org/docs/stable/amp.html#cuda-ops-that-can-autocast-to-float32): the
+  backward keeps the fp32 probabilities (4 B per score) and the 16-bit copy the
+  value matmul saved (2 B). Megatron's fused softmax kernel returns 16-bit probabilities.
+- ``kbit_upcast``: the Hugging Face QLoRA recipe (PEFT's ``prepare_model_for_kbit_training``,
+  which TRL's SFTTrainer also calls for 4/8-bit models) casts every parameter that is not
+  quantized, the embeddings, the head and the norms, to fp32 ("cast all non INT8
+  parameters to fp32", src/peft/utils/other.py,
+  https://github.com/huggingface/peft/blob/v0.10.0/src/peft/utils/other.py); LLaMA-Factory
+  and ms-swift prepare the model themselves and keep them 16-bit, torchtune and Unsloth
+  too.
 - ``speed``: relative steady-state throughput against an optimized baseline (fused
   kernels, packed sequences); see :mod:`service.sizing.mfu`.
 """
@@ -73,6 +99,12 @@ class FrameworkProfile:
     """ZeRO-3 gathers the largest layer whole (DeepSpeed's estimator charges it)."""
     checkpointing: bool = True
     offloaded_checkpoints: bool = False
+    pipeline_keeps_unsharded: bool = False
+    """Pipeline stages keep FSDP-gathered 16-bit weights and fp32 gradients whole."""
+    fp32_softmax: bool = False
+    """Eager (non-FlashAttention) attention keeps fp32 probabilities for the backward."""
+    kbit_upcast: bool = False
+    """QLoRA: the parameters left unquantized (embeddings, head, norms) are cast to fp32."""
     speed: float = 1.0
     """Steady-state throughput relative to an optimized trainer (1.0)."""
     speed_note: str = ""
@@ -106,6 +138,8 @@ PROFILES: dict[str, FrameworkProfile] = {
         loss_note=_HF_LOSS,
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
+        kbit_upcast=True,
     ),
     "llama-factory": FrameworkProfile(
         name="llama-factory",
@@ -114,6 +148,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         loss_note=_HF_LOSS,
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
     ),
     "ms-swift": FrameworkProfile(
         name="ms-swift",
@@ -126,6 +161,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         "logit",
         speed=0.8,
         speed_note=_HF_SPEED,
+        fp32_softmax=True,
     ),
     "torchtune": FrameworkProfile(
         name="torchtune",
@@ -139,6 +175,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         logit_bytes=16.0,
         loss_note="cross-entropy on logits upcast to fp32 (`pred.float()` in its train loop) "
         "= 16 B per logit",
+        pipeline_keeps_unsharded=True,
     ),
     "unsloth": FrameworkProfile(
         name="unsloth",
@@ -158,6 +195,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         speed=0.9,
         speed_note="DeepSpeed ZeRO without fused attention/loss kernels: 0.9x an optimized "
         "trainer (prior)",
+        fp32_softmax=True,
     ),
     "megatron": FrameworkProfile(
         name="megatron",
@@ -227,6 +265,9 @@ class EngineProfile:
     """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
     every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
     fused-MoE engines run one grouped kernel."""
+    reservation: str = ""
+    """How much device memory the engine takes at start-up whatever the job needs (its
+    KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -240,6 +281,10 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=2048,
         note="vLLM: CUDA graphs and paged attention, a Python scheduler per step; chunked "
         "prefill (max_num_batched_tokens 2048 for online serving)",
+        reservation="vLLM pre-allocates gpu_memory_utilization of each device (0.9 by "
+        "default, 0.92 in recent releases: vllm/config/cache.py) for the weights and a KV-cache "
+        "pool, so nvidia-smi shows about that much whatever the estimate; the pool beyond the "
+        "estimated KV cache holds more concurrent sequences",
     ),
     "sglang": EngineProfile(
         name="sglang",
@@ -250,6 +295,9 @@ ENGINES: dict[str, EngineProfile] = {
         chunked_prefill=True,
         prefill_chunk=8192,
         note="SGLang: CUDA graphs, overlapped CPU scheduling; chunked_prefill_size 8192",
+        reservation="SGLang pre-allocates mem_fraction_static of each device (set by the "
+        "device's size, about 0.8-0.9; sglang server_args.py) for the weights and its KV-cache "
+        "pool, so nvidia-smi shows about that much whatever the estimate",
     ),
     "lmdeploy": EngineProfile(
         name="lmdeploy",
@@ -261,6 +309,9 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
         fused_int4=True,
+        reservation="LMDeploy TurboMind gives its KV-cache pool cache_max_entry_count (0.8) of "
+        "the memory left free after loading the weights (TurbomindEngineConfig), so nvidia-smi "
+        "shows more than the estimate",
     ),
     "tensorrt-llm": EngineProfile(
         name="tensorrt-llm",
@@ -272,6 +323,10 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="TensorRT-LLM: compiled engine with in-flight batching (max_num_tokens 8192)",
         fused_int4=True,
+        reservation="TensorRT-LLM gives its KV-cache pool free_gpu_memory_fraction (0.9) of "
+        "the memory left free after loading the engine (KvCacheConfig, "
+        "https://nvidia.github.io/TensorRT-LLM/examples/kvcacheconfig.html), so nvidia-smi "
+        "shows more than the estimate",
     ),
     "hf": EngineProfile(
         name="hf",

@@ -68,6 +68,11 @@ _OPT_STATE_BYTES = {
 SGD momentum 4, 8-bit Adam 2 (bitsandbytes block-wise 8-bit states, Dettmers et al.
 2022); paged variants have the same bytes but page them to host RAM under pressure;
 Adafactor's factored moments are O(rows+cols))."""
+_EIGHT_BIT_OPTIMIZERS = frozenset({"adamw_8bit", "paged_adamw_8bit"})
+"""Optimizers whose states are 8-bit codes with block-wise scales (Dettmers et al. 2022,
+https://arxiv.org/abs/2110.02861; torchao ``AdamW8bit``, block size 256,
+https://github.com/pytorch/ao/blob/main/torchao/optim/README.md): 2 B/param in any
+parameter dtype."""
 SEQ2SEQ = "seq2seq"
 """Arch kind of an encoder-decoder model given with encoder_layers/decoder_layers (T5)."""
 _WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
@@ -181,6 +186,11 @@ class TrainingBudget:
     rollout_layers: int = 0
     rollout_batch: int = 1
     seq_len: int = 0
+    pipeline_unsharded_grads: float = 0.0
+    """Bytes of the whole gradient a pipeline stage accumulates unsharded in the reduce
+    dtype between micro-batches (torchtitan: FSDP2 under pipeline schedules, see
+    :attr:`service.sizing.profiles.FrameworkProfile.pipeline_keeps_unsharded`); 0 when the
+    framework reduce-scatters every micro-batch."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,12 +461,13 @@ def _weight_bytes_16(arch: Arch, precision: str) -> float:
     return arch.params * (4.0 if precision == "fp32" else _BYTES_16)
 
 
-def _quantized_bytes(arch: Arch, bits: int) -> float:
+def _quantized_bytes(arch: Arch, bits: int, unquantized_bytes: float = _BYTES_16) -> float:
     """Frozen 4/8-bit base: block linears quantized (+ NF4 double-quant constants at 4 bit),
-    embeddings, head and norms kept in 16-bit (anchors §4)."""
+    embeddings, head and norms at ``unquantized_bytes`` (16-bit, anchors §4; fp32 after
+    PEFT's ``prepare_model_for_kbit_training``)."""
     linear = arch.linear_params
     const = f.NF4_DOUBLE_QUANT_BITS / 8 if bits == 4 else 0.0
-    return linear * (bits / 8 + const) + (arch.params - linear) * _BYTES_16
+    return linear * (bits / 8 + const) + (arch.params - linear) * unquantized_bytes
 
 
 def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
@@ -491,7 +502,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     elif w.mixed_precision:
         grad_b, master_b = _BYTES_16, 4.0
     else:
-        grad_b, master_b, state = _BYTES_16, 0.0, state / 2
+        # pure 16-bit: torch optimizers keep their states in the parameters' dtype (half
+        # of fp32); 8-bit optimizers store uint8 states whatever the parameter dtype
+        # (bitsandbytes Optimizer8bit, torchao AdamW8bit), so theirs do not shrink
+        grad_b, master_b = _BYTES_16, 0.0
+        state = state if w.optimizer in _EIGHT_BIT_OPTIMIZERS else state / 2
     deepspeed = prof.zero3_live_params
     ds_grad_extra = prof.grad_extra_bytes if w.mixed_precision and not fp32 else 0.0
 
@@ -506,7 +521,10 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         targets = w.lora_targets if isinstance(w, Finetune) else "all_linear"
         trainable = lora_params(arch, rank, targets)
         bits = w.effective_quant_bits if isinstance(w, Finetune) else None
-        frozen_w = _quantized_bytes(arch, bits) if bits else _weight_bytes_16(arch, w.precision)
+        rest_b = 4.0 if prof.kbit_upcast else _BYTES_16
+        frozen_w = (
+            _quantized_bytes(arch, bits, rest_b) if bits else _weight_bytes_16(arch, w.precision)
+        )
         # adapters train in fp32: weights 4 + grads 4 + optimizer states
         train_w, grads, opt = trainable * 4.0, trainable * 4.0, trainable * state
         grads_z3 = grads
@@ -520,7 +538,12 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             notes.append(
                 f"Frozen base in {bits}-bit: block linears at {bits / 8:g} B/param"
                 + (" + NF4 double-quantization constants (0.127 bit/param)" if bits == 4 else "")
-                + "; embeddings, head and norms stay 16-bit."
+                + (
+                    "; embeddings, head and norms cast to fp32 by PEFT's "
+                    "prepare_model_for_kbit_training."
+                    if prof.kbit_upcast
+                    else "; embeddings, head and norms stay 16-bit."
+                )
             )
         else:
             notes.append(f"Frozen base in {'fp32' if fp32 else '16-bit'} ({weight_b:g} B/param).")
@@ -594,6 +617,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         quantized=method == "qlora",
         pipeline_layers=arch.layers or 1,
         grads_replace_activations=w.gradient_accumulation_steps == 1,
+        pipeline_unsharded_grads=(
+            trainable * (4.0 if w.mixed_precision or fp32 else grad_b)
+            if prof.pipeline_keeps_unsharded
+            else 0.0
+        ),
     )
 
 
@@ -707,6 +735,7 @@ def training_activations(
         glu=arch.glu,
         dropout=arch.dropout,
         flash_attention=w.flash_attention,
+        softmax_bytes=4.0 if framework_profile(w.framework).fp32_softmax else None,
     )
     L = arch.layers
     prof = framework_profile(w.framework)
@@ -840,6 +869,8 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
             f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
         )
+        if eng.reservation:
+            notes.append(eng.reservation + ".")
     expert_w = 0.0
     if arch.experts > 1 and arch.transformer:
         per_param = weights / arch.params if arch.params else _BYTES_16

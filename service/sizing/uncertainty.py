@@ -28,8 +28,8 @@ class Spread:
 
 
 SPREADS: dict[str, Spread] = {
-    "train_memory": Spread(low=0.864, high=1.647, cases=53),
-    "inference_memory": Spread(low=0.862, high=1.115, cases=32),
+    "train_memory": Spread(low=0.874, high=1.326, cases=53),
+    "inference_memory": Spread(low=0.959, high=1.127, cases=32),
     "train_time": Spread(low=0.611, high=1.270, cases=57),
     "inference_throughput": Spread(low=0.690, high=1.281, cases=61),
 }

@@ -71,19 +71,25 @@ INFERENCE_DESCRIPTIVE = {
 RENAMED = {"generation_len": "response_len"}
 """Data-file names of API fields (RLHF rollouts)."""
 MODEL_DESCRIPTIVE = {"architecture_source"}
-FRAMEWORKS = {
+FRAMEWORKS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "llm-foundry": (
         "torchtune",
         "MosaicML llm-foundry: PyTorch FSDP with fused kernels and flash-attn's fused "
         "cross-entropy, the torchtune profile's loss (chunked, 3 B/logit) and speed",
+        {},
     ),
     "colossalai": (
         "deepspeed",
-        "ColossalAI Gemini: ZeRO-3-style chunked sharding with a 16-bit loss, the DeepSpeed "
-        "profile",
+        "ColossalAI Gemini: ZeRO-3-style chunked sharding without autocast, the DeepSpeed "
+        "profile; its LLaMA example trains Hugging Face's LlamaForCausalLM, whose forward "
+        "upcasts the logits itself (`logits = logits.float()` since transformers 4.31, "
+        "https://github.com/huggingface/transformers/blob/v4.31.0/src/transformers/models/"
+        "llama/modeling_llama.py), so the loss is the fp32 one (no chunking)",
+        {"chunked_loss": False},
     ),
 }
-"""Frameworks the data names that the API has no profile for, and the closest profile."""
+"""Frameworks the data names that the API has no profile for: the closest profile, why,
+and the workload fields the framework's own code fixes."""
 
 PLACEMENT_DESCRIPTIVE = {
     "context_parallel",
@@ -160,7 +166,8 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     if case["workload"].get("activation_offloading") is not None:
         w["offload_activations"] = bool(case["workload"]["activation_offloading"])
     if w.get("framework") in FRAMEWORKS:
-        w["framework"] = FRAMEWORKS[w["framework"]][0]
+        profile, _, fixed = FRAMEWORKS[w["framework"]]
+        w = {**fixed, **w, "framework": profile}
     if "input_len" in w:
         w["prompt_len"] = w.pop("input_len")
     cp = int(case["placement"].get("context_parallel") or 1)
@@ -181,8 +188,13 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         w["output_tokens"] = 1e6
     w = {k: v for k, v in w.items() if v is not None}  # not stated: the API default
     if str(w.get("offload", "none")).startswith("auto"):
-        # ColossalAI Gemini places chunks on the device while they fit: no offload sized
-        w["offload"] = "none"
+        # ColossalAI Gemini's "auto" placement runs the fp32 master weights and Adam moments
+        # as a hybrid CPU optimizer that uses none of the device's spare memory by default
+        # (GeminiOptimizer gpu_margin_mem_ratio=0.0, "meaningless when placement_policy is
+        # not 'auto'", colossalai/zero/gemini/gemini_optimizer.py,
+        # https://github.com/hpcaitech/ColossalAI/blob/f756f681a3362e9d2d7060108d2d2e77de391abe/colossalai/zero/gemini/gemini_optimizer.py):
+        # the optimizer states are offloaded, the 16-bit chunks stay on the device
+        w["offload"] = "optimizer"
     p = {k: v for k, v in case["placement"].items() if k not in PLACEMENT_DESCRIPTIVE}
     if p.get("count") is None:
         p["count"] = 1  # accelerator-hours only: the total does not depend on the count
@@ -232,6 +244,16 @@ ALLOCATED_SOURCES = {
     "units (GiB/MiB) of allocated tensors, without CUDA context",
 }
 """Sources whose memory column is binary units of allocated tensors."""
+LIVE_SOURCES = {
+    "https://github.com/QwenLM/Qwen2.5/blob/c7f51a1a1ce3d4bb750bc545cd2673fff4c5a8f9/docs/"
+    "source/getting_started/speed_benchmark.md": "the Qwen3 speed benchmark's 'GPU Memory(MB)' "
+    "grows with the input length by exactly the KV cache of the added tokens and nothing else "
+    "(Qwen3-0.6B BF16: 1394 -> 4755 MB from 1 to 30720 tokens, +3361 MiB against 112 KiB x "
+    "30719 = 3360 MiB of KV; Qwen3-8B BF16: 15947 -> 16811 MB to 6144 tokens, +864 MiB "
+    "against 144 KiB x 6143 = 864 MiB): no prefill workspace, so it reads the tensors alive "
+    "after generation, the weights and the KV cache, not a peak",
+}
+"""Sources whose memory column is the weights and KV cache alive after generation."""
 BINARY = {"GB": "GiB", "MB": "MiB"}
 ALLOCATED_BASES = ("active_bytes", "max_memory_allocated", "allocator peak")
 """Readings of allocated (or active) tensor bytes: no CUDA context, no allocator slack."""
@@ -310,6 +332,11 @@ def predict(case: dict[str, Any]) -> Prediction | None:
         slack = r.memory.overhead_gib if allocated else 0.0
         value = (r.memory.per_device_gib - slack) * scale
         low, high = (lo - slack) * scale, (hi - slack) * scale
+        if any(case["source"]["url"].startswith(p) for p in LIVE_SOURCES):
+            # weights and KV cache only: the range keeps its relative spread
+            live = (r.memory.weights_gib + r.memory.kv_cache_gib) * scale
+            low, high = low * live / value, high * live / value
+            value = live
     elif q in ("tokens_per_s_per_device", "samples_per_s_total", "step_time_s"):
         assert r.time is not None, case["id"]
         tokens = float(w.get("tokens") or TRAIN_TOKENS)

@@ -28,23 +28,24 @@ HOLDOUT = cal.predictions("holdout")
 
 FLOORS = {
     "dev": {
-        "train_memory": 0.55,
-        "inference_memory": 0.85,
+        "train_memory": 0.80,
+        "inference_memory": 0.90,
         "train_time": 0.88,
         "inference_throughput": 0.87,
-        "all": 0.70,
+        "all": 0.80,
     },
     "holdout": {
-        "train_memory": 0.55,
-        "inference_memory": 0.80,
+        "train_memory": 0.70,
+        "inference_memory": 0.95,
         "train_time": 0.78,
         "inference_throughput": 0.80,
-        "all": 0.65,
+        "all": 0.75,
     },
 }
 """Shares within tolerance a little below those measured when the floors were set (dev
-77.3 %, hold-out 74.5 % overall; time and throughput raised after issue 13's time work:
-dev 91.2 % / 90.2 %, hold-out 81.0 % / 84.0 %; README: accuracy)."""
+77.3 %, hold-out 74.5 % overall before issue 13; raised after its time work (time and
+throughput dev 91.2 % / 90.2 %, hold-out 81.0 % / 84.0 %) and its memory work (training
+and serving memory dev 83.0 % / 93.8 %, hold-out 75.0 % / 100 %); README: accuracy)."""
 INSIDE_FLOOR = {"dev": 0.80, "holdout": 0.80}
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from service.sizing import formulas as f
@@ -80,18 +82,16 @@ def test_generalized_activations_reduce_to_korthikanti(t: int) -> None:
     assert u + s / t == f.korthikanti_layer_bytes(2048, 1, 12288, 96, t)
 
 
+def llama7b_layer(s: int, **kw: Any) -> tuple[float, float]:
+    """One LLaMA-2-7B layer's (unsharded, sharded) activation bytes at micro-batch 1."""
+    return f.layer_activation_bytes(
+        s=s, b=1, h=4096, heads=32, head_dim=128, kv_heads=32, intermediate=11008, **kw
+    )
+
+
 def test_flash_attention_drops_the_score_term() -> None:
     def layer(flash: bool) -> tuple[float, float]:
-        return f.layer_activation_bytes(
-            s=4096,
-            b=1,
-            h=4096,
-            heads=32,
-            head_dim=128,
-            kv_heads=32,
-            intermediate=11008,
-            flash_attention=flash,
-        )
+        return llama7b_layer(4096, flash_attention=flash)
 
     (u1, s1), (u2, s2) = layer(False), layer(True)
     assert u1 == u2
@@ -149,3 +149,21 @@ def test_flops() -> None:
 def test_logits_bytes() -> None:
     assert f.logits_bytes(8192, 1, 128256) == 8192 * 128256 * 10
     assert f.logits_bytes(8192, 1, 128256, fp32_loss=False) == 8192 * 128256 * 6
+
+
+@pytest.mark.parametrize(("dropout", "per_score"), [(False, 4 + 2), (True, 4 + 1 + 2)])
+def test_fp32_softmax_keeps_the_probabilities_and_their_16bit_copy(
+    dropout: bool, per_score: int
+) -> None:
+    """Eager attention with the softmax in fp32 (Hugging Face models, autocast): fp32
+    probabilities for the softmax backward plus the 16-bit copy the value matmul saves
+    (and with dropout its one-byte mask)."""
+
+    def layer(softmax_bytes: float | None) -> float:
+        return llama7b_layer(
+            2048, dropout=dropout, flash_attention=False, softmax_bytes=softmax_bytes
+        )[1]
+
+    score = 32 * 2048 * 2048
+    fused = 2 + (1 + 2 if dropout else 0)  # Korthikanti: 16-bit softmax (+ mask, output)
+    assert layer(4.0) - layer(None) == score * (per_score - fused)

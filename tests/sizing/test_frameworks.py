@@ -318,3 +318,40 @@ def test_time_is_linear_in_tokens(obj: dict[str, Any]) -> None:
     assert one is not None
     assert two is not None
     assert two.hours == pytest.approx(2 * one.hours)
+
+
+def test_torchtitan_pipeline_stages_keep_weights_and_fp32_gradients_whole() -> None:
+    """FSDP2 under a pipeline schedule: the stage's 16-bit weights stay gathered and its
+    gradient accumulates unsharded in fp32; the fp32 master and Adam states stay sharded
+    (12 B/param over all 512 devices). Other frameworks shard all of it."""
+    base = {"kind": "pretrain", "model": "llama-3.1-405b", "seq_len": 8192, "tokens": 1e9}
+    arch = rw_of(**base).arch
+    assert arch is not None
+    n = arch.params
+    tt = memory_for(rw_of(**base, framework="torchtitan"), 512, 3, 8, 8)
+    assert tt.weights_gib * GIB == pytest.approx(2 * n / 64)
+    assert tt.gradients_gib * GIB == pytest.approx(4 * n / 64)
+    assert tt.optimizer_gib * GIB == pytest.approx(12 * n / 512)
+    mega = memory_for(rw_of(**base, framework="megatron"), 512, 3, 8, 8)
+    assert mega.weights_gib * GIB == pytest.approx(2 * n / 512)
+    # without pipeline stages torchtitan reshards after forward like any FSDP
+    flat = memory_for(rw_of(**base, framework="torchtitan"), 512, 3, 8, 1)
+    assert flat.weights_gib * GIB == pytest.approx(2 * n / 512)
+
+
+def test_eight_bit_optimizer_states_do_not_halve_in_pure_16bit() -> None:
+    base = {"kind": "finetune", "model": "llama-2-7b", "method": "full", "mixed_precision": False}
+    n = 6_738_415_616
+    eight = memory_for(rw_of(**base, optimizer="adamw_8bit"), 1).optimizer_gib * GIB
+    torch_adamw = memory_for(rw_of(**base, optimizer="adamw"), 1).optimizer_gib * GIB
+    assert (eight, torch_adamw) == (pytest.approx(2 * n), pytest.approx(4 * n))
+
+
+def test_serving_engines_say_what_they_preallocate() -> None:
+    """vLLM's answer explains why nvidia-smi shows more than the estimate; plain
+    transformers allocates as it goes and says nothing of the kind."""
+    base = {"kind": "inference", "model": "llama-2-7b", "context_len": 4096}
+    vllm = " ".join(rw_of(**base, engine="vllm").assumptions)
+    hf = " ".join(rw_of(**base, engine="hf").assumptions)
+    assert "pre-allocates gpu_memory_utilization" in vllm
+    assert "nvidia-smi" not in hf

@@ -157,15 +157,20 @@ CASES: dict[str, Case] = {
     "lf-old-qlora4-8x7b": Case(lf_table("mixtral-8x7b", method="qlora"), "total"),
     "lf-old-full16-110b": Case(lf_table(spec(110), method="full", mixed_precision=False), "total"),
     "lf-old-full32-8x22b": Case(lf_table(spec(141), method="full"), "total"),
-    # --- LLaMA-Factory wiki (measured; QLoRA r=8 all modules, FlashAttention-2, A100-40GB)
+    # --- LLaMA-Factory wiki (measured; QLoRA r=8 all modules, FlashAttention-2, A100-40GB):
+    # LLaMA-Factory runs, so its profile (it prepares the quantized model itself and keeps
+    # the unquantized parameters 16-bit, unlike PEFT's prepare_model_for_kbit_training)
     "lfwiki-qlora4-llama2-7b-s1024": Case(
-        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=1024), "per_device"
+        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=1024, framework="llama-factory"),
+        "per_device",
     ),
     "lfwiki-qlora4-llama2-7b-s8192": Case(
-        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=8192), "per_device"
+        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=8192, framework="llama-factory"),
+        "per_device",
     ),
     "lfwiki-qlora4-llama2-7b-s32768": Case(
-        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=32768), "per_device"
+        ft("llama-2-7b", method="qlora", lora_rank=8, seq_len=32768, framework="llama-factory"),
+        "per_device",
     ),
     # --- Qwen-1 README profile (measured; A100-SXM4-80G, batch 1, FlashAttention-2)
     "qwen1-1.8b-lora-s256": Case(ft("qwen-1.8b", seq_len=256, **QWEN_LORA), "per_device"),
