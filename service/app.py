@@ -34,7 +34,7 @@ from litestar.types import (
 
 from service import web
 from service.api.admin import AdminController
-from service.api.estimate import EstimateController
+from service.api.estimate import estimate_route
 from service.api.health import HealthController
 from service.api.models import ModelsController
 from service.api.offers import OffersController
@@ -258,7 +258,7 @@ def _routes() -> list[ControllerRouterHandler]:
         HealthController,
         ProvidersController,
         OffersController,
-        EstimateController,
+        estimate_route,
         ModelsController,
         recommend_route,
         AdminController,

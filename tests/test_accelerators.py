@@ -17,27 +17,10 @@ from prometheus_client import REGISTRY
 from plugins.huawei import ascend_accelerators
 from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators, family_keys
 from service.catalog.models import AcceleratorSpec
+from tests.providers import BRIEF_ASCEND, BRIEF_NVIDIA
 
 NVIDIA_NAMES = {
-    "P4",
-    "P40",
-    "P100",
-    "V100-16GB",
-    "V100-32GB",
-    "T4",
-    "A10",
-    "A30",
-    "A100-40GB",
-    "A100-80GB",
-    "A800-40GB",
-    "A800-80GB",
-    "H800",
-    "H20",
-    "L20",
-    "L40S",
-    "L4",
-    "H100-80GB",
-    "RTX-4090D",
+    *BRIEF_NVIDIA,
     # consumer/workstation parts rented on these clouds (issue 13)
     "RTX-4090",
     "RTX-3090",
@@ -45,14 +28,7 @@ NVIDIA_NAMES = {
     "A40",
     "L40",
 }
-ASCEND_NAMES = {
-    "Ascend-910",
-    "Ascend-910B1",
-    "Ascend-910B2",
-    "Ascend-910B3",
-    "Ascend-910B4",
-    "Ascend-310P",
-}
+ASCEND_NAMES = BRIEF_ASCEND - {"Ascend-310"}
 """Ascend-310 is absent on purpose: no source gives its per-chip memory size."""
 
 

@@ -188,3 +188,46 @@ def test_models_endpoint(client: TestClient[Litestar]) -> None:
     assert models["resnet-50"]["kind"] == "cnn"
     assert models["resnet-50"]["activation_source"]
     assert {"deepseek-v3", "sd-1.5", "qwen-72b", "llama-3.1-405b"} <= set(models)
+
+
+SHAPES = [
+    {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024},
+    {"kind": "finetune", "model": "qwen2.5-14b", "method": "full", "seq_len": 4096},
+    {"kind": "pretrain", "model": "qwen2.5-1.5b", "seq_len": 4096, "micro_batch_size": 4},
+    {"kind": "pretrain", "model": {"params_b": 3.0}, "seq_len": 2048},
+    {"kind": "inference", "model": "qwen2.5-14b", "context_len": 8192, "concurrency": 16},
+    {"kind": "rlhf", "model": "qwen2.5-7b", "algorithm": "grpo"},
+    {"kind": "preprocess", "data_gb": 100},
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s['kind']}-{s.get('model')}")
+def test_shared_resolution_gives_the_fresh_answer_at_every_length(
+    client: TestClient[Litestar], shape: dict[str, Any]
+) -> None:
+    """/v1/estimate shares a workload's resolution between its lengths: each answer must
+    be byte for byte the one a fresh resolution gives, whichever length came first."""
+    import msgspec
+
+    from service.api.estimate import _RESOLVED, EstimateRequest
+    from service.api.state import STATE_KEY
+    from service.sizing import estimate
+
+    suanli = client.app.state[STATE_KEY]
+    field = "output_tokens" if shape["kind"] == "inference" else "tokens"
+    lengths: list[int | None] = {"preprocess": [None], "pretrain": [10**8, 3 * 10**9]}.get(
+        shape["kind"], [None, 10**8, 3 * 10**9]
+    )
+    placement = None if shape["kind"] == "preprocess" else {"accelerator": "A100-80GB", "count": 8}
+    for first in lengths:
+        _RESOLVED.clear()
+        for length in [first, *lengths]:
+            workload = shape if length is None else {**shape, field: length}
+            body = {"workload": workload, "placement": placement}
+            answer = post(client, body)
+            assert answer.status_code == 200, answer.text
+            request = msgspec.convert(body, EstimateRequest)
+            fresh = estimate(request.workload, request.placement, suanli.models,
+                             suanli.accelerators)  # fmt: skip
+            assert answer.content == msgspec.json.encode(fresh), (first, length)
+    assert _RESOLVED, "the route did not share resolutions"

@@ -55,18 +55,28 @@ def test_every_api_route_is_in_the_contract() -> None:
     assert "X-Suanli-Cache" in recommend["responses"]["200"]["headers"]
 
 
-def test_every_json_body_handler_has_the_strict_guard() -> None:
+def test_every_json_body_is_decoded_strictly(client: TestClient[Litestar]) -> None:
+    """Every operation of the contract that takes a JSON body refuses an unknown field
+    with a 400 naming it: a litestar handler with a ``data`` body through the strict
+    guard (which it must carry), a raw ASGI route through ``decode_json``."""
     from service.api.body import strict_json_body
-    from service.app import create_app
-    from tests.conftest import app_settings
 
-    app = create_app(app_settings())
+    app = client.app
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            if "data" in handler.parsed_fn_signature.parameters:
+                assert strict_json_body in handler.resolve_guards(), handler
+    contract = json.loads(CONTRACT_PATH.read_text(encoding="utf-8"))
     with_body = [
-        handler
-        for route in app.routes
-        for handler in getattr(route, "route_handlers", ())
-        if "data" in handler.parsed_fn_signature.parameters
+        (path, method)
+        for path, item in contract["paths"].items()
+        for method, operation in item.items()
+        if "requestBody" in operation
     ]
-    assert with_body, "no handler takes a data body any more: drop this test"
-    for handler in with_body:
-        assert strict_json_body in handler.resolve_guards(), handler
+    assert {("/v1/recommend", "post"), ("/v1/estimate", "post")} <= set(with_body)
+    for path, method in with_body:
+        workload = {"kind": "finetune", "model": "llama-2-7b"}
+        response = client.request(method, path, json={"workload": workload, "wrokload": 1})
+        assert response.status_code == 400, (path, response.text)
+        keys = [item["key"] for item in response.json()["extra"]]
+        assert keys == ["wrokload"], (path, keys)

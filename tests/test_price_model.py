@@ -233,7 +233,8 @@ def test_a_borrowed_estimate_is_dated_by_the_prices_it_stands_on() -> None:
 
 
 def test_the_chinese_basis_names_a_cloud_without_spaces_around_it() -> None:
-    """Chinese puts no spaces around a Chinese word: 来自阿里云的, not 来自 阿里云 的."""
+    """Chinese puts no spaces around a Chinese word: 来自阿里云的, not 来自 阿里云 的 (a
+    Latin name keeps them: 来自 p 的, below)."""
     named = CatalogPrices(name="p", rows=CAT.rows, prices=CAT.prices, display_name="Pcloud (派云)")
     model = fit_price_model([named])
     terms = model.terms("p")
@@ -242,3 +243,60 @@ def test_the_chinese_basis_names_a_cloud_without_spaces_around_it() -> None:
     assert est is not None
     assert "来自派云的" in est.basis_zh, est.basis_zh
     assert "按派云的" in est.basis_zh, est.basis_zh
+
+
+# A world whose RAM is not priced apart: card-hour 10, vCPU 0.5, nothing per GiB.
+FREE_RAM = CatalogPrices(
+    name="p",
+    rows=(*ROWS, NEW),
+    prices=[
+        price(r.instance_type, 10 * c + 0.5 * v) for r, (c, v, _) in zip(ROWS, SHAPES, strict=True)
+    ],
+)
+
+
+def test_a_rate_fitted_at_zero_is_left_out_of_the_basis() -> None:
+    terms = fit_price_model([FREE_RAM]).terms("p")
+    assert terms is not None
+    assert terms.gib_hour == pytest.approx(0.0, abs=5e-4)
+    est = estimate_hourly(terms, NEW)
+    assert est is not None
+    assert est.point == pytest.approx(10 * 2 + 0.5 * 24, rel=1e-3)
+    assert est.basis == (
+        "2 × A10 at ¥10.00 per card-hour (from 6 priced p types), "
+        "plus host rates ¥0.50 per vCPU-hour (fitted on 6 priced p types)"
+    )
+    assert est.basis_zh == (
+        "2 卡 × A10 每卡每小时 ¥10.00（来自 p 的 6 个已定价机型），"
+        "加主机费率 每 vCPU 每小时 ¥0.50（按 p 的 6 个已定价机型拟合）"
+    )
+
+
+def test_cards_alone_when_the_fit_prices_no_host_term() -> None:
+    cards_only = CatalogPrices(
+        name="p",
+        rows=(*ROWS, NEW),
+        prices=[
+            price(r.instance_type, 10.0 * c) for r, (c, _, _) in zip(ROWS, SHAPES, strict=True)
+        ],
+    )
+    terms = fit_price_model([cards_only]).terms("p")
+    assert terms is not None
+    est = estimate_hourly(terms, NEW)
+    assert est is not None
+    assert est.basis == "2 × A10 at ¥10.00 per card-hour (from 6 priced p types)"
+    assert est.basis_zh == "2 卡 × A10 每卡每小时 ¥10.00（来自 p 的 6 个已定价机型）"
+    assert estimate_hourly(terms, row("c.1", None, 0, 8, 32.0)) is None
+
+
+def test_no_shipped_basis_prints_a_zero_rate() -> None:
+    """A rate the fit put at zero reads as a price ("¥0.000 per GiB-hour"); it is left out."""
+    bases = [
+        text
+        for prices in shipped(True).values()
+        for p in prices
+        for text in (p.basis, p.basis_zh)
+        if text
+    ]
+    assert len(bases) > 100  # the shipped catalogs carry many estimates
+    assert [b for b in bases if "¥0.000" in b or "¥0.00 " in b] == []

@@ -15,20 +15,18 @@ seen before — same bytes, Content-Type and Accept-Language — is not decoded 
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from litestar import asgi
-from litestar.exceptions import HTTPException, MethodNotAllowedException
 from litestar.types import HTTPScope, Receive, Send
 
 from service.api import examples
 from service.api.answer_quality import AnswerQuality
 from service.api.body import decode_json
+from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
 from service.api.state import STATE_KEY, Suanli
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
-from service.runtime.cache import request_digest, request_key
+from service.runtime.cache import answer_fingerprint, request_digest, request_key
 from service.runtime.errors import InputError
 from service.runtime.observability import send_json
 
@@ -86,36 +84,41 @@ def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
 @asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})
 async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> None:
     if scope["method"] != "POST":
-        raise MethodNotAllowedException(headers={"Allow": "POST"})
+        await refuse_method(scope, send, "POST")
+        return
     suanli: Suanli = scope["litestar_app"].state[STATE_KEY]
-    headers = _headers(scope)
-    body = await _read_body(receive, headers, suanli.settings.max_body_bytes)
-    accept_language = headers.get("accept-language")
-    decoded: Decoded | None = suanli.decoded.get(body, accept_language)
-    if decoded is None or headers.get("content-type") != decoded.content_type:
+    headers = json_headers(scope)
+    body = await read_body(receive, headers.content_length, suanli.settings.max_body_bytes)
+    decoded: Decoded | None = suanli.decoded.get(body, headers.accept_language)
+    if decoded is None or headers.content_type != decoded.content_type:
         decoded = _decode(body, headers)
-        suanli.decoded.put(body, accept_language, decoded)
-    canonical, lang = decoded.request, decoded.lang
-    ctx = PlanContext(
-        snapshot=suanli.catalog.snapshot,
-        accelerators=suanli.accelerators,
-        models=suanli.models,
-        stale_live=suanli.stale_live_providers(),
-        memo=suanli.placements,
-    )
-
-    key = request_key(canonical, ctx.fingerprint, decoded.digest)
+        suanli.decoded.put(body, headers.accept_language, decoded)
+    snapshot = suanli.catalog.snapshot
+    stale = suanli.stale_live_providers()
+    key = request_key(decoded.request, answer_fingerprint(snapshot.fingerprint, stale),
+                      decoded.digest)  # fmt: skip
 
     def compute() -> bytes:
-        result = recommend(canonical, ctx, lang)
+        # Built on a miss only: a hit needs the key, not the planner's context.
+        ctx = PlanContext(
+            snapshot=snapshot,
+            accelerators=suanli.accelerators,
+            models=suanli.models,
+            stale_live=stale,
+            memo=suanli.placements,
+        )
+        result = recommend(decoded.request, ctx, decoded.lang)
         QUALITY.computed(key, result)
         return _encoder.encode(result)
 
     answer, hit = await suanli.cache.get_or_compute(key, compute)
     QUALITY.served(key, answer)
-    cache = b"hit" if hit else b"miss"
-    scope.setdefault("state", {})["cache"] = cache.decode()
-    await send_json(send, 200, answer, [(CACHE_HEADER.lower().encode(), cache)])
+    scope.setdefault("state", {})["cache"] = "hit" if hit else "miss"
+    await send_json(send, 200, answer, _HIT if hit else _MISS)
+
+
+_HIT = ((CACHE_HEADER.lower().encode(), b"hit"),)
+_MISS = ((CACHE_HEADER.lower().encode(), b"miss"),)
 
 
 class Decoded(msgspec.Struct, frozen=True):
@@ -128,20 +131,14 @@ class Decoded(msgspec.Struct, frozen=True):
     """The Content-Type it was decoded under (a repeat under another one is re-checked)."""
 
 
-def _decode(body: bytes, headers: dict[str, str]) -> Decoded:
-    content_type = headers.get("content-type")
-    data = decode_json(content_type, body, RecommendRequest, f"POST {PATH}")
-    lang = negotiate_lang(data.lang, _accept_language(headers))
-    canonical = msgspec.structs.replace(data, lang=lang)
-    return Decoded(canonical, lang, request_digest(canonical), content_type)
+def _decode(body: bytes, headers: JsonHeaders) -> Decoded:
+    data = decode_json(headers.content_type, body, RecommendRequest, f"POST {PATH}")
+    lang = negotiate_lang(data.lang, _accept_language(headers.accept_language))
+    canonical = data if data.lang == lang else msgspec.structs.replace(data, lang=lang)
+    return Decoded(canonical, lang, request_digest(canonical), headers.content_type)
 
 
-def _headers(scope: HTTPScope) -> dict[str, str]:
-    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-
-
-def _accept_language(headers: dict[str, str]) -> str | None:
-    value = headers.get("accept-language")
+def _accept_language(value: str | None) -> str | None:
     if value is not None and len(value) > MAX_ACCEPT_LANGUAGE:
         raise InputError(
             "accept_language",
@@ -149,32 +146,3 @@ def _accept_language(headers: dict[str, str]) -> str | None:
             source="header",
         )
     return value
-
-
-async def _read_body(receive: Receive, headers: dict[str, str], limit: int) -> bytes:
-    """The whole body, or 413 as soon as it is known to exceed ``limit`` bytes."""
-    declared = headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > limit:
-        raise _too_large(limit)
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        message: Any = await receive()
-        if message["type"] == "http.disconnect":
-            raise HTTPException(status_code=400, detail="client disconnected")
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        if not message.get("more_body", False):
-            if not chunks:
-                return bytes(chunk)  # the usual case: the whole body in one message
-            chunks.append(chunk)
-            return b"".join(chunks)
-        chunks.append(chunk)
-
-
-def _too_large(limit: int) -> HTTPException:
-    return HTTPException(
-        status_code=413, detail=f"Request body exceeds {limit} bytes (SUANLI_MAX_BODY_BYTES)"
-    )

@@ -333,7 +333,7 @@ def estimate_hourly(
         return None
     host = _host_cost(terms.vcpu_hour, terms.gib_hour, row)
     if row.accelerator is None:
-        if terms.host_borrowed or terms.cpu_rows == 0 or host <= 0:
+        if terms.host_borrowed or terms.cpu_rows == 0 or _host_terms(terms) is None:
             return None
         card_part, card = 0.0, None
     else:
@@ -357,6 +357,14 @@ def estimate_hourly(
     return Estimate(point, low, high, basis, basis_zh, as_of)
 
 
+def _in_zh(name: str) -> str:
+    """A name set into a Chinese sentence: no spaces around a Chinese name (来自阿里云的),
+    one on the side where a Latin name meets Chinese text (来自 p 的)."""
+    left = " " if name[:1].isascii() and name[:1].isalnum() else ""
+    right = " " if name[-1:].isascii() and name[-1:].isalnum() else ""
+    return f"{left}{name}{right}"
+
+
 def _money(value: float) -> str:
     return f"¥{value:.2f}" if value >= 0.1 else f"¥{value:.3f}"
 
@@ -370,11 +378,10 @@ def _basis(
     """(English, Chinese) basis: which priced rows and terms the estimate comes from."""
     shown = dict(names or {})
     shown.setdefault(terms.name, terms.display_name)
-    host = (
-        f"{_money(terms.vcpu_hour)} per vCPU-hour and {_money(terms.gib_hour)} per GiB-hour",
-        f"每 vCPU 每小时 {_money(terms.vcpu_hour)}、每 GiB 每小时 {_money(terms.gib_hour)}",
-    )
-    if terms.host_borrowed:
+    host = _host_terms(terms)
+    if host is None:
+        host_en = host_zh = ""
+    elif terms.host_borrowed:
         host_en = f"{host[0]} (median host rates of the clouds with enough priced types)"
         host_zh = f"{host[1]}（取定价机型足够多的云的主机费率中位数）"
     else:
@@ -383,7 +390,7 @@ def _basis(
             localized_name(terms.display_name, "zh"),
         )
         host_en = f"{host[0]} (fitted on {terms.rows} priced {own_en} types)"  # >= 6
-        host_zh = f"{host[1]}（按{own_zh}的 {terms.rows} 个已定价机型拟合）"
+        host_zh = f"{host[1]}（按{_in_zh(own_zh)}的 {terms.rows} 个已定价机型拟合）"
     if card is None or row.accelerator is None:
         return f"host rates {host_en}", f"主机费率 {host_zh}"
     where = "/".join(localized_name(shown.get(n, n), "en") for n in card.providers)
@@ -391,18 +398,38 @@ def _basis(
     acc = row.accelerator
     if card.borrowed:
         card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
-        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用{where_zh}的价格）"
+        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用{_in_zh(where_zh)}的价格）"
     else:
         types = "type" if card.rows == 1 else "types"
         card_en = (
             f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} {types})"
         )
         card_zh = (
-            f"{acc} 每卡每小时 {_money(card.value)}（来自{where_zh}的 {card.rows} 个已定价机型）"
+            f"{acc} 每卡每小时 {_money(card.value)}"
+            f"（来自{_in_zh(where_zh)}的 {card.rows} 个已定价机型）"
         )
+    if host is None:  # the fit put the whole price on the cards
+        return f"{row.accelerator_count} × {card_en}", f"{row.accelerator_count} 卡 × {card_zh}"
     return (
         f"{row.accelerator_count} × {card_en}, plus host rates {host_en}",
         f"{row.accelerator_count} 卡 × {card_zh}，加主机费率 {host_zh}",
+    )
+
+
+def _host_terms(terms: ProviderTerms) -> tuple[str, str] | None:
+    """(English, Chinese) host rates, leaving out a rate the fit put at zero (the
+    non-negative least squares clamps a term that does not pay to 0): "¥0.000 per
+    GiB-hour" would read as a price, not as "this cloud's RAM is not priced apart"."""
+    rates = [
+        (terms.vcpu_hour, "per vCPU-hour", "每 vCPU 每小时"),
+        (terms.gib_hour, "per GiB-hour", "每 GiB 每小时"),
+    ]
+    shown = [(_money(value), en, zh) for value, en, zh in rates if _money(value) != _money(0.0)]
+    if not shown:
+        return None
+    return (
+        " and ".join(f"{money} {en}" for money, en, _ in shown),
+        "、".join(f"{zh} {money}" for money, _, zh in shown),
     )
 
 
@@ -489,7 +516,7 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
         f"(median of its types priced both ways, {low_r:.0f}–{high_r:.0f})"
     )
     basis_zh = (
-        f"{hourly.basis_zh}；{cloud_zh}包月约等于 {mid_r:.0f} 小时按量"
+        f"{hourly.basis_zh}；{_in_zh(cloud_zh).lstrip()}包月约等于 {mid_r:.0f} 小时按量"
         f"（两种计费都有定价的机型的中位数，{low_r:.0f}–{high_r:.0f}）"
     )
     return Price(

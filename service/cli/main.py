@@ -14,10 +14,10 @@ with one line naming the culprit and exit status 2.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
-from enum import Enum, StrEnum
 from typing import Annotated, Any
 
 import msgspec
@@ -27,7 +27,9 @@ from rich.console import Console
 from service.cli import render
 from service.cli.connect import open_backend
 from service.clients import forms as build
+from service.clients import parameters
 from service.clients.backend import ApiError, Backend
+from service.clients.parameters import Param, cli_params
 
 VERSION = "0.1.0"
 
@@ -43,42 +45,6 @@ prices_app = typer.Typer(help="Live price jobs.", no_args_is_help=True)
 app.add_typer(prices_app, name="prices")
 
 
-class Kind(StrEnum):
-    pretrain = "pretrain"
-    finetune = "finetune"
-    inference = "inference"
-    preprocess = "preprocess"
-
-
-class Method(StrEnum):
-    full = "full"
-    lora = "lora"
-    qlora = "qlora"
-    freeze = "freeze"
-
-
-class Objective(StrEnum):
-    cost = "cost"
-    time = "time"
-    balanced = "balanced"
-
-
-class Lang(StrEnum):
-    zh = "zh"
-    en = "en"
-
-
-class Sort(StrEnum):
-    price = "price"
-    price_per_accelerator = "price_per_accelerator"
-    memory = "memory"
-    total_memory = "total_memory"
-
-
-def _value(choice: Enum | None) -> str | None:
-    return None if choice is None else str(choice.value)
-
-
 # --- shared options -------------------------------------------------------------------
 
 UrlOpt = Annotated[
@@ -91,80 +57,42 @@ UrlOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the API's JSON document.")]
-ModelOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--model",
-        "-m",
-        metavar="MODEL",
-        help="Preset id or alias (see `suanli models`), or a size such as 13b.",
-    ),
-]
-MethodOpt = Annotated[
-    Method | None, typer.Option("--method", help="Fine-tuning method (default lora).")
-]
-TokensOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--tokens", "-t", metavar="N", help="Training tokens (dataset x epochs): 2e7, 20M, 1.5B."
-    ),
-]
-SeqLenOpt = Annotated[int | None, typer.Option("--seq-len", help="Sequence length in tokens.")]
-KindOpt = Annotated[
-    Kind | None,
-    typer.Option(
-        "--kind",
-        help="Job kind; default finetune (inference with --context-len or "
-        "--concurrency, preprocess with --data-gb).",
-    ),
-]
-ContextOpt = Annotated[
-    int | None, typer.Option("--context-len", help="Inference: prompt + output tokens.")
-]
-ConcurrencyOpt = Annotated[
-    int | None, typer.Option("--concurrency", help="Inference: sequences served at once.")
-]
-PrecisionOpt = Annotated[
-    str | None, typer.Option("--precision", help="bf16, fp16, fp32, fp8 (inference: int8, int4).")
-]
-DataOpt = Annotated[
-    float | None, typer.Option("--data-gb", help="Preprocessing: input data in GB.")
-]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set",
-        metavar="KEY=VALUE",
-        help="Any other workload field, KEY=VALUE (repeatable), e.g. "
-        "--set lora_rank=64 --set framework=deepspeed.",
-    ),
-]
 
 
-def _workload(
-    kind: Kind | None,
-    model: str | None,
-    method: Method | None,
-    tokens: str | None,
-    seq_len: int | None,
-    context_len: int | None,
-    concurrency: int | None,
-    precision: str | None,
-    data_gb: float | None,
-    extra: list[str] | None,
-) -> dict[str, Any]:
-    return build.workload(
-        kind=_value(kind),
-        model=model,
-        method=_value(method),
-        tokens=tokens,
-        seq_len=seq_len,
-        context_len=context_len,
-        concurrency=concurrency,
-        precision=precision,
-        data_gb=data_gb,
-        extra=extra or (),
+def _option(param: Param) -> inspect.Parameter:
+    """A question's parameter (see :mod:`service.clients.parameters`) as a typer option."""
+    kind = param.option_type if param.default is not None else param.option_type | None
+    option = typer.Option(*param.flags, metavar=param.metavar, help=param.help)
+    return inspect.Parameter(
+        param.name,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=param.default,
+        annotation=Annotated[kind, option],
     )
+
+
+def _question(
+    name: str,
+    params: tuple[Param, ...],
+    ask: Callable[[Backend, dict[str, Any]], Any],
+    show: Callable[[Console, Any], None],
+    doc: str,
+) -> None:
+    """Register ``suanli <name>``: the options of ``params``, then ``--url`` and ``--json``."""
+
+    def command(url: str | None = None, as_json: bool = False, **given: Any) -> None:
+        _run(url, as_json, lambda backend: ask(backend, given), show)
+
+    options = [_option(p) for p in cli_params(params)]
+    for extra, annotation, default in (("url", UrlOpt, None), ("as_json", JsonOpt, False)):
+        options.append(
+            inspect.Parameter(
+                extra, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
+    command.__signature__ = inspect.Signature(options)  # type: ignore[attr-defined]
+    command.__doc__ = doc
+    app.command(name)(command)
 
 
 def _console() -> Console:
@@ -230,228 +158,27 @@ def _root(
 # --- questions --------------------------------------------------------------------------
 
 
-@app.command()
-def recommend(
-    model: ModelOpt = None,
-    method: MethodOpt = None,
-    tokens: TokensOpt = None,
-    seq_len: SeqLenOpt = None,
-    kind: KindOpt = None,
-    provider: Annotated[
-        list[str] | None,
-        typer.Option("--provider", "-p", metavar="NAME", help="Only this provider (repeatable)."),
-    ] = None,
-    gpu: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--gpu",
-            "-g",
-            metavar="NAME",
-            help="Only this accelerator or family: A100, 910B (repeat).",
-        ),
-    ] = None,
-    region: Annotated[
-        list[str] | None,
-        typer.Option("--region", "-r", metavar="REGION", help="Only this region (repeatable)."),
-    ] = None,
-    objective: Annotated[
-        Objective | None,
-        typer.Option("--objective", help="Rank by cost (default), time or balanced."),
-    ] = None,
-    top_k: Annotated[
-        int | None, typer.Option("--top-k", "-k", help="Options to show (1-50).")
-    ] = None,
-    lang: Annotated[Lang | None, typer.Option("--lang", help="zh (default) or en.")] = None,
-    billing: Annotated[
-        list[str] | None,
-        typer.Option("--billing", metavar="MODE", help="on_demand, monthly, spot (repeatable)."),
-    ] = None,
-    max_price: Annotated[
-        float | None, typer.Option("--max-price", help="At most this many CNY per hour.")
-    ] = None,
-    budget: Annotated[float | None, typer.Option("--budget", help="Total CNY at most.")] = None,
-    deadline: Annotated[
-        float | None, typer.Option("--deadline", help="Finish within this many hours.")
-    ] = None,
-    context_len: ContextOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    precision: PrecisionOpt = None,
-    data_gb: DataOpt = None,
-    extra: SetOpt = None,
-    url: UrlOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Rank cloud servers for a job: price, time, total cost, fit, and why."""
-
-    def ask(backend: Backend) -> Any:
-        body = build.recommend_body(
-            _workload(
-                kind,
-                model,
-                method,
-                tokens,
-                seq_len,
-                context_len,
-                concurrency,
-                precision,
-                data_gb,
-                extra,
-            ),
-            build.constraints(
-                providers=provider or (),
-                regions=region or (),
-                gpus=gpu or (),
-                billing=billing or (),
-                max_price=max_price,
-                budget=budget,
-                deadline_hours=deadline,
-            ),
-            objective=_value(objective),
-            top_k=top_k,
-            lang=_value(lang),
-        )
-        return backend.recommend(body)
-
-    _run(url, as_json, ask, render.recommendation)
-
-
-@app.command()
-def estimate(
-    model: ModelOpt = None,
-    method: MethodOpt = None,
-    tokens: TokensOpt = None,
-    seq_len: SeqLenOpt = None,
-    kind: KindOpt = None,
-    gpu: Annotated[
-        str | None,
-        typer.Option(
-            "--gpu", "-g", metavar="NAME", help="Place on this accelerator, e.g. A100-80GB."
-        ),
-    ] = None,
-    count: Annotated[
-        int | None, typer.Option("--count", "-n", help="Accelerators in total (with --gpu).")
-    ] = None,
-    zero_stage: Annotated[
-        int | None, typer.Option("--zero-stage", help="ZeRO stage 0-3 (default: smallest fit).")
-    ] = None,
-    context_len: ContextOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    precision: PrecisionOpt = None,
-    data_gb: DataOpt = None,
-    extra: SetOpt = None,
-    url: UrlOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Memory per device, compute, time and host needs of a job (optionally placed)."""
-
-    def ask(backend: Backend) -> Any:
-        work = _workload(
-            kind,
-            model,
-            method,
-            tokens,
-            seq_len,
-            context_len,
-            concurrency,
-            precision,
-            data_gb,
-            extra,
-        )
-        return backend.estimate(
-            build.estimate_body(work, gpu=gpu, count=count, zero_stage=zero_stage)
-        )
-
-    _run(url, as_json, ask, render.estimate)
-
-
-@app.command()
-def offers(
-    gpu: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--gpu",
-            "-g",
-            metavar="NAME",
-            help="Accelerator or family: A100, H800, 910B (repeatable).",
-        ),
-    ] = None,
-    count: Annotated[
-        str | None,
-        typer.Option(
-            "--count", "-n", metavar="N|MIN..MAX", help="Accelerators per instance: 8, 2..8, 4.."
-        ),
-    ] = None,
-    provider: Annotated[
-        list[str] | None,
-        typer.Option("--provider", "-p", metavar="NAME", help="Provider (repeatable)."),
-    ] = None,
-    region: Annotated[
-        list[str] | None,
-        typer.Option("--region", "-r", metavar="REGION", help="Region (repeatable)."),
-    ] = None,
-    max_price: Annotated[
-        float | None, typer.Option("--max-price", help="At most this many CNY per hour.")
-    ] = None,
-    billing: Annotated[
-        list[str] | None,
-        typer.Option("--billing", metavar="MODE", help="on_demand, monthly, spot (repeatable)."),
-    ] = None,
-    min_gpu_memory: Annotated[
-        float | None, typer.Option("--min-gpu-memory", help="GiB per accelerator, at least.")
-    ] = None,
-    min_vcpus: Annotated[int | None, typer.Option("--min-vcpus", help="vCPUs, at least.")] = None,
-    min_memory: Annotated[
-        float | None, typer.Option("--min-memory", help="Host RAM in GiB, at least.")
-    ] = None,
-    include_cpu: Annotated[
-        bool, typer.Option("--include-cpu", help="Also list CPU-only instance types.")
-    ] = False,
-    priced_only: Annotated[
-        bool, typer.Option("--priced-only", help="Leave out offers with an unknown price.")
-    ] = False,
-    all_regions: Annotated[
-        bool,
-        typer.Option(
-            "--all-regions",
-            help="One row per region (default: one per type and price, its regions folded).",
-        ),
-    ] = False,
-    sort: Annotated[Sort | None, typer.Option("--sort", help="Order (default price).")] = None,
-    group_by: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--group-by", metavar="KEY", help="accelerator, provider, region (repeatable or a,b)."
-        ),
-    ] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="Offers per page (1-500).")] = None,
-    offset: Annotated[int | None, typer.Option("--offset", help="Offers to skip.")] = None,
-    url: UrlOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Offers across every provider, cheapest first (unknown prices last)."""
-
-    def ask(backend: Backend) -> Any:
-        params = build.offer_params(
-            gpus=gpu or (),
-            count=count,
-            providers=provider or (),
-            regions=region or (),
-            billing=billing or (),
-            max_price=max_price,
-            min_gpu_memory=min_gpu_memory,
-            min_vcpus=min_vcpus,
-            min_memory=min_memory,
-            include_cpu=include_cpu,
-            priced_only=priced_only,
-            fold_regions=not all_regions,
-            sort=_value(sort),
-            group_by=group_by or (),
-            limit=limit,
-            offset=offset,
-        )
-        return backend.offers(params)
-
-    _run(url, as_json, ask, render.offers)
+_question(
+    "recommend",
+    parameters.RECOMMEND,
+    lambda backend, given: backend.recommend(build.recommend_request(given)),
+    render.recommendation,
+    "Rank cloud servers for a job: price, time, total cost, fit, and why.",
+)
+_question(
+    "estimate",
+    parameters.ESTIMATE,
+    lambda backend, given: backend.estimate(build.estimate_request(given)),
+    render.estimate,
+    "Memory per device, compute, time and host needs of a job (optionally placed).",
+)
+_question(
+    "offers",
+    parameters.OFFERS,
+    lambda backend, given: backend.offers(build.offers_request(given)),
+    render.offers,
+    "Offers across every provider, cheapest first (unknown prices last).",
+)
 
 
 @app.command()

@@ -27,9 +27,35 @@ def money(value: float | None, estimated: bool = False) -> Text:
 
 
 ESTIMATED = {
-    "en": "~ estimated price, not a quote (its basis is in the JSON: price_basis)",
-    "zh": "~ 为估算价格，非报价（依据见 JSON 的 price_basis）",
+    "en": "~ estimated price, not a quote (--json shows what each estimate stands on)",
+    "zh": "~ 为估算价格，非报价（加 --json 可看每个估算的依据）",
 }
+_CONSTRAINTS = {
+    "providers": ("the provider filter", "云厂商限制"),
+    "regions": ("the region filter", "地域限制"),
+    "accelerators": ("the accelerator filter", "加速卡限制"),
+    "cuda_required": ("the CUDA requirement", "CUDA 要求"),
+    "billing": ("the billing modes", "计费方式限制"),
+    "max_price_per_hour": ("the price cap", "单价上限"),
+    "min_vcpus": ("the vCPU minimum", "vCPU 下限"),
+    "min_memory_gib": ("the host RAM minimum", "内存下限"),
+    "budget": ("the budget", "预算"),
+    "deadline_hours": ("the deadline", "截止时间"),
+}
+"""A constraint the answer's ``relax`` names -> how a person says it (en, zh)."""
+
+
+def relax_line(hint: Json, lang: str) -> str:
+    """One ``relax`` hint as a sentence in the answer's language: the constraint in
+    words (not its field name), how many more candidates, the nearest one."""
+    constraint = hint["constraint"]
+    en, zh = _CONSTRAINTS.get(constraint, (constraint.replace("_", " "),) * 2)
+    nearest = hint.get("nearest")
+    if lang == "zh":
+        return f"- 放宽{zh}可多 {hint['removed']} 个候选" + (f"，例如 {nearest}" if nearest else "")
+    return f"- without {en}: {hint['removed']} more candidates" + (
+        f", e.g. {nearest}" if nearest else ""
+    )
 
 
 def number(value: float | None, unit: str = "", digits: int = 1) -> str:
@@ -202,9 +228,7 @@ def recommendation(console: Console, answer: Json) -> None:
     console.print()
     console.print(Text(answer.get("summary", ""), style="bold"))
     for hint in answer.get("relax", []):
-        nearest = hint.get("nearest")
-        line = f"- without {hint['constraint']}: {hint['removed']} more candidates"
-        console.print(line + (f", e.g. {nearest}" if nearest else ""))
+        console.print(relax_line(hint, lang), markup=False)
     _warnings(console, answer.get("warnings", ()))
     for advice in answer.get("advice", []):
         console.print(Text(f"- {advice['text']}", style="dim"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
@@ -188,6 +188,8 @@ def offer_params(
     billing: Sequence[str] = (),
     max_price: float | None = None,
     min_gpu_memory: float | None = None,
+    min_accelerators: int | None = None,
+    max_accelerators: int | None = None,
     min_vcpus: int | None = None,
     min_memory: float | None = None,
     include_cpu: bool = False,
@@ -206,6 +208,10 @@ def offer_params(
             params.append(("min_accelerators", str(low)))
         if high is not None:
             params.append(("max_accelerators", str(high)))
+    if min_accelerators is not None:
+        params.append(("min_accelerators", str(min_accelerators)))
+    if max_accelerators is not None:
+        params.append(("max_accelerators", str(max_accelerators)))
     params += [("provider", p) for p in providers]
     params += [("region", r) for r in regions]
     params += [("billing", b) for b in billing]
@@ -234,3 +240,70 @@ def _query_value(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
+
+
+# --- one question's arguments (named as in service.clients.parameters) -> its request ---
+
+_WORKLOAD = ("kind", "model", "method", "tokens", "seq_len", "context_len", "concurrency",
+             "precision", "data_gb")  # fmt: skip
+
+
+def workload_of(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``workload`` of a recommend or estimate question's arguments."""
+    return workload(
+        **{name: given.get(name) for name in _WORKLOAD},
+        extra=given.get("extra") or (),
+        fields=given.get("workload_extra"),
+    )
+
+
+def _keywords(given: Mapping[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
+    """The keywords of a builder above from the arguments that carry them (keyword ->
+    argument name); the four filters recommend and offers share are lists of names."""
+    lists = {"providers": "providers", "regions": "regions", "gpus": "accelerators"}
+    picked: dict[str, Any] = {k: given.get(arg) or () for k, arg in lists.items()}
+    picked["billing"] = given.get("billing") or ()
+    picked.update({keyword: given.get(arg) for keyword, arg in names.items()})
+    return picked
+
+
+_CONSTRAINTS = {"max_price": "max_price_per_hour", "budget": "budget",
+                "deadline_hours": "deadline_hours"}  # fmt: skip
+_OFFERS = {"count": "count", "min_accelerators": "min_accelerators",
+           "max_accelerators": "max_accelerators", "max_price": "max_price",
+           "min_gpu_memory": "min_accelerator_memory_gib", "min_vcpus": "min_vcpus",
+           "min_memory": "min_memory", "sort": "sort", "limit": "limit",
+           "offset": "offset"}  # fmt: skip
+
+
+def recommend_request(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``POST /v1/recommend`` body of :data:`~service.clients.parameters.RECOMMEND`."""
+    return recommend_body(
+        workload_of(given),
+        constraints(**_keywords(given, _CONSTRAINTS)),
+        objective=given.get("objective"),
+        top_k=given.get("top_k"),
+        lang=given.get("lang"),
+    )
+
+
+def estimate_request(given: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``POST /v1/estimate`` body of :data:`~service.clients.parameters.ESTIMATE`."""
+    return estimate_body(
+        workload_of(given),
+        gpu=given.get("accelerator"),
+        count=given.get("count"),
+        zero_stage=given.get("zero_stage"),
+    )
+
+
+def offers_request(given: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The ``GET /v1/offers`` query of :data:`~service.clients.parameters.OFFERS`
+    (``--all-regions`` is the CLI's way to say ``fold_regions=false``)."""
+    return offer_params(
+        **_keywords(given, _OFFERS),
+        include_cpu=bool(given.get("include_cpu")),
+        priced_only=bool(given.get("priced_only")),
+        fold_regions=given.get("fold_regions", not given.get("all_regions", False)),
+        group_by=given.get("group_by") or (),
+    )

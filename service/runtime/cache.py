@@ -298,6 +298,14 @@ def request_digest(request: msgspec.Struct) -> str:
     return hashlib.sha256(_encoder.encode(request)).hexdigest()[:40]
 
 
+def answer_fingerprint(catalog_fingerprint: str, stale_live: frozenset[str]) -> str:
+    """What an answer depends on besides the request: the catalog, and which providers'
+    live prices are served past their TTL (the answer marks them stale)."""
+    if not stale_live:
+        return catalog_fingerprint
+    return f"{catalog_fingerprint}:stale={','.join(sorted(stale_live))}"
+
+
 def request_key(request: msgspec.Struct, fingerprint: str, digest: str | None = None) -> str:
     """Cache key of a decoded request under a catalog (``digest``: its
     :func:`request_digest`, when already known)."""

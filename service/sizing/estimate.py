@@ -6,6 +6,7 @@ the accelerator registry come in as arguments, nothing is read from disk or the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from service.catalog.models import AcceleratorSpec
@@ -68,11 +69,13 @@ def estimate(
     placement: Placement | None,
     models: ModelRegistry,
     accelerators: AcceleratorLookup,
+    resolve: Callable[[Workload, ModelRegistry], ResolvedWorkload] = resolve_workload,
 ) -> EstimateResponse:
     """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
-    the smallest that fits unless given) and with ``time`` filled."""
+    the smallest that fits unless given) and with ``time`` filled. ``resolve``: what
+    resolves the workload (the service passes one that shares resolutions)."""
     validate_workload(workload, placement)
-    return estimate_resolved(resolve_workload(workload, models), placement, accelerators)
+    return estimate_resolved(resolve(workload, models), placement, accelerators)
 
 
 def estimate_resolved(

@@ -18,53 +18,15 @@ from plugins.huawei import (
 )
 from plugins.huawei.provider import load_provider
 from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.catalog.models import ALL_REGIONS, InstanceType, Provider
-from service.catalog.provider_contract import ProviderContract
-
-CANONICAL_ACCELERATORS = frozenset(
-    {
-        "P4",
-        "P40",
-        "P100",
-        "V100-16GB",
-        "V100-32GB",
-        "T4",
-        "A10",
-        "A30",
-        "A100-40GB",
-        "A100-80GB",
-        "A800-40GB",
-        "A800-80GB",
-        "H800",
-        "H20",
-        "L20",
-        "L40S",
-        "L4",
-        "H100-80GB",
-        "RTX-4090D",
-        "Ascend-910",
-        "Ascend-910B1",
-        "Ascend-910B2",
-        "Ascend-910B3",
-        "Ascend-910B4",
-        "Ascend-310",
-        "Ascend-310P",
-    }
-)
-"""The canonical names from the project brief (COMMON.md)."""
+from service.catalog.models import ALL_REGIONS, InstanceType
+from tests.providers import CANONICAL_ACCELERATORS, BuiltinContract, rows_fixture
 
 
-class TestHuaweiContract(ProviderContract):
-    known_accelerators = CANONICAL_ACCELERATORS
-
-    @pytest.fixture
-    def provider(self) -> Provider:
-        return load_provider()
+class TestHuaweiContract(BuiltinContract):
+    load = staticmethod(load_provider)
 
 
-@pytest.fixture(scope="module")
-def rows() -> dict[str, InstanceType]:
-    return {row.instance_type: row for row in load_provider().instance_types()}
+rows = rows_fixture(load_provider)
 
 
 @pytest.fixture(scope="module")
