@@ -294,3 +294,41 @@ def test_contract_documents_every_parameter_and_field(client: TestClient[Litesta
             assert prop.get("description"), f"{name}.{field} has no description"
     error = operation["responses"]["400"]["content"]["application/json"]["schema"]
     assert error == {"$ref": "#/components/schemas/ErrorBody"}
+
+
+@pytest.mark.parametrize(
+    ("name", "provider"),
+    [("阿里云", "alibaba"), ("aliyun", "alibaba"), ("腾讯云", "tencent"), ("华为云", "huawei"),
+     ("火山引擎", "volcengine"), ("Volcano Engine", "volcengine")],
+)  # fmt: skip
+def test_providers_are_named_as_people_name_them(
+    client: TestClient[Litestar], name: str, provider: str
+) -> None:
+    """The names /v1/recommend accepts in constraints.providers list the same offers here:
+    a browser asking for 阿里云's offers is not told that 阿里云 is unknown."""
+    by_name = page_of(client, provider=name, limit=500)
+    by_id = page_of(client, provider=provider, limit=500)
+    assert by_name["total"] == by_id["total"] > 0
+    assert {item["provider"] for item in by_name["items"]} == {provider}
+
+
+@pytest.mark.parametrize("city", ["北京", "北京市", "Beijing"])
+def test_a_city_name_suggests_that_citys_region_on_every_cloud(
+    client: TestClient[Litestar], city: str
+) -> None:
+    """Region ids differ per cloud; a city name is refused with the city's id on each cloud
+    (Huawei's cn-north-4 does not spell Beijing), not with every id there is."""
+    item = refused(client, f"region={city}")
+    assert item["key"] == "region"
+    assert sorted(item["suggestions"]) == ["ap-beijing", "cn-beijing", "cn-north-4"]
+
+
+def test_an_accelerator_no_catalog_lists_is_said_in_words(client: TestClient[Litestar]) -> None:
+    """H800 is in the registry but no shipped catalog sells it: the empty page says so (a
+    filter that merely matched nothing, like A10 under ¥1/h, adds no sentence)."""
+    page = page_of(client, accelerator="H800")
+    assert page["total"] == 0
+    assert any("No loaded provider catalog lists H800" in w for w in page["warnings"]), page
+    cheap = page_of(client, accelerator="A10", max_price=0.01)
+    assert cheap["total"] == 0
+    assert not any("No loaded provider catalog lists" in w for w in cheap["warnings"])

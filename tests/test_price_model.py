@@ -213,6 +213,38 @@ def test_supersede_keeps_the_replaced_price_as_history() -> None:
     assert supersede([merged], [stale]) == [merged], "an older figure never replaces a newer"
 
 
+def test_a_borrowed_estimate_is_dated_by_the_prices_it_stands_on() -> None:
+    """An estimate is as old as the confirmed prices behind it: a provider with no quote of
+    its own borrows p's card-hour and host rates, so its estimates carry p's date (never an
+    epoch year), and a provider's own newer quote does not make a borrowed price look new."""
+    other = CatalogPrices(name="q", rows=(row("q.a10", "A10", 2, 24, 96.0),), prices=())
+    model = fit_price_model([CAT, other])
+    (estimate,) = estimated_prices(other, model)
+    assert estimate.as_of == "2025-06"
+    t4_priced = CatalogPrices(
+        name="r",
+        rows=(row("r.t4", "T4", 1, 8, 32.0), row("r.a10", "A10", 1, 8, 32.0)),
+        prices=(Price(instance_type="r.t4", region="r1", billing="on_demand",
+                      price_per_hour=5.0, source="r list", as_of="2026-09"),),
+    )  # fmt: skip
+    model = fit_price_model([CAT, t4_priced])
+    borrowed = [p for p in estimated_prices(t4_priced, model) if p.instance_type == "r.a10"]
+    assert [p.as_of for p in borrowed if p.billing == "on_demand"] == ["2025-06"]
+
+
+def test_the_chinese_basis_names_a_cloud_without_spaces_around_it() -> None:
+    """Chinese puts no spaces around a Chinese word: 来自阿里云的, not 来自 阿里云 的 (a
+    Latin name keeps them: 来自 p 的, below)."""
+    named = CatalogPrices(name="p", rows=CAT.rows, prices=CAT.prices, display_name="Pcloud (派云)")
+    model = fit_price_model([named])
+    terms = model.terms("p")
+    assert terms is not None
+    est = estimate_hourly(terms, NEW)
+    assert est is not None
+    assert "来自派云的" in est.basis_zh, est.basis_zh
+    assert "按派云的" in est.basis_zh, est.basis_zh
+
+
 # A world whose RAM is not priced apart: card-hour 10, vCPU 0.5, nothing per GiB.
 FREE_RAM = CatalogPrices(
     name="p",

@@ -100,16 +100,60 @@ def price_source_label(source: str, lang: str) -> str:
     return text.split(":", 1)[0].strip() or text
 
 
+CITY_NAMES: dict[str, str] = {
+    "北京": "beijing", "上海": "shanghai", "广州": "guangzhou", "深圳": "shenzhen",
+    "杭州": "hangzhou", "成都": "chengdu", "重庆": "chongqing", "南京": "nanjing",
+    "青岛": "qingdao", "张家口": "zhangjiakou", "乌兰察布": "wulanchabu",
+    "呼和浩特": "huhehaote", "河源": "heyuan", "福州": "fuzhou", "贵阳": "guiyang",
+    "香港": "hongkong", "新加坡": "singapore", "东京": "tokyo", "首尔": "seoul",
+    "曼谷": "bangkok", "雅加达": "jakarta", "法兰克福": "frankfurt",
+}  # fmt: skip
+"""Chinese city name -> the romanized name most clouds put in their region ids
+(``北京`` -> ``cn-beijing`` on Alibaba Cloud and Volcano Engine, ``ap-beijing`` on
+Tencent Cloud)."""
+
+CITY_REGIONS: dict[str, tuple[str, ...]] = {
+    "beijing": ("cn-north-4",),
+    "shanghai": ("cn-east-3",),
+    "guangzhou": ("cn-south-1",),
+    "guiyang": ("cn-southwest-2",),
+}
+"""Region ids that do not spell their city (Huawei Cloud's: cn-north-4 is Beijing 4,
+cn-east-3 Shanghai 1, cn-south-1 Guangzhou, cn-southwest-2 Guiyang 1; Huawei Cloud
+"Regions and Endpoints", https://developer.huaweicloud.com/intl/en-us/endpoint)."""
+
+
+def _city(name: str) -> str | None:
+    """The romanized city a region name means: ``北京``, ``北京市``, ``Beijing``."""
+    key = name.strip().lower().removesuffix("市")
+    if key in CITY_NAMES:
+        return CITY_NAMES[key]
+    folded = re.sub(r"[\s_\-.]+", "", key)
+    return folded if folded in CITY_REGIONS or folded in CITY_NAMES.values() else None
+
+
 def region_suggestions(name: str, regions: Iterable[str], n: int = 3) -> list[str]:
-    """Closest region ids (``cn-bejing`` -> ``cn-beijing``; a city's id on other clouds)."""
+    """Closest region ids (``cn-bejing`` -> ``cn-beijing``; a city's id on every cloud:
+    ``北京`` or ``beijing`` -> ``cn-beijing``, ``ap-beijing``, ``cn-north-4``)."""
     import difflib
 
     pool = sorted(set(regions))
+    city = _city(name)
+    if city is not None:
+        spelled = [region for region in pool if city in normalize_name(region)]
+        unspelled = [region for region in CITY_REGIONS.get(city, ()) if region in pool]
+        if spelled or unspelled:
+            return spelled + unspelled
     found = difflib.get_close_matches(name.lower(), pool, n=n, cutoff=0.6)
-    city = normalize_name(name).removeprefix("cn").removeprefix("ap")
+    city_key = normalize_name(name).removeprefix("cn").removeprefix("ap")
     for region in pool:
         if len(found) >= n:
             break
-        if city and len(city) > 3 and city in normalize_name(region) and region not in found:
+        if (
+            city_key
+            and len(city_key) > 3
+            and city_key in normalize_name(region)
+            and region not in found
+        ):
             found.append(region)
     return found[:n]

@@ -54,7 +54,8 @@ MIN_SPREAD = 0.15
 """Smallest half-width of an estimate's range (relative)."""
 BORROWED_SPREAD = 0.35
 """Smallest half-width when the card-hour price comes from other clouds."""
-MODEL_AS_OF_FALLBACK = "1970"
+MODEL_AS_OF_FALLBACK = "unknown"
+"""The date of an estimate no dated confirmed price stands behind (never shown as a year)."""
 MODEL_SOURCE = (
     "Suanli price model (service/catalog/price_model.py) over the confirmed prices of this catalog"
 )
@@ -70,6 +71,8 @@ class CardHour:
     borrowed: bool = False
     spread: float = 0.0
     """Relative half-width implied by the disagreement between clouds (borrowed only)."""
+    as_of: str = MODEL_AS_OF_FALLBACK
+    """Newest date of the confirmed prices this card-hour price comes from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +89,15 @@ class ProviderTerms:
     monthly_ratio: tuple[float, float, float] | None
     """(low, median, high) of price_per_month / on-demand price_per_hour."""
     newest: str
+    """Newest date of this provider's own confirmed prices."""
     rows: int
     cpu_rows: int = 0
     """Confirmed CPU-only prices of this provider: without one, CPU-only rows stay
     unknown (host terms fitted on GPU rows alone do not price a CPU server)."""
+    host_as_of: str = MODEL_AS_OF_FALLBACK
+    """Newest date of the prices the host rates come from (the pooled clouds' when
+    borrowed): an estimate is as old as the prices it stands on, not as the provider's
+    own newest quote."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,15 +210,23 @@ def _monthly_ratio(cat: CatalogPrices) -> tuple[float, float, float] | None:
     return min(ratios), statistics.median(ratios), max(ratios)
 
 
+def _newest(dates: Iterable[str]) -> str:
+    """The newest of some ``as_of`` dates (ISO prefixes: ``2021`` < ``2023-06``); the
+    fallback only when none is dated."""
+    return max((d for d in dates if d != MODEL_AS_OF_FALLBACK), default=MODEL_AS_OF_FALLBACK)
+
+
 def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
     """Fit the model on every provider's confirmed on-demand prices (see module doc)."""
     points = {cat.name: _on_demand_points(cat) for cat in catalogs}
+    dated = {name: max(as_of for _, _, as_of in pts) for name, pts in points.items() if pts}
     own: dict[str, tuple[float, float, dict[str, float]]] = {}
     for name, pts in points.items():
         if len(pts) >= MIN_ROWS_FOR_HOST_TERMS:
             own[name] = _fit_provider(pts)
     pooled_vcpu = statistics.median([v for v, _, _ in own.values()]) if own else 0.0
     pooled_gib = statistics.median([g for _, g, _ in own.values()]) if own else 0.0
+    pooled_as_of = _newest(dated[name] for name in own)
 
     # Card-hour prices per provider: fitted, or from the provider's rows net of host terms.
     local_cards: dict[str, dict[str, CardHour]] = {}
@@ -223,7 +239,7 @@ def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
                 if row.accelerator:
                     counts[row.accelerator] = counts.get(row.accelerator, 0) + 1
             local_cards[name] = {
-                acc: CardHour(value, counts.get(acc, 0), (name,))
+                acc: CardHour(value, counts.get(acc, 0), (name,), as_of=dated[name])
                 for acc, value in fitted.items()
                 if value > 0
             }
@@ -237,7 +253,8 @@ def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
                 if net > 0:
                     per_acc.setdefault(row.accelerator, []).append(net / row.accelerator_count)
         local_cards[name] = {
-            acc: CardHour(statistics.median(v), len(v), (name,)) for acc, v in per_acc.items()
+            acc: CardHour(statistics.median(v), len(v), (name,), as_of=dated[name])
+            for acc, v in per_acc.items()
         }
 
     # Cross-provider card-hour prices, for accelerators a provider does not price itself.
@@ -262,6 +279,7 @@ def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
                 tuple(sorted(n for n, _ in entries)),
                 borrowed=True,
                 spread=spread,
+                as_of=_newest(c.as_of for _, c in entries),
             )
         residuals = []
         for row, price, _ in points.get(name, []):
@@ -286,9 +304,10 @@ def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
             residual_low=low,
             residual_high=high,
             monthly_ratio=_monthly_ratio(cat),
-            newest=max(dates) if dates else MODEL_AS_OF_FALLBACK,
+            newest=_newest(dates),
             rows=len(points.get(name, [])),
             cpu_rows=sum(1 for row, _, _ in points.get(name, []) if row.accelerator is None),
+            host_as_of=pooled_as_of if borrowed_host else _newest(dates),
         )
     return PriceModel(model)
 
@@ -301,6 +320,8 @@ class Estimate:
     basis: str
     """What the estimate stands on, as an English sentence fragment."""
     basis_zh: str = ""
+    as_of: str = MODEL_AS_OF_FALLBACK
+    """Newest date of the confirmed prices the estimate stands on."""
 
 
 def estimate_hourly(
@@ -332,7 +353,16 @@ def estimate_hourly(
     low = point * max(0.05, 1.0 + low_rel)
     high = point * (1.0 + high_rel)
     basis, basis_zh = _basis(terms, row, card, names)
-    return Estimate(point, low, high, basis, basis_zh)
+    as_of = terms.host_as_of if card is None else _newest((terms.host_as_of, card.as_of))
+    return Estimate(point, low, high, basis, basis_zh, as_of)
+
+
+def _in_zh(name: str) -> str:
+    """A name set into a Chinese sentence: no spaces around a Chinese name (来自阿里云的),
+    one on the side where a Latin name meets Chinese text (来自 p 的)."""
+    left = " " if name[:1].isascii() and name[:1].isalnum() else ""
+    right = " " if name[-1:].isascii() and name[-1:].isalnum() else ""
+    return f"{left}{name}{right}"
 
 
 def _money(value: float) -> str:
@@ -360,7 +390,7 @@ def _basis(
             localized_name(terms.display_name, "zh"),
         )
         host_en = f"{host[0]} (fitted on {terms.rows} priced {own_en} types)"  # >= 6
-        host_zh = f"{host[1]}（按 {own_zh} 的 {terms.rows} 个已定价机型拟合）"
+        host_zh = f"{host[1]}（按{_in_zh(own_zh)}的 {terms.rows} 个已定价机型拟合）"
     if card is None or row.accelerator is None:
         return f"host rates {host_en}", f"主机费率 {host_zh}"
     where = "/".join(localized_name(shown.get(n, n), "en") for n in card.providers)
@@ -368,14 +398,15 @@ def _basis(
     acc = row.accelerator
     if card.borrowed:
         card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
-        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用 {where_zh} 的价格）"
+        card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用{_in_zh(where_zh)}的价格）"
     else:
         types = "type" if card.rows == 1 else "types"
         card_en = (
             f"{acc} at {_money(card.value)} per card-hour (from {card.rows} priced {where} {types})"
         )
         card_zh = (
-            f"{acc} 每卡每小时 {_money(card.value)}（来自 {where_zh} 的 {card.rows} 个已定价机型）"
+            f"{acc} 每卡每小时 {_money(card.value)}"
+            f"（来自{_in_zh(where_zh)}的 {card.rows} 个已定价机型）"
         )
     if host is None:  # the fit put the whole price on the cards
         return f"{row.accelerator_count} × {card_en}", f"{row.accelerator_count} 卡 × {card_zh}"
@@ -435,7 +466,7 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
         if "on_demand" not in have:
             hourly = estimate_hourly(terms, row, names)
             if hourly is not None:
-                out.append(_price(row, region, "on_demand", hourly, terms.newest))
+                out.append(_price(row, region, "on_demand", hourly))
         base = hourly
         confirmed = on_demand.get(row.instance_type)
         if base is None and confirmed is not None and confirmed.price_per_hour is not None:
@@ -458,14 +489,14 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
     return out
 
 
-def _price(row: InstanceType, region: str, billing: Billing, est: Estimate, as_of: str) -> Price:
+def _price(row: InstanceType, region: str, billing: Billing, est: Estimate) -> Price:
     return Price(
         instance_type=row.instance_type,
         region=region,
         billing=billing,
         price_per_hour=round(est.point, 4),
         source=MODEL_SOURCE,
-        as_of=as_of,
+        as_of=est.as_of,
         price_source="estimated",
         estimated=True,
         basis=est.basis,
@@ -485,7 +516,7 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
         f"(median of its types priced both ways, {low_r:.0f}–{high_r:.0f})"
     )
     basis_zh = (
-        f"{hourly.basis_zh}；{cloud_zh} 包月约等于 {mid_r:.0f} 小时按量"
+        f"{hourly.basis_zh}；{_in_zh(cloud_zh).lstrip()}包月约等于 {mid_r:.0f} 小时按量"
         f"（两种计费都有定价的机型的中位数，{low_r:.0f}–{high_r:.0f}）"
     )
     return Price(
@@ -495,7 +526,7 @@ def _monthly(row: InstanceType, region: str, hourly: Estimate, terms: ProviderTe
         price_per_hour=round(month / HOURS_PER_MONTH, 4),
         price_per_month=round(month, 2),
         source=MODEL_SOURCE,
-        as_of=terms.newest,
+        as_of=_newest((hourly.as_of, terms.newest)),
         price_source="estimated",
         estimated=True,
         basis=basis,

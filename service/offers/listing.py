@@ -22,6 +22,7 @@ import msgspec
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog
 from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
+from service.catalog.names import region_suggestions, resolve_provider
 from service.offers.schema import (
     GroupKey,
     OfferGroupItem,
@@ -82,22 +83,28 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
     providers = None
     if query.provider:
         loaded = index.providers
+        chosen: set[str] = set()
         for name in query.provider:
-            if name not in loaded:
+            provider = resolve_provider(name, loaded)
+            if provider is None:
                 raise InputError(
                     "provider",
                     f"unknown provider {name!r}; loaded: {', '.join(sorted(loaded)) or 'none'}",
                     closest(name, loaded),
                     source="query",
                 )
-        providers = frozenset(query.provider)
+            chosen.add(provider)
+        providers = frozenset(chosen)
     regions = None
     if query.region:
         known = index.regions
         for name in query.region:
             if name not in known:
                 raise InputError(
-                    "region", f"unknown region {name!r}", closest(name, known), source="query"
+                    "region",
+                    f"unknown region {name!r}",
+                    region_suggestions(name, known) or sorted(known),
+                    source="query",
                 )
         regions = frozenset(query.region)
     return _Resolved(
@@ -208,6 +215,8 @@ class OfferIndex:
             self.orders[sort] = tuple(sorted(entries, key=lambda e: key(e.item)))
         self.regions = frozenset(known_regions(snapshot))
         self.providers = frozenset(c.name for c in snapshot.providers)
+        self.accelerators = frozenset(e.row.accelerator for e in entries if e.row.accelerator)
+        """Accelerators some loaded catalog lists (whatever their price)."""
 
 
 _INDEXES: list[tuple[CatalogSnapshot, OfferIndex]] = []
@@ -364,5 +373,16 @@ def list_offers(
             CatalogRef(provider=c.name, as_of=c.as_of, prices_as_of=c.prices_as_of)
             for c in snapshot.providers
         ],
-        warnings=list(snapshot.warnings),
+        warnings=[*snapshot.warnings, *_unlisted(query, index, registry)],
     )
+
+
+def _unlisted(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry) -> list[str]:
+    """A sentence per asked accelerator that no loaded catalog lists: an empty page for
+    ``H800`` says that no cloud here sells it, not merely that the filters matched nothing."""
+    return [
+        f"No loaded provider catalog lists {name}: it is a known accelerator, but none of "
+        "the loaded clouds offers it."
+        for name in query.accelerator
+        if not {spec.name for spec in registry.matching(name)} & index.accelerators
+    ]

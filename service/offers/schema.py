@@ -75,7 +75,8 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         msgspec.Meta(
             examples=[["tencent"]],
             max_length=16,
-            description="Provider names from GET /v1/providers (repeatable), e.g. `alibaba`.",
+            description="Provider names from GET /v1/providers or the names people use "
+            "(repeatable), e.g. `alibaba`, `aliyun`, `阿里云`, `火山引擎`.",
         ),
     ] = msgspec.field(default_factory=list)
     region: Annotated[
@@ -298,5 +299,9 @@ class OfferPage(msgspec.Struct, frozen=True, kw_only=True):
         list[CatalogRef], msgspec.Meta(description="Date of each provider's catalog and prices.")
     ]
     warnings: Annotated[
-        list[str], msgspec.Meta(description="Providers that failed to load, in words.")
+        list[str],
+        msgspec.Meta(
+            description="Providers that failed to load, and asked accelerators no loaded "
+            "catalog lists, in words."
+        ),
     ]

@@ -247,7 +247,7 @@ def _qwen1(
 def builtin_presets() -> tuple[ModelPreset, ...]:
     """The core's presets (issue 4 list, then the families Chinese users ask for most),
     each with its source."""
-    return _first_presets() + chinese_favourites()
+    return _first_presets() + chinese_favourites() + same_architecture_releases()
 
 
 def _first_presets() -> tuple[ModelPreset, ...]:
@@ -892,6 +892,40 @@ def chinese_favourites() -> tuple[ModelPreset, ...]:
                   intermediate=16384),
     )  # fmt: skip
     return qwen3 + distills + (deepseek_r1,) + llama + mistral + others
+
+
+_SAME_ARCH = (
+    _HF + " (hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads, "
+    "intermediate_size, vocab_size and tie_word_embeddings equal to {base}'s config.json, so "
+    "the parameter count is {base}'s)"
+)
+
+
+def same_architecture_releases() -> tuple[ModelPreset, ...]:
+    """Releases people ask for by name whose config.json has exactly the architecture of a
+    preset above (an earlier or later release, a code or reasoning fine-tune): a request
+    for ``Qwen/QwQ-32B`` is sized as what it is and named as asked, instead of being
+    refused or silently answered for another model."""
+    base = {p.id: p for p in _first_presets() + chinese_favourites()}
+
+    def like(base_id: str, repo: str, aliases: Sequence[str], **fields: int) -> ModelPreset:
+        name = repo.split("/", 1)[1]
+        preset = _like(
+            base[base_id], name.lower(), name,
+            _SAME_ARCH.format(repo=repo, base=base[base_id].display_name),
+            (repo, *aliases),
+        )  # fmt: skip
+        return msgspec.structs.replace(preset, **fields) if fields else preset
+
+    return (
+        like("qwen2.5-7b", "Qwen/Qwen2-7B", ("Qwen/Qwen2-7B-Instruct",)),
+        like("qwen2.5-72b", "Qwen/Qwen2-72B", ("Qwen/Qwen2-72B-Instruct",)),
+        like("qwen2.5-7b", "Qwen/Qwen2.5-Coder-7B", ("Qwen/Qwen2.5-Coder-7B-Instruct",)),
+        like("qwen2.5-32b", "Qwen/Qwen2.5-Coder-32B", ("Qwen/Qwen2.5-Coder-32B-Instruct",)),
+        like("qwen2.5-32b", "Qwen/QwQ-32B", (), max_positions=40_960),
+        like("yi-1.5-34b", "01-ai/Yi-34B", ("01-ai/Yi-34B-Chat",)),
+        like("yi-1.5-6b", "01-ai/Yi-6B", ("01-ai/Yi-6B-Chat",)),
+    )
 
 
 def _distill(size: str, base_name: str, base: ModelPreset) -> ModelPreset:

@@ -227,4 +227,20 @@ CASES: list[Case] = [
      "body": {"workload": wl("finetune", model="llama-2-7b", method="qlora", tokens=1e7),
               "constraints": {"accelerators": ["T4"]}, "lang": "en"},
      "every": {"warns": ("FP16 mixed precision",)}},
+    # --- models asked for by their own name (same architecture as a preset) -----------
+    {"id": "qwq-32b-by-name", "expert": "QwQ-32B served as asked: about 61 GiB of 16-bit "
+     "weights, so every option holds at least 64 GB of accelerator memory in total.",
+     "body": {"workload": wl("inference", model="Qwen/QwQ-32B", context_len=8192,
+                             concurrency=8), "lang": "en", "top_k": 10},
+     "top": {"devices": (1, 8)}, "every": {"min_device_memory_total": 64}},
+    {"id": "qwen2-7b-qlora-by-name", "expert": "QLoRA of Qwen2-7B-Instruct (the Qwen2.5-7B "
+     "architecture): one 16-24 GB GPU, priced.",
+     "body": {"workload": wl("finetune", model="Qwen/Qwen2-7B-Instruct", method="qlora",
+                             seq_len=2048, tokens=2e7), "lang": "zh"},
+     "top": {"devices": (1, 1), "memory": (16, 24), "priced": True}},
+    {"id": "yi-34b-qlora-by-name", "expert": "QLoRA of Yi-34B: about 18 GiB of 4-bit weights "
+     "plus activations, so one GPU of 40 GB or more, or a few smaller ones.",
+     "body": {"workload": wl("finetune", model="01-ai/Yi-34B", method="qlora", seq_len=2048,
+                             tokens=2e7), "lang": "en", "top_k": 10},
+     "every": {"min_device_memory_total": 40}},
 ]  # fmt: skip

@@ -205,3 +205,30 @@ def test_moe_active_counts() -> None:
     assert a22b is not None
     assert a3b.active_params_b == pytest.approx(3.35, abs=0.01)
     assert a22b.active_params_b == pytest.approx(22.19, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    ("asked", "preset_id", "architecture_of"),
+    [
+        ("Qwen/Qwen2-7B-Instruct", "qwen2-7b", "qwen2.5-7b"),
+        ("qwen2-72b", "qwen2-72b", "qwen2.5-72b"),
+        ("Qwen/Qwen2.5-Coder-7B-Instruct", "qwen2.5-coder-7b", "qwen2.5-7b"),
+        ("qwen2.5-coder-32b-instruct", "qwen2.5-coder-32b", "qwen2.5-32b"),
+        ("Qwen/QwQ-32B", "qwq-32b", "qwen2.5-32b"),
+        ("01-ai/Yi-34B-Chat", "yi-34b", "yi-1.5-34b"),
+        ("yi-6b", "yi-6b", "yi-1.5-6b"),
+    ],
+)
+def test_same_architecture_releases_resolve_to_themselves(
+    asked: str, preset_id: str, architecture_of: str
+) -> None:
+    """Models people ask for by name that share a preset's config.json architecture are
+    sized with it and answered under their own name (not refused, not renamed)."""
+    preset = REGISTRY.resolve(asked)
+    base = REGISTRY.resolve(architecture_of)
+    assert preset is not None
+    assert base is not None
+    assert preset.id == preset_id
+    shape = ("params_b", "layers", "hidden", "heads", "kv_heads", "intermediate", "vocab")
+    assert [getattr(preset, f) for f in shape] == [getattr(base, f) for f in shape]
+    assert preset.source.startswith(f"https://huggingface.co/{preset.aliases[0]}/")
