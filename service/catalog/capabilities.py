@@ -99,6 +99,28 @@ def precision_verdict(spec: AcceleratorSpec, precision: str, serving: bool) -> V
     return "ok"
 
 
+CUDA_ENGINES = frozenset({"vllm", "sglang", "lmdeploy", "tensorrt-llm"})
+"""Serving engines built for CUDA compute capability 7.0 and newer (``hf`` is plain
+PyTorch, which still runs older cards; ``mindie`` is Ascend's own)."""
+
+BELOW_SM70 = frozenset({"Pascal"})
+"""Generations below compute capability 7.0 (P4/P40 are SM 6.1, P100 SM 6.0). vLLM's GPU
+requirements: "compute capability 7.0 or higher (e.g., V100, T4, RTX20xx, A100, L4, H100)",
+https://docs.vllm.ai/en/v0.14.0/getting_started/installation/gpu/ ; the other CUDA engines
+ship kernels for Volta or newer only (vLLM's quantization table has no column below Volta:
+https://docs.vllm.ai/en/v0.11.2/features/quantization/)."""
+
+
+def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
+    """Can the serving ``engine`` run on ``spec`` at all? ``unsupported`` for a CUDA
+    engine on a card below compute capability 7.0 (dropped, never shown with that engine's
+    rate); plain PyTorch (``hf``) runs anything the registry tabulates."""
+    gen = generation(spec)
+    if engine in CUDA_ENGINES and gen is not None and gen.name in BELOW_SM70:
+        return "unsupported"
+    return "ok"
+
+
 def hardware_notes(spec: AcceleratorSpec, precision: str, serving: bool) -> tuple[str, ...]:
     """Keys of the sentences (:mod:`service.planning.texts`) an option on ``spec`` must
     carry: the precision fallback, the engine caveat of old generations, unverified

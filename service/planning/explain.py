@@ -202,6 +202,7 @@ def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[s
         "ram": c.min_memory_gib,
         "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": c.max_nodes,
+        "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
     }
     sentences = [texts.t("no_option", lang)]
     for key, count in removed.most_common():

@@ -18,7 +18,7 @@ from typing import cast
 import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
-from service.catalog.capabilities import precision_verdict
+from service.catalog.capabilities import engine_verdict, precision_verdict
 from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.planning.filters import Shape, shape_of
@@ -119,6 +119,8 @@ class Placer:
             return "unknown_accelerator"
         if precision_verdict(registered, self.job.precision, self.job.serving) == "unsupported":
             return "precision"
+        if self.job.engine is not None and engine_verdict(registered, self.job.engine) != "ok":
+            return "engine"
         spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
         placed = self._place(spec, row)
         return placed if isinstance(placed, str) else Placements(spec, tuple(placed))

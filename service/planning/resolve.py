@@ -49,6 +49,9 @@ class Job:
     max_accelerators: int | None = None
     precision: str = "bf16"
     """The job's weights/compute format, checked against each device's capabilities."""
+    engine: str | None = None
+    """Serving: the engine asked for (default vLLM), checked against each device's
+    generation; ``None`` for training and preprocessing."""
 
     @property
     def open_ended(self) -> bool:
@@ -235,4 +238,5 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
         accelerator_count=c.accelerator_count,
         max_accelerators=c.max_accelerators,
         precision=getattr(req.workload, "precision", "bf16"),
+        engine=req.workload.engine if isinstance(req.workload, Inference) else None,
     )

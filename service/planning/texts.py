@@ -213,6 +213,10 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                       "en": "{n} offers have unknown vCPU or RAM figures."},
     "precision": {"zh": "{n} 个报价的加速卡不支持 {precision} 精度。",
                   "en": "{n} offers have accelerators that cannot run {precision}."},
+    "engine": {"zh": "{n} 个报价的加速卡（Pascal 架构，如 P4、P40、P100，计算能力低于 7.0）"
+               "不被 {engine} 支持，只能用通用 PyTorch 推理。",
+               "en": "{n} offers have accelerators (Pascal: P4, P40, P100, compute capability "
+               "below 7.0) that {engine} does not run; only plain PyTorch serving does."},
     "accelerator_count": {"zh": "{n} 个报价无法恰好组成 {n_acc} 张加速卡"
                           "（单机卡数不整除，或需多机但无 RDMA）。",
                           "en": "{n} offers cannot make exactly {n_acc} accelerators (the "
@@ -244,6 +248,15 @@ _CONSTRAINT: dict[str, dict[Lang, str]] = {
     "min_vcpus": {"zh": "vCPU 下限", "en": "the vCPU minimum"},
     "min_memory_gib": {"zh": "内存下限", "en": "the RAM minimum"},
 }
+
+
+_ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy",
+                 "tensorrt-llm": "TensorRT-LLM", "hf": "PyTorch", "mindie": "MindIE"}  # fmt: skip
+
+
+def engine_name(engine: str) -> str:
+    """A serving engine as its project spells it (``vllm`` -> ``vLLM``)."""
+    return _ENGINE_NAMES.get(engine, engine)
 
 
 def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:

@@ -1,0 +1,81 @@
+"""Serving engines and the cards they run on: vLLM, SGLang, LMDeploy and TensorRT-LLM need
+CUDA compute capability 7.0+, so Pascal cards (P4, P40, P100) are never recommended with
+them; plain PyTorch (``engine: "hf"``) still runs them, at its own (slow) rate."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.catalog.aggregate import CatalogService
+from service.hooks.loader import get_plugin_manager
+from service.hooks.registries import default_accelerator_registry, default_model_registry
+from service.planning.recommend import PlanContext, recommend
+from service.planning.schema import RecommendRequest, RecommendResponse
+from tests.conftest import BUILTIN_PROVIDERS
+
+PASCAL = {"P4", "P40", "P100"}
+
+
+@pytest.fixture(scope="module")
+def context() -> PlanContext:
+    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
+    return PlanContext(
+        snapshot=CatalogService(pm.hook.suanli_register_providers).load(),
+        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
+        models=default_model_registry(),
+    )
+
+
+def serve(context: PlanContext, lang: str = "en", **workload: Any) -> RecommendResponse:
+    constraints = workload.pop("constraints", {})
+    body = {"workload": {"kind": "inference", "model": "qwen2.5-7b-instruct",
+                         "concurrency": 32, "context_len": 8192, **workload},
+            "constraints": constraints, "top_k": 20, "lang": lang}  # fmt: skip
+    req = msgspec.convert(body, RecommendRequest)
+    return recommend(req, context, lang)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("engine", [None, "vllm", "sglang", "lmdeploy", "tensorrt-llm"])
+def test_the_reviews_request_has_no_pascal_option(context: PlanContext, engine: str | None) -> None:
+    extra = {} if engine is None else {"engine": engine}
+    answer = serve(context, **extra)
+    assert answer.options, "other cards serve it"
+    assert not {o.accelerator.name for o in answer.options if o.accelerator} & PASCAL
+
+
+def test_plain_pytorch_may_serve_on_pascal_at_its_own_rate(context: PlanContext) -> None:
+    only = {"accelerators": sorted(PASCAL)}
+    hf = serve(context, engine="hf", constraints=only)
+    assert hf.options
+    assert {o.accelerator.name for o in hf.options if o.accelerator} <= PASCAL
+    assert all(o.throughput_tokens_per_s for o in hf.options)
+    assert any("plain PyTorch" in w for w in hf.options[0].warnings)
+    vllm_on_t4 = serve(context, engine="vllm", constraints={"accelerators": ["T4"]})
+    hf_on_t4 = serve(context, engine="hf", constraints={"accelerators": ["T4"]})
+    assert vllm_on_t4.options
+    assert hf_on_t4.options
+    # the same card decodes slower under plain PyTorch than under vLLM (eager decode)
+    assert (hf_on_t4.options[0].throughput_tokens_per_s or 0) < (
+        vllm_on_t4.options[0].throughput_tokens_per_s or 0
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"),
+    [("en", r"(\d[\d,]*) offers have accelerators \(Pascal: P4, P40, P100, compute capability "
+            r"below 7\.0\) that vLLM does not run; only plain PyTorch serving does\."),
+     ("zh", r"(\d[\d,]*) 个报价的加速卡（Pascal 架构，如 P4、P40、P100，计算能力低于 7\.0）"
+            r"不被 vLLM 支持，只能用通用 PyTorch 推理。")],
+)  # fmt: skip
+def test_pascal_only_request_says_why_it_is_empty(
+    context: PlanContext, lang: str, sentence: str
+) -> None:
+    answer = serve(context, lang, engine="vllm", constraints={"accelerators": sorted(PASCAL)})
+    assert not answer.options
+    found = [m for w in answer.warnings for m in re.finditer(sentence, w)]
+    assert len(found) == 1, answer.warnings
+    assert int(found[0].group(1).replace(",", "")) > 0  # the Pascal offers, counted
