@@ -79,3 +79,20 @@ def test_pascal_only_request_says_why_it_is_empty(
     found = [m for w in answer.warnings for m in re.finditer(sentence, w)]
     assert len(found) == 1, answer.warnings
     assert int(found[0].group(1).replace(",", "")) > 0  # the Pascal offers, counted
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "Ranked by price per million tokens"),
+                                             ("zh", "按每百万 tokens 价格排序")])  # fmt: skip
+def test_open_ended_serving_ranks_by_price_per_million_tokens(
+    context: PlanContext, lang: str, words: str
+) -> None:
+    options = serve(context, lang).options
+    per_million = [o.price_per_million_tokens for o in options]
+    assert len(per_million) >= 5
+    assert all(p is not None for p in per_million)
+    # estimates rank at the top of their range (their shown figure is mid-range), so
+    # the confirmed prices are the ones whose shown figures follow the ranking
+    confirmed = [o.price_per_million_tokens for o in options if o.price_low_per_hour is None]
+    assert len(confirmed) >= 3
+    assert confirmed == sorted(confirmed)  # type: ignore[type-var]
+    assert all(any(words in r for r in o.reasons) for o in options)

@@ -7,7 +7,7 @@ Every bound is exact arithmetic on the placements and prices, never an estimate:
   adds a constant factor (the interruption model, :func:`service.planning.cost.spot_overhead`);
 * money is linear in hours on demand and on spot; a subscription costs at least one
   month, and at least its monthly price spread over the hours;
-* open-ended serving is ranked by price per hour and throughput: no work at all.
+* open-ended serving is ranked by price per token (hourly price over throughput): no work at all.
 
 A :class:`LaneBound` holds those figures per unit of work, so that an ordering of the
 lanes built once (per workload shape and filter) holds for every job length: each
@@ -34,7 +34,7 @@ INF = math.inf
 
 BoundMode = Literal["train", "batch", "open"]
 """What a job's cost and time scale with: training tokens, inference output tokens, or
-nothing (open-ended serving is ranked by price per hour and throughput)."""
+nothing (open-ended serving is ranked by price per token)."""
 
 BOUND_SLACK = 1 - 1e-9
 """Bounds are scaled down by this much so that float rounding never makes a bound
@@ -83,7 +83,8 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode == "open":
-            item = (0.0, 0.0, per_hour, per_hour / throughput if throughput else INF, 0.0)
+            per_token = per_hour / throughput if throughput else INF  # the cost key's money
+            item = (0.0, 0.0, per_token, per_token, 0.0)
         elif hours is None:
             item = (1.0, per_hour, INF, INF, INF)
         elif monthly:

@@ -3,7 +3,8 @@
 The planner's innermost loop (once per candidate the ranking walks), so the economics
 and the key are written out here rather than spread over helpers. Money first when
 ranking by cost; unknown prices are never cheap: a key's money tier is 0 when the job's
-total is known (or, when serving, its hourly price), 1 when only the hourly price is,
+total is known (or, when open-ended serving, its price per token with the hourly price as
+tie-break), 1 when only the hourly price is,
 2 unpriced, and unpriced candidates are ordered among themselves by
 :func:`service.planning.unpriced.unpriced_order`. Every key ends with its entry's index,
 so the best are picked from plain tuples (``heapq.nsmallest``).
@@ -116,6 +117,12 @@ class Pricer:
                 key = (tier, money, *order, len(keys))
                 if objective != "cost":
                     key = (INF, *key)
+            elif objective == "cost" and serving and tier == 0.0:
+                # Open-ended serving: price per token first (a cheap hour on a slow card
+                # can cost several times more per token), the hourly price as tie-break;
+                # an unknown rate never ranks as cheap.
+                per_token = money / v.throughput if v.throughput else INF
+                key = (tier, per_token, money, v.nodes, len(keys))
             elif objective == "cost":
                 key = (tier, money, speed, v.nodes, len(keys))
             else:

@@ -55,7 +55,7 @@ class Job:
 
     @property
     def open_ended(self) -> bool:
-        """Serving with no job length: ranked by price per hour and throughput."""
+        """Serving with no job length: ranked by price per token, then per hour."""
         return self.serving and not self.output_tokens
 
 

@@ -44,6 +44,10 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按每小时价格排序：¥{price:,.2f}/小时。",
         "en": "Ranked by hourly price: ¥{price:,.2f}/h.",
     },
+    "rank_per_million": {
+        "zh": "按每百万 tokens 价格排序：约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
+        "en": "Ranked by price per million tokens: about ¥{pmt:,.2f} (¥{price:,.2f}/h).",
+    },
     "rank_time": {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
         "en": "Ranked by time: about {hours:.1f} h.",
@@ -339,6 +343,8 @@ def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -
         return t("rank_balanced", lang)
     if c.total_cost is not None and c.hours is not None and not serving:
         return t("rank_cost", lang, cost=c.total_cost, hours=c.hours)
+    if serving and c.hours is None and c.price_per_million_tokens is not None:
+        return t("rank_per_million", lang, pmt=c.price_per_million_tokens, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
 
 
