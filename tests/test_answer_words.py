@@ -43,7 +43,7 @@ def test_a_chinese_answer_says_catalog_confidence_in_chinese(
     ]
     assert zh_notes
     assert en_notes
-    assert all(w.startswith("目录可信度低：规格来自非官方来源") for w in zh_notes)
+    assert all(w.startswith("目录可信度低：部分规格或在售状态未能由官方来源确认") for w in zh_notes)
     assert not any(re.search(r"[A-Za-z]{4,} [A-Za-z]{2,}", w) for w in zh_notes)
     assert any("veMLP" in w for w in en_notes)  # the catalog's own note stays in English
 

@@ -276,7 +276,7 @@ def confidence_name(confidence: str, lang: Lang) -> str:
 
 _CONFIDENCE_WHY_ZH: dict[str, str] = {
     "medium": "部分规格未能在官方来源中逐项核实",
-    "low": "规格来自非官方来源",
+    "low": "部分规格或在售状态未能由官方来源确认",
 }
 """Why a row is not ``high`` confidence, said in Chinese: the catalog's notes are English
 and stay in the catalog (``/v1/offers``) and in English answers."""
