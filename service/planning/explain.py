@@ -70,7 +70,7 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
         hints = relax_hints(flt, plan.removed, placer, req, ctx, lang)
         no_fit = _explain(plan.removed, req, lang)
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
-        warnings.extend(_hint_text(h, lang) for h in hints if h.nearest)
+        warnings.extend(_hint_text(h, lang) for h in hints)
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
@@ -106,7 +106,7 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
             lang,
             _display_name(ctx, first.offer.provider, lang) if first else "",
             first,
-            _accel_text(first),
+            _accel_text(first, lang),
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
@@ -148,10 +148,21 @@ def relax_hints(
         elif constraint in _SIZE_CONSTRAINTS:  # placements change too: a placer without it
             relaxed_filter = relaxed(flt, constraint)
             relaxed_placer = placer.without(constraint)
-        plan = plan_for(ctx.snapshot.buckets, relaxed_filter, relaxed_placer, req, relax=constraint)
+        # Without the deadline the nearest option is the fastest one, not the cheapest.
+        asked = (
+            msgspec.structs.replace(req, objective="time")
+            if constraint == "deadline_hours"
+            else req
+        )
+        plan = plan_for(
+            ctx.snapshot.buckets, relaxed_filter, relaxed_placer, asked, relax=constraint
+        )
         best = select(plan, 1)
-        nearest = _describe(best[0], ctx, lang) if best else None
-        hints.append(RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest))
+        if best:  # a hint without a nearest option tells the user nothing to relax
+            nearest = _describe(best[0], ctx, lang)
+            hints.append(
+                RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest)
+            )
     return hints
 
 
@@ -178,9 +189,9 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     name = _display_name(ctx, o.provider, lang)
     what = f"{nodes}{o.instance.instance_type}"
     head = (
-        f"{name} {what}（{_accel_text(c)}）"
+        f"{name} {what}（{_accel_text(c, lang)}）"
         if lang == "zh"
-        else f"{what} on {name} ({_accel_text(c)})"
+        else f"{what} on {name} ({_accel_text(c, lang)})"
     )
     parts = [head, price]
     if c.hours is not None:
@@ -251,13 +262,19 @@ def _cheapest_priced(plan: Plan) -> Candidate | None:
     return candidate
 
 
-def _accel_text(c: Candidate | None) -> str:
+def _accel_text(c: Candidate | None, lang: Lang) -> str:
+    """What one node holds; over several nodes, per node and in all ("2×" before the type
+    name alone reads as the node's cards being the total)."""
     if c is None:
         return ""
     row = c.offer.instance
     if row.accelerator is None:
         return f"{row.vcpus} vCPU / {row.memory_gib:g} GiB"
-    return f"{row.accelerator_count}×{row.accelerator}"
+    cards = f"{row.accelerator_count}×{row.accelerator}"
+    if c.nodes <= 1:
+        return cards
+    total = c.nodes * (row.accelerator_count or 0)
+    return f"每台 {cards}，共 {total} 卡" if lang == "zh" else f"{cards} per node, {total} in all"
 
 
 def _estimate_for(

@@ -41,6 +41,10 @@ class OfferFilter:
     accelerator_count: int | None = None
     """Exactly this many accelerators in total: a type must hold it or divide it."""
     max_accelerators: int | None = None
+    billing_asked: frozenset[Billing] | None = None
+    """The billing modes the user sent (``None``: none sent, the default applies), so a
+    removal says why: not asked for, spot on a job that is not interruptible, or monthly
+    for a job of unknown length."""
     single_node: frozenset[str] = frozenset()
     """With ``accelerator_count``: accelerators some passing type holds that many of on
     one node; their multi-node placements are not offered ("8 GPUs" is one 8-GPU node
@@ -77,6 +81,18 @@ class OfferFilter:
         ):
             return "accelerator_count"
         return ""
+
+    def billing_reason(self, offer: Offer) -> str:
+        """Why this offer's billing mode is left out, or ``""`` when it is allowed."""
+        billing = offer.billing
+        if billing in self.billing:
+            return ""
+        asked = self.billing_asked
+        if billing == "spot" and (asked is None or "spot" in asked):
+            return "spot_not_interruptible"
+        if billing == "monthly" and asked is None:
+            return "monthly_unknown_length"
+        return "billing"
 
     def group_reason(self, group: OfferGroup) -> str:
         """The constraint on region or price that removes these offers, or ``""`` (billing

@@ -105,14 +105,7 @@ def offer_part(
         price_warnings.append(texts.t("unpriced", lang))
     row_warnings = []
     if row.confidence != "high":
-        row_warnings.append(
-            texts.t(
-                "low_confidence",
-                lang,
-                conf=texts.confidence_name(row.confidence, lang),
-                notes=row.notes or "",
-            )
-        )
+        row_warnings.append(texts.confidence_warning(row.confidence, row.notes, lang))
     if cann:
         row_warnings.append(texts.t("ascend", lang))
     if row.accelerator in SUPPLY_LIMITED:

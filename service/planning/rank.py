@@ -213,9 +213,7 @@ def _every_group(
     removed = pricer.removed
     for bucket in buckets:
         offer = bucket.offer
-        verdict = flt.row_reason(offer)
-        if not verdict and offer.billing not in flt.billing:
-            verdict = "billing"
+        verdict = flt.row_reason(offer) or flt.billing_reason(offer)
         variants: list[Variant] | str = verdict or placer.build(offer.instance)
         if isinstance(variants, str):
             removed[variants] += bucket.offers

@@ -182,6 +182,7 @@ def build_filter(
         accelerators=accelerators,
         excluded_accelerators=excluded,
         billing=billing,
+        billing_asked=frozenset(c.billing) if c.billing is not None else None,
         max_price_per_hour=c.max_price_per_hour,
         min_vcpus=c.min_vcpus,
         min_memory_gib=c.min_memory_gib,

@@ -497,7 +497,7 @@ class RecommendResponse(msgspec.Struct, frozen=True, kw_only=True):
     relax: Annotated[
         list[RelaxHint],
         msgspec.Meta(
-            description="When nothing fits: per constraint that removed candidates, how many and "
-            "the nearest option without it."
+            description="When nothing fits: per constraint that removed candidates and whose "
+            "lifting leaves an option, how many it removed and the nearest option without it."
         ),
     ] = msgspec.field(default_factory=list)

@@ -57,11 +57,11 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Ranked by the balance of cost and time.",
     },
     "serving": {
-        "zh": "解码吞吐约 {tps:,.0f} tokens/s，约 ¥{pmt:,.2f} / 百万 tokens。",
+        "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt:,.2f} / 百万 tokens。",
         "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt:,.2f} per million tokens.",
     },
     "serving_unpriced": {
-        "zh": "解码吞吐约 {tps:,.0f} tokens/s。",
+        "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
     },
     "monthly": {
@@ -87,7 +87,7 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "No token count given, so time and total cost are not estimated.",
     },
     "low_confidence": {
-        "zh": "目录可信度{conf}（目录原注）：{notes}",
+        "zh": "目录可信度{conf}：{why}，下单前请在控制台核对（原注见机型目录）。",
         "en": "Catalog confidence {conf}: {notes}",
     },
     "ascend": {
@@ -199,6 +199,15 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                       "en": "{n} offers have Ascend NPUs, which do not run CUDA."},
     "billing": {"zh": "{n} 个报价的计费方式不在所选范围内。",
                 "en": "{n} offers use a billing mode that was not asked for."},
+    "spot_not_interruptible": {"zh": "{n} 个报价为竞价实例：竞价实例随时可能被回收，"
+                               "只在任务可中断（能从检查点恢复）时使用。",
+                               "en": "{n} offers are spot offers, which the cloud can reclaim "
+                               "at any time: spot is used only when the job is interruptible "
+                               "(it can resume from a checkpoint)."},
+    "monthly_unknown_length": {"zh": "{n} 个报价为包月计费：任务时长未知，"
+                               "默认不按整月承诺计费。",
+                               "en": "{n} offers are billed monthly: the job's length is "
+                               "unknown, so a whole-month commitment is not assumed."},
     "max_price_per_hour": {"zh": "{n} 个报价超过每小时价格上限或价格未知。",
                            "en": "{n} offers cost more per hour than the limit, or have no "
                            "known price."},
@@ -280,6 +289,27 @@ _CONFIDENCE: dict[str, dict[Lang, str]] = {
 
 def confidence_name(confidence: str, lang: Lang) -> str:
     return _CONFIDENCE.get(confidence, {}).get(lang, confidence)
+
+
+_CONFIDENCE_WHY_ZH: dict[str, str] = {
+    "medium": "部分规格未能在官方来源中逐项核实",
+    "low": "部分规格或在售状态未能由官方来源确认",
+}
+"""Why a row is not ``high`` confidence, said in Chinese: the catalog's notes are English
+and stay in the catalog (``/v1/offers``) and in English answers."""
+
+
+def confidence_warning(confidence: str, notes: str | None, lang: Lang) -> str:
+    """The warning for a row whose figures are not fully sourced: the catalog's own note
+    in English, the confidence said in words in Chinese (no English paragraph inside a
+    Chinese sentence)."""
+    return t(
+        "low_confidence",
+        lang,
+        conf=confidence_name(confidence, lang),
+        why=_CONFIDENCE_WHY_ZH.get(confidence, "规格未经核实"),
+        notes=notes or "",
+    )
 
 
 def constraint_name(key: str, lang: Lang) -> str:
