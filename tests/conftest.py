@@ -23,6 +23,11 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
+from service.catalog.aggregate import CatalogService, CatalogSnapshot
+from service.hooks.loader import get_plugin_manager
+from service.hooks.registries import default_accelerator_registry, default_model_registry
+from service.planning.memo import PlanCache
+from service.planning.recommend import PlanContext
 from service.runtime.settings import Settings
 
 # The example third-party plugin (examples/provider-example) is pip-installed into
@@ -32,6 +37,22 @@ if TEST_PLUGINS.is_dir() and str(TEST_PLUGINS) not in sys.path:
     sys.path.insert(0, str(TEST_PLUGINS))  # before any plugin scan
 
 BUILTIN_PROVIDERS = ("alibaba", "tencent", "huawei", "volcengine")
+
+
+def builtin_plan_context(
+    snapshot: CatalogSnapshot | None = None, memo: PlanCache | None = None
+) -> PlanContext:
+    """The planner's context over the four built-in providers, loaded through the real
+    plugin path (or over ``snapshot``, for tests that plan on a synthetic catalog)."""
+    if snapshot is None:
+        pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
+        snapshot = CatalogService(pm.hook.suanli_register_providers).load()
+    return PlanContext(
+        snapshot=snapshot,
+        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
+        models=default_model_registry(),
+        memo=memo,
+    )
 
 
 def free_port() -> int:

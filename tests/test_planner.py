@@ -7,23 +7,15 @@ import dataclasses
 import msgspec
 import pytest
 
-from service.catalog.aggregate import CatalogService
-from service.hooks.loader import get_plugin_manager
-from service.hooks.registries import default_accelerator_registry, default_model_registry
 from service.planning.memo import PlanCache
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest
-from tests.conftest import BUILTIN_PROVIDERS
+from tests.conftest import builtin_plan_context
 
 
 @pytest.fixture(scope="module")
 def context() -> PlanContext:
-    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
-    return PlanContext(
-        snapshot=CatalogService(pm.hook.suanli_register_providers).load(),
-        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
-        models=default_model_registry(),
-    )
+    return builtin_plan_context()
 
 
 def request(tokens: float, objective: str = "cost") -> RecommendRequest:

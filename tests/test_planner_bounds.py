@@ -22,7 +22,6 @@ import pytest
 from service.catalog.aggregate import CatalogService, CatalogSnapshot, bucket_offers
 from service.catalog.models import Price
 from service.hooks.loader import get_plugin_manager
-from service.hooks.registries import default_accelerator_registry, default_model_registry
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
 from service.planning.place import Placer
@@ -30,7 +29,7 @@ from service.planning.rank import make_plan, select
 from service.planning.recommend import PlanContext, recommend
 from service.planning.resolve import Resolved, resolve
 from service.planning.schema import RecommendRequest
-from tests.conftest import BUILTIN_PROVIDERS
+from tests.conftest import BUILTIN_PROVIDERS, builtin_plan_context
 
 WORKLOADS: dict[str, dict[str, Any]] = {
     "qlora-7b": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora",
@@ -61,12 +60,7 @@ ACCELERATOR_ONLY = ("exact-8", "max-2")
 
 
 def _context(snapshot: CatalogSnapshot, memo: PlanCache | None = None) -> PlanContext:
-    return PlanContext(
-        snapshot=snapshot,
-        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
-        models=default_model_registry(),
-        memo=memo,
-    )
+    return builtin_plan_context(snapshot, memo)
 
 
 @pytest.fixture(scope="module")

@@ -10,24 +10,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.catalog.aggregate import CatalogService
-from service.hooks.loader import get_plugin_manager
-from service.hooks.registries import default_accelerator_registry, default_model_registry
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import RecommendRequest, RecommendResponse
-from tests.conftest import BUILTIN_PROVIDERS
+from tests.conftest import builtin_plan_context
 
 PASCAL = {"P4", "P40", "P100"}
 
 
 @pytest.fixture(scope="module")
 def context() -> PlanContext:
-    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
-    return PlanContext(
-        snapshot=CatalogService(pm.hook.suanli_register_providers).load(),
-        accelerators=default_accelerator_registry(BUILTIN_PROVIDERS),
-        models=default_model_registry(),
-    )
+    return builtin_plan_context()
 
 
 def serve(context: PlanContext, lang: str = "en", **workload: Any) -> RecommendResponse:
