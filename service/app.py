@@ -19,7 +19,7 @@ from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 from litestar.stores.registry import StoreRegistry
 from litestar.types import (
     ASGIApp,
@@ -56,6 +56,7 @@ from service.runtime.errors import InputError
 from service.runtime.metrics import CATALOG_RELOADS, watch_live_prices
 from service.runtime.observability import configure_logging, request_id_middleware
 from service.runtime.ratelimit import RateLimiter
+from service.runtime.request_metrics import request_metrics
 from service.runtime.settings import Settings, check_settings, load_settings, parse_client_keys
 from service.sizing.presets import ModelRegistry
 
@@ -180,9 +181,8 @@ def create_app(
         routes.append(mount.route)
         lifespans.append(mount.lifespan)
 
-    middleware: list[Any] = []
-    prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
-    middleware.append(prometheus.middleware)
+    # litestar's Prometheus series per route, without its per-request label lookups.
+    middleware: list[Any] = [request_metrics(app_name="suanli", exclude="/metrics")]
 
     app = SuanliApp(
         route_handlers=routes,
