@@ -33,9 +33,11 @@ from litestar.types import (
 )
 
 from service import web
+from service.api import estimate, recommend
 from service.api.admin import AdminController
 from service.api.estimate import estimate_route
 from service.api.health import HealthController
+from service.api.hot_route import hot_routes
 from service.api.models import ModelsController
 from service.api.offers import OffersController
 from service.api.openapi import finish_contract, schema_router
@@ -64,6 +66,8 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 RATE_LIMITER_KEY = "rate_limiter"
+METRICS_APP_NAME = "suanli"
+"""``app_name`` label of the per-route request series."""
 SHUTDOWN_STEP_S = 2.0
 
 
@@ -182,7 +186,7 @@ def create_app(
         lifespans.append(mount.lifespan)
 
     # litestar's Prometheus series per route, without its per-request label lookups.
-    middleware: list[Any] = [request_metrics(app_name="suanli", exclude="/metrics")]
+    middleware: list[Any] = [request_metrics(app_name=METRICS_APP_NAME, exclude="/metrics")]
 
     app = SuanliApp(
         route_handlers=routes,
@@ -240,7 +244,9 @@ class SuanliApp(Litestar):
     def _outer(self) -> ASGIApp:
         settings: Settings = self.state[STATE_KEY].settings
         limiter: RateLimiter = self.state[RATE_LIMITER_KEY]
-        inner: ASGIApp = super().__call__
+        inner: ASGIApp = hot_routes(
+            super().__call__, self, (recommend.PATH, estimate.PATH), app_name=METRICS_APP_NAME
+        )
         if limiter.active:  # before routing: a refused request costs no parsing
             inner = limiter.middleware(inner)
         return request_id_middleware(inner, settings.request_timeout_s)
