@@ -70,16 +70,25 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
     """``timings``: the placements' timings by (placements, spot rate), shared by the
     lanes of one ordering (many buckets have the same placements)."""
     # the prices ranking uses (an estimate at the top of its range), so the bound holds
-    hourly, monthly = lane.rank_hourly, lane.rank_monthly
-    rate = lane.spot_rate if mode == "train" else None  # serving is not interrupted
-    key = (id(lane.placements), rate)
+    passing = lane.passing
+    hourly, monthly = passing.rank_hourly, passing.rank_monthly
+    rate = passing.spot_rate if mode == "train" else None  # serving is not interrupted
+    key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
     timing = timings.get(key)
     if timing is None:
         timing = timings[key] = _timing(lane, mode, rate)
     items, speed = timing
-    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
     if hourly is None:
-        return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+        return LaneBound(lane, 2.0, INF, INF, speed, INF, INF)
+    if len(items) == 1 and mode != "open" and not monthly:
+        # the common lane: one placement billed by the hour (what the loop below gives)
+        nodes, hours, _ = items[0]
+        per_hour = hourly * nodes
+        if hours is None:
+            return LaneBound(lane, 1.0, per_hour, INF, speed, INF, INF)
+        money = per_hour * hours
+        return LaneBound(lane, 0.0, 0.0, money, speed, money * hours, 0.0)
+    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode == "open":
