@@ -19,8 +19,13 @@ Network = Literal["standard", "rdma"]
 # tuples, so a breakdown stays hashable for the planner's caches.
 
 
-class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
-    """Accelerator memory needed on *each* device of the placement (GiB)."""
+class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """Accelerator memory needed on *each* device of the placement (GiB).
+
+    ``gc=False`` (as :class:`Fit`): it holds only numbers, so it can be in no reference
+    cycle, and the planner's memo keeps tens of thousands of them (the placements of
+    every recent job shape) that the cycle collector would otherwise walk on every full
+    collection."""
 
     per_device_gib: Annotated[
         float,
@@ -72,8 +77,9 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
     ] = (0.0, 0.0)
 
 
-class Fit(msgspec.Struct, frozen=True, kw_only=True):
-    """How a workload fits one accelerator model x count."""
+class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """How a workload fits one accelerator model x count (numbers and a
+    :class:`MemoryBreakdown` only: untracked by the cycle collector, see there)."""
 
     zero_stage: int | None
     """ZeRO stage used (training); ``None`` for inference."""
