@@ -18,7 +18,14 @@ import msgspec
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.models import InstanceType
-from service.planning.filters import Groups, OfferFilter, Passing, ShapedRows, passing
+from service.planning.filters import (
+    Groups,
+    OfferFilter,
+    Passing,
+    PassingRows,
+    ShapedRows,
+    passing,
+)
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
 
@@ -81,6 +88,11 @@ class LaneIndex:
         """Per shape number of the priced rows, whether the job can be placed on it."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
+
+    @property
+    def rows(self) -> PassingRows:
+        """The filter's passing rows the lanes are joined from (shared by workloads)."""
+        return self._rows
 
     def lanes(self, placer: Placer, start: int = 0) -> list[Lane]:
         """Every lane from the ``start``-th (indexing the rest of the catalog)."""
