@@ -19,16 +19,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.catalog.aggregate import CatalogService, CatalogSnapshot, OfferBucket
+from service.catalog.aggregate import CatalogSnapshot, OfferBucket
 from service.catalog.models import Offer
-from service.hooks.loader import get_plugin_manager
 from service.planning.bounds import LaneBound, Order, lane_bound, order_lanes
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer
 from service.planning.recommend import PlanContext
 from service.planning.resolve import resolve
 from service.planning.schema import RecommendRequest
-from tests.conftest import BUILTIN_PROVIDERS, builtin_plan_context
+from tests.conftest import builtin_plan_context
 
 WORKLOADS: list[dict[str, Any]] = [
     {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024,
@@ -50,8 +49,7 @@ CONSTRAINTS: list[dict[str, Any]] = [
 
 @pytest.fixture(scope="module")
 def real() -> CatalogSnapshot:
-    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
-    return CatalogService(pm.hook.suanli_register_providers).load()
+    return builtin_plan_context().snapshot
 
 
 @pytest.fixture(scope="module")
