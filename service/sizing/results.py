@@ -19,13 +19,12 @@ Network = Literal["standard", "rdma"]
 # tuples, so a breakdown stays hashable for the planner's caches.
 
 
+# gc=False (here and on Fit): numbers only, so no reference cycle can pass through them,
+# and the planner's memo keeps tens of thousands (the placements of every recent job
+# shape) that the cycle collector would otherwise walk on every full collection. (A
+# comment, not the docstring: docstrings are the OpenAPI descriptions.)
 class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """Accelerator memory needed on *each* device of the placement (GiB).
-
-    ``gc=False`` (as :class:`Fit`): it holds only numbers, so it can be in no reference
-    cycle, and the planner's memo keeps tens of thousands of them (the placements of
-    every recent job shape) that the cycle collector would otherwise walk on every full
-    collection."""
+    """Accelerator memory needed on *each* device of the placement (GiB)."""
 
     per_device_gib: Annotated[
         float,
@@ -77,9 +76,8 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     ] = (0.0, 0.0)
 
 
-class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """How a workload fits one accelerator model x count (numbers and a
-    :class:`MemoryBreakdown` only: untracked by the cycle collector, see there)."""
+class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):  # gc=False: see MemoryBreakdown
+    """How a workload fits one accelerator model x count."""
 
     zero_stage: int | None
     """ZeRO stage used (training); ``None`` for inference."""
