@@ -15,7 +15,11 @@ explanations never handle memo machinery:
   (:mod:`service.planning.place`), and per filter its lanes and their orders by bound
   (:mod:`service.planning.lanes`, :mod:`service.planning.bounds`);
 * per offer and per fit: the parts of an option that do not depend on the job's length
-  (:mod:`service.planning.options`).
+  (:mod:`service.planning.options`);
+* per class of answers — the same request at any job length (:func:`answer_signature`),
+  in one language — what its answers share: the resolved filter and the explain stage's
+  parts (:meth:`PlanCache.answer_class`). The bench's and platforms' commonest miss is
+  exactly this: the same job asked at another token count.
 
 The planner's own values (lanes, bounds, placements, variants) are msgspec Structs with
 ``gc=False``: they only point to immutable catalog and sizing values, never back, so the
@@ -54,11 +58,16 @@ class PlanCache:
     """
 
     def __init__(
-        self, max_workloads: int = 2048, max_shared: int = 256, max_templates: int = 4096
+        self,
+        max_workloads: int = 2048,
+        max_shared: int = 256,
+        max_templates: int = 4096,
+        max_classes: int = 1024,
     ) -> None:
         self._placements: BoundedDict[Hashable, dict[Hashable, object]] = BoundedDict(max_workloads)
         self._shared: BoundedDict[Hashable, object] = BoundedDict(max_shared)
         self._templates: BoundedDict[Hashable, object] = BoundedDict(max_templates)
+        self._classes: BoundedDict[Hashable, object] = BoundedDict(max_classes)
         self._catalog: object = None
         self._lock = threading.Lock()
 
@@ -68,6 +77,7 @@ class PlanCache:
         if catalog is not self._catalog:
             with self._lock:
                 self._shared.clear()
+                self._classes.clear()
                 self._catalog = catalog
 
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
@@ -88,6 +98,19 @@ class PlanCache:
         """
         self.use_catalog(catalog)
         return self.shared((key[0], id(catalog), *key[1:]), build)
+
+    def answer_class(self, catalog: object, key: Hashable, build: Callable[[], T]) -> T:
+        """What the answers of one class share (``key``: :func:`answer_signature` and what
+        else the class depends on besides ``catalog``), built on first use and dropped
+        with the catalog."""
+        self.use_catalog(catalog)
+        with self._lock:
+            value = self._classes.touch(key)
+        if value is None:
+            value = build()
+            with self._lock:
+                self._classes.put(key, value)
+        return cast(T, value)
 
     def placement_table(self, prefix: Hashable) -> dict[Hashable, object]:
         """The placements of one workload (``prefix``: its signature and the request
@@ -114,6 +137,18 @@ def memory_signature(workload: msgspec.Struct) -> bytes:
     """The workload without the fields that change time but never memory."""
     fields = {f: None for f in LENGTH_FIELDS if hasattr(workload, f)}
     return _signature_encoder.encode(msgspec.structs.replace(workload, **fields))
+
+
+def answer_signature(request: msgspec.Struct, workload: msgspec.Struct) -> tuple[object, ...]:
+    """``request`` (whose workload is ``workload``) without the job's length: what a class
+    of answers is keyed by. Whether each length is given, and non-zero, stays in the key:
+    that decides billing defaults, open-ended serving and whether hours are known."""
+    lengths = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
+    given = tuple((value is None, bool(value)) for value in lengths.values())
+    if lengths:
+        nulled = msgspec.structs.replace(workload, **dict.fromkeys(lengths))
+        request = msgspec.structs.replace(request, workload=nulled)
+    return (_signature_encoder.encode(request), given)
 
 
 _signature_encoder = msgspec.json.Encoder(order="deterministic")
