@@ -31,6 +31,7 @@ from service.planning.price import Plan
 from service.planning.rank import plan_for, select
 from service.planning.resolve import Resolved, length_unknown
 from service.planning.schema import (
+    Advice,
     CatalogRef,
     Lang,
     RecommendRequest,
@@ -46,6 +47,9 @@ from service.sizing import (
 )
 from service.sizing.workload import Inference, Placement
 
+ADVICE_PIECES = 64
+"""Advice pieces kept per class of answers (a dozen topics, a few variants each)."""
+
 
 class AnswerParts:
     """What the answers of one class (the same request at any job length, in one
@@ -53,12 +57,13 @@ class AnswerParts:
     figures (:class:`~service.planning.options.OptionParts`), the providers' names and the
     catalogs cited. Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
 
-    __slots__ = ("_names", "catalogs", "options", "terms")
+    __slots__ = ("_advice", "_names", "catalogs", "options", "terms")
 
     def __init__(self, terms: OptionTerms, ctx: PlanContext) -> None:
         self.terms = terms
         self.options = OptionParts(terms)
         self._names: dict[str, str] = {}
+        self._advice: dict[tuple[object, ...], Advice] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -68,6 +73,13 @@ class AnswerParts:
             )
             for p in ctx.snapshot.providers
         ]
+
+    def advice(self) -> dict[tuple[object, ...], Advice]:
+        """Advice pieces written for the class (see :func:`build_advice`), bounded: the
+        storage advice shows the job's data size, one piece per length."""
+        if len(self._advice) >= ADVICE_PIECES:
+            self._advice.clear()
+        return self._advice
 
     def name(self, ctx: PlanContext, provider: str) -> str:
         """The provider's name in the answer's language."""
@@ -145,7 +157,9 @@ def explain(
     return RecommendResponse(
         options=options,
         estimate=estimate,
-        advice=build_advice(_advice_context(rw, req, top, resolved.interruptible, host), lang),
+        advice=build_advice(
+            _advice_context(rw, req, top, resolved.interruptible, host), lang, parts.advice()
+        ),
         summary=texts.summary(
             lang,
             parts.name(ctx, first.offer.provider) if first else "",
@@ -344,19 +358,31 @@ def _advice_context(
     host: HostRequirements,
 ) -> AdviceContext:
     """``host``: the estimate's, for the top option's devices (one device without one)."""
-    accelerators = frozenset(c.offer.instance.accelerator or "" for c in top) - {""}
+    names: set[str] = set()
+    uses_spot = multi_node = unpriced = snapshot_prices = False
+    for c in top:
+        offer = c.offer
+        if offer.instance.accelerator:
+            names.add(offer.instance.accelerator)
+        uses_spot = uses_spot or offer.billing == "spot"
+        multi_node = multi_node or c.nodes > 1
+        unpriced = unpriced or c.price_per_hour is None
+        price = offer.price
+        snapshot_prices = snapshot_prices or (
+            price is not None and price.price_source == "snapshot"
+        )
+    serving = isinstance(req.workload, Inference)
+    accelerators = frozenset(names)
     return AdviceContext(
         kind=str(type(req.workload).__struct_config__.tag),
         params_b=rw.params_b,
         interruptible=interruptible,
-        uses_spot=any(c.offer.billing == "spot" for c in top),
-        multi_node=any(c.nodes > 1 for c in top) and not isinstance(req.workload, Inference),
+        uses_spot=uses_spot,
+        multi_node=multi_node and not serving,
         accelerators=accelerators,
         ascend=any(a.startswith("Ascend") for a in accelerators),
-        unpriced=any(not c.priced for c in top),
-        snapshot_prices=any(
-            c.offer.price is not None and c.offer.price.price_source == "snapshot" for c in top
-        ),
+        unpriced=unpriced,
+        snapshot_prices=snapshot_prices,
         vcpus=host.vcpus,
         ram_gib=host.ram_gib,
         disk_gib=host.disk_gib,
