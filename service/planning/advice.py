@@ -99,9 +99,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AdviceContext:
-    """What the advice depends on: the workload and the chosen options."""
+    """What the advice depends on: the workload and the chosen options (built once per
+    answer and only read: not frozen, whose ``__init__`` costs three times as much)."""
 
     kind: str
     params_b: float

@@ -105,10 +105,10 @@ def answer_terms(
     )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Ranked:
     """Stage 5's hand-off: the resolved request, its placer, the plan and the top
-    candidates (the plan counts every removal when ``top`` is empty)."""
+    candidates (the plan counts every removal when ``top`` is empty; only read)."""
 
     resolved: Resolved
     placer: Placer

@@ -143,12 +143,26 @@ def answer_signature(request: msgspec.Struct, workload: msgspec.Struct) -> tuple
     """``request`` (whose workload is ``workload``) without the job's length: what a class
     of answers is keyed by. Whether each length is given, and non-zero, stays in the key:
     that decides billing defaults, open-ended serving and whether hours are known."""
-    lengths = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
-    given = tuple((value is None, bool(value)) for value in lengths.values())
-    if lengths:
-        nulled = msgspec.structs.replace(workload, **dict.fromkeys(lengths))
-        request = msgspec.structs.replace(request, workload=nulled)
-    return (_signature_encoder.encode(request), given)
+    kind = type(workload)
+    nulls = _LENGTHS_OF.get(kind)
+    if nulls is None:
+        nulls = _LENGTHS_OF[kind] = dict.fromkeys(
+            f for f in LENGTH_FIELDS if f in kind.__struct_fields__
+        )
+    if not nulls:
+        return (_key_encoder.encode(request), ())
+    given = []
+    for field in nulls:
+        value = getattr(workload, field)
+        given.append((value is None, bool(value)))
+    nulled = msgspec.structs.replace(workload, **nulls)
+    key = _key_encoder.encode(msgspec.structs.replace(request, workload=nulled))
+    return (key, tuple(given))
 
 
+_LENGTHS_OF: dict[type, dict[str, None]] = {}
+"""The length fields each workload type has, each set to ``None``."""
+_key_encoder = msgspec.json.Encoder()
+"""Field order is the Structs' own: equal requests encode equally (a dict in another
+order would only miss the memo, never hit a wrong entry)."""
 _signature_encoder = msgspec.json.Encoder(order="deterministic")
