@@ -291,20 +291,18 @@ def option_part(
 
 def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
     """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
-    reasons = list(part.head)
-    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, terms.lang)
-    if ranked:
-        reasons.append(ranked)
-    reasons.extend(part.middle)
+    lang = terms.lang
+    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang)
+    between = (ranked, *part.middle) if ranked else part.middle
     if c.spot is not None:
-        reasons.append(texts.spot_reason(c, terms.lang))
-    reasons.extend(part.tail)
-    warnings = list(part.warnings_head)
+        between = (*between, texts.spot_reason(c, lang))
+    reasons = [*part.head, *between, *part.tail]
     if c.hours is None and not terms.open_ended:
-        warnings.append(texts.t("hours_unknown", terms.lang))
-    warnings.extend(part.warnings_tail)
+        warnings = [*part.warnings_head, texts.t("hours_unknown", lang), *part.warnings_tail]
+    else:
+        warnings = [*part.warnings_head, *part.warnings_tail]
     if not c.regions:
-        warnings.append(texts.t("regions_unknown", terms.lang))
+        warnings.append(texts.t("regions_unknown", lang))
     hours, total = c.hours, c.total_cost
     return msgspec.structs.replace(
         part.template,
