@@ -54,7 +54,9 @@ class PlanCache:
     ``max_workloads`` bounds the placement tables (one per workload signature and the
     request fields placements depend on, each at most one entry per instance shape);
     ``max_shared`` the other values (lane indexes hold up to ``TOP_K_MAX`` groups per
-    bucket, so far fewer are kept); ``max_templates`` the option templates.
+    bucket, so far fewer are kept); ``max_templates`` the option templates;
+    ``max_classes`` the classes of answers (each holds the options its answers showed,
+    a few kB apiece, at most :data:`~service.planning.options.OPTION_PARTS` of them).
     """
 
     def __init__(
@@ -62,7 +64,7 @@ class PlanCache:
         max_workloads: int = 2048,
         max_shared: int = 256,
         max_templates: int = 4096,
-        max_classes: int = 1024,
+        max_classes: int = 256,
     ) -> None:
         self._placements: BoundedDict[Hashable, dict[Hashable, object]] = BoundedDict(max_workloads)
         self._shared: BoundedDict[Hashable, object] = BoundedDict(max_shared)

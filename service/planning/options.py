@@ -184,6 +184,11 @@ def fit_part(
     )
 
 
+OPTION_PARTS = 128
+"""Options kept per class of answers: the few dozen (offer, placement) pairs its answers
+show at the lengths asked, with room for larger ``top_k``."""
+
+
 @dataclass(frozen=True, slots=True)
 class OptionTerms:
     """What an option's sentences depend on besides its offer and placement: the terms of
@@ -235,7 +240,7 @@ class OptionParts:
 
     __slots__ = ("_parts", "limit", "terms")
 
-    def __init__(self, terms: OptionTerms, limit: int = 512) -> None:
+    def __init__(self, terms: OptionTerms, limit: int = OPTION_PARTS) -> None:
         self.terms = terms
         self._parts: dict[tuple[int, int, int], OptionPart] = {}
         self.limit = limit

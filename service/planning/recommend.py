@@ -44,7 +44,9 @@ __all__ = ["PlanContext", "recommend"]
 def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
     cache = ctx.cache()
     buckets = ctx.snapshot.buckets
-    key = (answer_signature(req, req.workload), lang, ctx.stale_live, ctx.accelerators, ctx.models)
+    # The snapshot by identity: the class holds it, so no other one can take its id.
+    key = (answer_signature(req, req.workload), lang, id(ctx.snapshot), ctx.stale_live,
+           ctx.accelerators, ctx.models)  # fmt: skip
     known = cache.answer_class(buckets, key, lambda: AnswerClass(req, ctx, cache, lang))
     resolved = known.resolved(req)
     placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
@@ -62,9 +64,11 @@ class AnswerClass:
     explain stage's parts. Built by the first request of the class (a request the resolve
     stage refuses builds nothing: the next one is refused the same way)."""
 
-    __slots__ = ("_index", "first", "parts")
+    __slots__ = ("_index", "first", "parts", "snapshot")
 
     def __init__(self, req: RecommendRequest, ctx: PlanContext, cache: PlanCache, lang: Lang):
+        self.snapshot = ctx.snapshot
+        """Held so that its id, in the class's key, is never another snapshot's."""
         self.first = resolve(req, ctx, cache)
         placer = Placer(self.first.job, ctx.accelerators, cache, self.first.signature)
         self.parts = AnswerParts(answer_terms(req, placer, ctx, lang), ctx)
