@@ -85,13 +85,7 @@ class PlanCache:
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
         """The value under ``key``, built on first use (callers own their key space, so
         the type is theirs to keep)."""
-        with self._lock:
-            value = self._shared.touch(key)
-        if value is None:
-            value = build()
-            with self._lock:
-                self._shared.put(key, value)
-        return cast(T, value)
+        return self._recent(self._shared, key, build)
 
     def catalog_shared(self, catalog: object, key: tuple[object, ...], build: Callable[[], T]) -> T:
         """:meth:`shared` for a value built over ``catalog`` (dropped with it).
@@ -106,12 +100,19 @@ class PlanCache:
         else the class depends on besides ``catalog``), built on first use and dropped
         with the catalog."""
         self.use_catalog(catalog)
+        return self._recent(self._classes, key, build)
+
+    def _recent(
+        self, store: BoundedDict[Hashable, object], key: Hashable, build: Callable[[], T]
+    ) -> T:
+        """``store``'s value under ``key`` (now the most recently used), built on first
+        use (outside the lock; the least recently used entry goes first)."""
         with self._lock:
-            value = self._classes.touch(key)
+            value = store.touch(key)
         if value is None:
             value = build()
             with self._lock:
-                self._classes.put(key, value)
+                store.put(key, value)
         return cast(T, value)
 
     def placement_table(self, prefix: Hashable) -> dict[Hashable, object]:
