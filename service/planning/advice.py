@@ -99,9 +99,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AdviceContext:
-    """What the advice depends on: the workload and the chosen options."""
+    """What the advice depends on: the workload and the chosen options (built once per
+    answer and only read: not frozen, whose ``__init__`` costs three times as much)."""
 
     kind: str
     params_b: float
@@ -118,7 +119,25 @@ class AdviceContext:
     checkpoint_interval_h: float
 
 
-def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
+def build_advice(
+    ctx: AdviceContext, lang: Lang, memo: dict[tuple[object, ...], Advice] | None = None
+) -> list[Advice]:
+    """The advice for ``ctx`` in ``lang`` (``memo``: pieces already written, by topic,
+    language and the figures they show — answers of one class share most of them)."""
+    if memo is None:
+        return [Advice(topic=t, text=_TEXT[t][lang].format(**kw)) for t, kw in _topics(ctx)]
+    advice = []
+    for topic, kw in _topics(ctx):
+        key = (topic, lang, *kw.values())
+        piece = memo.get(key)
+        if piece is None:
+            piece = memo[key] = Advice(topic=topic, text=_TEXT[topic][lang].format(**kw))
+        advice.append(piece)
+    return advice
+
+
+def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
+    """The topics that apply, each with the figures its sentence shows."""
     topics: list[tuple[str, dict[str, object]]] = []
     training = ctx.kind in ("pretrain", "finetune", "rlhf")
     if ctx.kind == "preprocess":
@@ -150,4 +169,4 @@ def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
         topics.append(("unpriced", {}))
     if ctx.snapshot_prices:
         topics.append(("stale_prices", {}))
-    return [Advice(topic=t, text=_TEXT[t][lang].format(**kw)) for t, kw in topics]
+    return topics
