@@ -19,8 +19,10 @@ list (:class:`Order`), and the planner merges the lists by priority
 from __future__ import annotations
 
 import functools
+import heapq
 import math
 import operator
+import threading
 from collections.abc import Hashable, Sequence
 from typing import Literal, overload
 
@@ -28,7 +30,9 @@ import msgspec
 
 from service.catalog.models import HOURS_PER_MONTH
 from service.planning.cost import spot_overhead
+from service.planning.filters import ShapedRows
 from service.planning.lanes import Lane
+from service.planning.place import Placer
 from service.planning.schema import Objective
 
 INF = math.inf
@@ -150,9 +154,10 @@ class Order(msgspec.Struct, frozen=True):
     objective: Objective
     first: Sequence[LaneBound]
     second: Sequence[LaneBound]
-    rest_from: int
+    rest_from: int | None
     """Lanes (in bucket order) from here on are in neither list: they can rank only when
-    the lists cannot fill the answer with finite keys (unpriced under cost/balanced)."""
+    the lists cannot fill the answer with finite keys (unpriced under cost/balanced);
+    ``None``: from the end of the priced lanes (:meth:`~service.planning.lanes.LaneIndex.priced`)."""
 
     def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
         """At most :meth:`key_bound`, and ascending along each list."""
@@ -223,50 +228,185 @@ def _cost_order(
     other_key: list[tuple[float, float]] = []
     built: dict[int, LaneBound] = {}
     """Bounds of the other lanes built here (several placements, open serving)."""
-    train = mode == "train"
     for i in range(priced):
-        lane = lanes[i]
-        p = lane.passing
-        hourly = p.rank_hourly
-        if hourly is None:
-            other_at.append(i)
-            other_key.append((2.0, INF))
-            continue
-        if mode != "open":
-            rate = p.spot_rate if train else None
-            key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
-            timing = timings.get(key)
-            if timing is None:
-                timing = timings[key] = _timing(lane, mode, rate)
-            items = timing[0]
-            if len(items) == 1:
-                nodes, hours, _ = items[0]
-                if hours is None:
-                    other_at.append(i)
-                    other_key.append((1.0, hourly * nodes))
-                elif p.rank_monthly:
-                    other_at.append(i)
-                    other_key.append((0.0, p.rank_monthly * nodes))
-                else:
-                    at.append(i)
-                    money.append(hourly * nodes * hours)
-                continue
-        b = lane_bound(lane, mode, timings)
-        if b.tier == 0.0 and b.floor == 0.0:
+        linear, tier, value, b = _cost_key(lanes[i], mode, timings)
+        if linear:
             at.append(i)
-            money.append(b.money)
+            money.append(value)
         else:
             other_at.append(i)
-            other_key.append((b.tier, b.floor))
+            other_key.append((tier, value))
+        if b is not None:
             built[i] = b
     first = sorted(range(len(at)), key=money.__getitem__)
     second = sorted(range(len(other_at)), key=other_key.__getitem__)
     return Order(
         "cost",
-        LazyBounds(lanes, [at[j] for j in first], mode, timings),
+        LazyBounds(lanes, [at[j] for j in first], mode, timings, built),
         LazyBounds(lanes, [other_at[j] for j in second], mode, timings, built),
         priced,
     )
+
+
+def _cost_key(
+    lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]
+) -> tuple[bool, float, float, LaneBound | None]:
+    """Where ``lane`` goes in the cost :class:`Order`: (in the first list, tier, money
+    per unit of work there or floor in the second, its bound if built on the way)."""
+    p = lane.passing
+    hourly = p.rank_hourly
+    if hourly is None:
+        return False, 2.0, INF, None
+    if mode != "open":
+        rate = p.spot_rate if mode == "train" else None
+        key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
+        timing = timings.get(key)
+        if timing is None:
+            timing = timings[key] = _timing(lane, mode, rate)
+        items = timing[0]
+        if len(items) == 1:
+            nodes, hours, _ = items[0]
+            if hours is None:
+                return False, 1.0, hourly * nodes, None
+            if p.rank_monthly:
+                return False, 0.0, p.rank_monthly * nodes, None
+            return True, 0.0, hourly * nodes * hours, None
+    b = lane_bound(lane, mode, timings)
+    if b.tier == 0.0 and b.floor == 0.0:
+        return True, 0.0, b.money, b
+    return False, b.tier, b.floor, b
+
+
+FLOOR_SLACK = 1 - 1e-6
+"""A shape's floor (:meth:`~service.planning.place.Placer.hours_floor`) is scaled down
+by this much before it is compared with exact keys: the floor and the hours it bounds
+are computed in different orders, a few ulps apart."""
+
+
+def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
+    """The cost :class:`Order` of a training job over the priced ``rows`` (equal, list
+    for list, to :func:`order_lanes` over their lanes), placing a shape only when a
+    ranking reads that far down a list.
+
+    A shape's rows are held back under a lower bound of their keys — the hourly price
+    times the shape's floor on nodes x hours per token (the first list: billed by the
+    hour), the monthly price (the second: a subscription costs a month per node at
+    least), (2, inf) for rows without a price — and a list hands out an exact key only
+    once every held-back bound of that list is above it (a bound equal to it is placed
+    first: ties keep catalog order). Shapes without a floor are placed at once. A cheap
+    answer then places the few shapes that can hold it, not the catalog's few dozen."""
+    expander = _ShapeExpander(rows, placer)
+    return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None)
+
+
+_Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
+
+
+class _ShapeExpander:
+    """What the two lists of one :func:`training_cost_order` share: the shapes not
+    placed yet, each under its bound per list, and the lanes of the placed ones by key
+    (under a lock: the order is shared by the requests of one class)."""
+
+    def __init__(self, rows: ShapedRows, placer: Placer) -> None:
+        self.rows = rows
+        self.placer = placer
+        self.timings: dict[Hashable, Timing] = {}
+        self.lock = threading.Lock()
+        self.placed = [False] * len(rows.shapes)
+        self.exact: tuple[list[_Exact], list[_Exact]] = ([], [])
+        self.pending: tuple[list[tuple[tuple[float, float], int]], ...] = ([], [])
+        members = rows.members
+        eager = []
+        for number, (_shape, row) in enumerate(rows.shapes):
+            floor = placer.hours_floor(row)
+            if floor is None:
+                eager.append(number)
+                continue
+            hourly = INF
+            other = (INF, INF)
+            for i in members[number]:
+                p = rows.rows[i]
+                if p.rank_hourly is None:
+                    other = min(other, (2.0, INF))
+                elif p.rank_monthly:
+                    other = min(other, (0.0, p.rank_monthly))
+                else:
+                    hourly = min(hourly, p.rank_hourly)
+            if hourly < INF:
+                heapq.heappush(self.pending[0], ((0.0, hourly * floor * FLOOR_SLACK), number))
+            if other < (INF, INF):
+                heapq.heappush(self.pending[1], (other, number))
+        for number in eager:
+            self._place(number)
+
+    def _place(self, number: int) -> None:
+        """Place shape ``number``; its rows' lanes join the lists by exact key."""
+        self.placed[number] = True
+        shape, first_row = self.rows.shapes[number]
+        placements = self.placer.placements(first_row, shape)
+        if isinstance(placements, str):
+            return
+        rows = self.rows.rows
+        for i in self.rows.members[number]:
+            p = rows[i]
+            lane = Lane(p.row, placements, p)
+            linear, tier, value, b = _cost_key(lane, "train", self.timings)
+            heapq.heappush(self.exact[0 if linear else 1], ((tier, value), i, lane, b))
+
+    def next_bound(self, which: int) -> LaneBound | None:
+        """The next bound of list ``which`` (0: first, 1: second), ``None`` at its end
+        (called under :attr:`lock`)."""
+        exact, pending = self.exact[which], self.pending[which]
+        while True:
+            while pending and self.placed[pending[0][1]]:
+                heapq.heappop(pending)
+            if pending and (not exact or pending[0][0] <= exact[0][0]):
+                self._place(heapq.heappop(pending)[1])
+                continue
+            if not exact:
+                return None
+            _key, _i, lane, bound = heapq.heappop(exact)
+            return bound if bound is not None else lane_bound(lane, "train", self.timings)
+
+
+class LazyList(Sequence[LaneBound]):
+    """One list of a :func:`training_cost_order`, handed out as far as it is read."""
+
+    __slots__ = ("_expander", "_out", "_which")
+
+    def __init__(self, expander: _ShapeExpander, which: int) -> None:
+        self._expander = expander
+        self._which = which
+        self._out: list[LaneBound] = []
+
+    def _fill(self, upto: int | None) -> None:
+        """Hand out bounds until ``upto`` are (``None``: all)."""
+        out, expander = self._out, self._expander
+        with expander.lock:
+            while upto is None or len(out) < upto:
+                bound = expander.next_bound(self._which)
+                if bound is None:
+                    return
+                out.append(bound)
+
+    def __len__(self) -> int:
+        self._fill(None)
+        return len(self._out)
+
+    @overload
+    def __getitem__(self, i: int) -> LaneBound: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LaneBound]: ...
+
+    def __getitem__(self, i: int | slice) -> LaneBound | list[LaneBound]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        out = self._out
+        if 0 <= i < len(out):
+            return out[i]
+        self._fill(None if i < 0 else i + 1)
+        return out[i]  # IndexError past the end, as a list
 
 
 class LazyBounds(Sequence[LaneBound]):

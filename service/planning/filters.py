@@ -218,7 +218,7 @@ class ShapedRows:
     has a few dozen shapes, and a new workload places each shape once, then joins the
     rows by number (no shape tuple hashed per row)."""
 
-    __slots__ = ("ids", "rows", "shapes")
+    __slots__ = ("_members", "ids", "rows", "shapes")
 
     def __init__(self, rows: tuple[Passing, ...]) -> None:
         self.rows = rows
@@ -235,6 +235,17 @@ class ShapedRows:
         """Each distinct shape with its first row (placements depend on the shape only)."""
         self.ids: tuple[int, ...] = tuple(ids)
         """Per row, the number of its shape in :attr:`shapes`."""
+        self._members: tuple[tuple[int, ...], ...] | None = None
+
+    @property
+    def members(self) -> tuple[tuple[int, ...], ...]:
+        """Per shape number, the indices of its rows in :attr:`rows` (ascending)."""
+        if self._members is None:
+            members: list[list[int]] = [[] for _ in self.shapes]
+            for i, number in enumerate(self.ids):
+                members[number].append(i)
+            self._members = tuple(tuple(m) for m in members)
+        return self._members
 
 
 TypeKey = tuple[str, str]
@@ -261,6 +272,7 @@ class PassingRows:
         self._priced: ShapedRows | None = None
         self._unpriced: ShapedRows | None = None
         self._on_demand: OnDemandIndex | None = None
+        self._on_demand_rows: dict[TypeKey, list[tuple[int, float]]] | None = None
 
     def priced(self) -> ShapedRows:
         if self._priced is None:
@@ -277,13 +289,7 @@ class PassingRows:
         type), split by shape (see :data:`OnDemandIndex`): a workload keeps the shapes
         it can be placed on, whatever the rows."""
         if self._on_demand is None:
-            shaped = self.priced()
-            entries: dict[TypeKey, list[tuple[int, float]]] = {}
-            for p, number in zip(shaped.rows, shaped.ids, strict=True):
-                offer = p.cheapest
-                if offer.billing == "on_demand" and offer.price_per_hour:
-                    key = (offer.provider, p.row.instance_type)
-                    entries.setdefault(key, []).append((number, offer.price_per_hour))
+            entries = self.on_demand_rows()
             by_shape: dict[int, dict[TypeKey, float]] = {}
             mixed: dict[TypeKey, list[tuple[int, float]]] = {}
             for key, found in entries.items():
@@ -294,6 +300,21 @@ class PassingRows:
                     mixed[key] = found
             self._on_demand = (by_shape, mixed)
         return self._on_demand
+
+
+    def on_demand_rows(self) -> dict[TypeKey, list[tuple[int, float]]]:
+        """Per (provider, instance type), the on-demand hourly price of each priced row
+        (with its shape number) — what :meth:`on_demand` folds, for a lookup of a few."""
+        if self._on_demand_rows is None:
+            shaped = self.priced()
+            entries: dict[TypeKey, list[tuple[int, float]]] = {}
+            for p, number in zip(shaped.rows, shaped.ids, strict=True):
+                offer = p.cheapest
+                if offer.billing == "on_demand" and offer.price_per_hour:
+                    key = (offer.provider, p.row.instance_type)
+                    entries.setdefault(key, []).append((number, offer.price_per_hour))
+            self._on_demand_rows = entries
+        return self._on_demand_rows
 
 
 def passing(buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> PassingRows:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar, cast
 
 import msgspec
@@ -143,6 +143,27 @@ class LaneIndex:
                     index[key] = min(kept)
             self._on_demand = index
         return self._on_demand
+
+    def on_demand_of(
+        self, placer: Placer, keys: Iterable[tuple[str, str]]
+    ) -> dict[tuple[str, str], float]:
+        """:meth:`on_demand` for ``keys`` only (the types an answer may show), placing
+        just the shapes those types have (a ranking may not have placed every shape)."""
+        if self._priced is not None or self.flt.cpu_only:
+            full = self.on_demand(placer)
+            return {key: full[key] for key in keys if key in full}
+        rows = self._rows.on_demand_rows()
+        shapes = self._rows.priced().shapes
+        index: dict[tuple[str, str], float] = {}
+        for key in keys:
+            kept = [
+                price
+                for number, price in rows.get(key, ())
+                if not isinstance(placer.placements(shapes[number][1], shapes[number][0]), str)
+            ]
+            if kept:
+                index[key] = min(kept)
+        return index
 
     def _extend(self, placer: Placer, shaped: ShapedRows) -> list[bool]:
         """Join ``shaped`` rows with their placements (under the lock: the lists are

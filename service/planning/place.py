@@ -35,6 +35,7 @@ from service.sizing import (
     preprocess_hours,
     time_for,
 )
+from service.sizing.compute import device_hours_floor
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -116,6 +117,24 @@ class Placer:
         if placed is None:
             placed = self.table[shape] = self._placements_of_shape(row)
         return placed
+
+    def hours_floor(self, row: InstanceType) -> float | None:
+        """A lower bound on nodes x hours per token of every placement of the row's
+        shape (spot overhead only adds), without sizing it: training only, ``None``
+        when there is none to give (the shape must be placed to be ranked).
+
+        Hours per token on ``d`` devices are at least the accelerator's device-hours
+        floor (:func:`~service.sizing.compute.device_hours_floor`) over ``d``, and a
+        placement on ``n`` nodes has ``d = n x`` the row's devices per node."""
+        job = self.job
+        if job.serving or job.cpu_only or row.accelerator_memory_gib is None:
+            return None
+        registered = self._supported(row.accelerator or "")
+        if isinstance(registered, str) or row.accelerator_count < 1:
+            return None
+        spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
+        floor = self.fits.device_hours_floor(spec)
+        return None if floor is None else floor / row.accelerator_count
 
     def _placements_of_shape(self, row: InstanceType) -> Placements | str:
         if row.accelerator_memory_gib is None:
@@ -245,6 +264,7 @@ class FitCache:
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
+        self._floors: dict[tuple[str, float], float | None] = {}
 
     def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
         """The registry spec with the memory the catalog row states (rows are the fact)."""
@@ -284,6 +304,20 @@ class FitCache:
             yield sized[i]
             i += 1
 
+    def device_hours_floor(self, spec: AcceleratorSpec) -> float | None:
+        """:func:`~service.sizing.compute.device_hours_floor` per token on ``spec`` (once
+        per accelerator and memory: many shapes share one)."""
+        key = (spec.name, spec.memory_gib)
+        if key not in self._floors:
+            self._floors[key] = device_hours_floor(self._tokens_one(), spec)
+        return self._floors[key]
+
+    def _tokens_one(self) -> ResolvedWorkload:
+        """The workload at one token (what hours per token are computed on)."""
+        if self._per_token is None:
+            self._per_token = dataclasses.replace(self.rw, tokens=1.0)
+        return self._per_token
+
     def hours_per_token(
         self, spec: AcceleratorSpec, devices: int, fit: Fit | None = None
     ) -> float | None:
@@ -295,10 +329,8 @@ class FitCache:
         stage = fit.zero_stage if fit is not None else None
         key = (spec.name, devices, pp, tp, stage)
         if key not in self._hours:
-            if self._per_token is None:
-                self._per_token = dataclasses.replace(self.rw, tokens=1.0)
             estimate = time_for(
-                self._per_token,
+                self._tokens_one(),
                 spec,
                 devices,
                 pipeline_parallel=pp,

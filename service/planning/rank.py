@@ -21,7 +21,14 @@ import math
 from collections.abc import Iterator, Sequence
 
 from service.catalog.aggregate import OfferBucket
-from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order, order_lanes
+from service.planning.bounds import (
+    BOUND_SLACK,
+    BoundMode,
+    LaneBound,
+    Order,
+    order_lanes,
+    training_cost_order,
+)
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, per_million_tokens
 from service.planning.filters import OfferFilter
@@ -99,7 +106,10 @@ def make_plan(
     else:
         _lanes_in_order(index, placer, pricer, objective, top_k)
     plan = pricer.plan(placer.job.serving)
-    plan.on_demand = index.on_demand(placer)
+    # what select reads: the on-demand price of the monthly candidates' types
+    shown = {(e[0].provider, e[0].instance.instance_type) for e in plan.entries
+             if e[0].billing == "monthly"}  # fmt: skip
+    plan.on_demand = index.on_demand_of(placer, shown)
     return plan
 
 
@@ -108,6 +118,8 @@ def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMo
     the lane index (time ranks unpriced lanes too)."""
 
     def build() -> Order:
+        if objective == "cost" and mode == "train":  # places shapes as the ranking reads
+            return training_cost_order(index.rows.priced(), placer)
         priced = index.priced(placer)
         lanes = index.lanes(placer) if objective == "time" else index.priced_lanes(placer)
         return order_lanes(objective, mode, lanes, priced)
@@ -161,26 +173,29 @@ def _bounded_lanes(
         if len(best) >= top_k:
             kth = (-best[0][0], -best[0][1]) if two else (-best[0][0],)
     if len(best) < top_k or math.isinf(kth[-1]):
-        for lane in index.lanes(placer, start=order.rest_from):
+        start = index.priced(placer) if order.rest_from is None else order.rest_from
+        for lane in index.lanes(placer, start):
             _price_lane(lane, placer, pricer, top_k)
 
 
 def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
     """Both lists of ``order`` in ascending priority."""
-    first, second = order.first, order.second
-    i = j = 0
-    head_1 = order.priority(first[0], True, scale) if first else None
-    head_2 = order.priority(second[0], False, scale) if second else None
+    # read as iterators: a lazy list places shapes only as far as it is read
+    firsts, seconds = iter(order.first), iter(order.second)
+    b1, b2 = next(firsts, None), next(seconds, None)
+    head_1 = order.priority(b1, True, scale) if b1 is not None else None
+    head_2 = order.priority(b2, False, scale) if b2 is not None else None
     while head_1 is not None or head_2 is not None:
         if head_2 is None or (head_1 is not None and head_1 <= head_2):
-            assert head_1 is not None
-            yield head_1, first[i]
-            i += 1
-            head_1 = order.priority(first[i], True, scale) if i < len(first) else None
+            assert head_1 is not None and b1 is not None
+            yield head_1, b1
+            b1 = next(firsts, None)
+            head_1 = order.priority(b1, True, scale) if b1 is not None else None
         else:
-            yield head_2, second[j]
-            j += 1
-            head_2 = order.priority(second[j], False, scale) if j < len(second) else None
+            assert b2 is not None
+            yield head_2, b2
+            b2 = next(seconds, None)
+            head_2 = order.priority(b2, False, scale) if b2 is not None else None
 
 
 def _lanes_in_order(

@@ -256,6 +256,33 @@ def time_for(
     )
 
 
+def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> float | None:
+    """A lower bound on ``devices x`` :func:`time_for` ``(rw, accelerator, devices, ...).hours``
+    for a training job, whatever the device count and layout; ``None`` where
+    :func:`time_for` gives no time (inference, unknown work or peak).
+
+    :func:`time_for` divides the work by ``devices x peak x utilization`` — the pipeline
+    bubble only lowers that utilization — and adds only non-negative seconds (exposed
+    data-parallel traffic, offload, rollout), so the compute at the utilization prior on
+    one device's worth of rate bounds it: the planner skips sizing the instance shapes
+    whose cost at this bound cannot enter the answer."""
+    if rw.arch is None or isinstance(rw.workload, Inference):
+        return None
+    compute = compute_for(rw)
+    peak = peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"))
+    if compute.flops is None or not peak or rw.tokens is None:
+        return None
+    util, _ = training_utilization(rw, accelerator)
+    if not util > 0:
+        return None
+    b = rw.training
+    work = compute.flops
+    if b is not None and b.flops_per_token and not rw.image_model:
+        per_token = b.flops_per_token if b.time_basis == "steady" else b.model_flops_per_token
+        work = per_token * rw.tokens
+    return work / (peak * 1e12 * util) / 3600.0
+
+
 ROLLOUT_ENGINES: dict[str, ServeEngine] = {
     "deepspeed": "hf",
     "hf": "hf",
