@@ -315,23 +315,14 @@ class _ShapeExpander:
         self.placed = [False] * len(rows.shapes)
         self.exact: tuple[list[_Exact], list[_Exact]] = ([], [])
         self.pending: tuple[list[tuple[tuple[float, float], int]], ...] = ([], [])
-        members = rows.members
         eager = []
-        for number, (_shape, row) in enumerate(rows.shapes):
+        for number, ((_shape, row), (hourly, other)) in enumerate(
+            zip(rows.shapes, rows.price_floors, strict=True)
+        ):
             floor = placer.hours_floor(row)
             if floor is None:
                 eager.append(number)
                 continue
-            hourly = INF
-            other = (INF, INF)
-            for i in members[number]:
-                p = rows.rows[i]
-                if p.rank_hourly is None:
-                    other = min(other, (2.0, INF))
-                elif p.rank_monthly:
-                    other = min(other, (0.0, p.rank_monthly))
-                else:
-                    hourly = min(hourly, p.rank_hourly)
             if hourly < INF:
                 heapq.heappush(self.pending[0], ((0.0, hourly * floor * FLOOR_SLACK), number))
             if other < (INF, INF):

@@ -12,6 +12,8 @@ that depend only on the instance type first, then region, billing and price).
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -218,7 +220,7 @@ class ShapedRows:
     has a few dozen shapes, and a new workload places each shape once, then joins the
     rows by number (no shape tuple hashed per row)."""
 
-    __slots__ = ("_members", "ids", "rows", "shapes")
+    __slots__ = ("_floors", "_members", "ids", "rows", "shapes")
 
     def __init__(self, rows: tuple[Passing, ...]) -> None:
         self.rows = rows
@@ -236,6 +238,7 @@ class ShapedRows:
         self.ids: tuple[int, ...] = tuple(ids)
         """Per row, the number of its shape in :attr:`shapes`."""
         self._members: tuple[tuple[int, ...], ...] | None = None
+        self._floors: tuple[tuple[float, tuple[float, float]], ...] | None = None
 
     @property
     def members(self) -> tuple[tuple[int, ...], ...]:
@@ -246,6 +249,29 @@ class ShapedRows:
                 members[number].append(i)
             self._members = tuple(tuple(m) for m in members)
         return self._members
+
+    @property
+    def price_floors(self) -> tuple[tuple[float, tuple[float, float]], ...]:
+        """Per shape number, the lowest ranking price of its rows billed by the hour
+        (``inf`` if none), and the lowest (tier, price) of the others: (0, monthly
+        price) for subscriptions, (2, inf) for rows without a price ((inf, inf) if
+        none) — what a cost ranking's bounds start from, whatever the workload."""
+        if self._floors is None:
+            floors = []
+            for members in self.members:
+                hourly = math.inf
+                other = (math.inf, math.inf)
+                for i in members:
+                    p = self.rows[i]
+                    if p.rank_hourly is None:
+                        other = min(other, (2.0, math.inf))
+                    elif p.rank_monthly:
+                        other = min(other, (0.0, p.rank_monthly))
+                    else:
+                        hourly = min(hourly, p.rank_hourly)
+                floors.append((hourly, other))
+            self._floors = tuple(floors)
+        return self._floors
 
 
 TypeKey = tuple[str, str]

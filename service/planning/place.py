@@ -91,6 +91,8 @@ class Placer:
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
+        self._floors: dict[tuple[str | None, float | None], object] = {}
+        """:meth:`hours_floor` per device, per (accelerator, memory)."""
 
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
@@ -126,15 +128,23 @@ class Placer:
         Hours per token on ``d`` devices are at least the accelerator's device-hours
         floor (:func:`~service.sizing.compute.device_hours_floor`) over ``d``, and a
         placement on ``n`` nodes has ``d = n x`` the row's devices per node."""
+        key = (row.accelerator, row.accelerator_memory_gib)
+        floor = self._floors.get(key, _UNSIZED)
+        if floor is _UNSIZED:
+            floor = self._floors[key] = self._device_hours_floor(row)
+        if floor is None or row.accelerator_count < 1:
+            return None
+        return cast(float, floor) / row.accelerator_count
+
+    def _device_hours_floor(self, row: InstanceType) -> float | None:
         job = self.job
         if job.serving or job.cpu_only or row.accelerator_memory_gib is None:
             return None
         registered = self._supported(row.accelerator or "")
-        if isinstance(registered, str) or row.accelerator_count < 1:
+        if isinstance(registered, str):
             return None
         spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
-        floor = self.fits.device_hours_floor(spec)
-        return None if floor is None else floor / row.accelerator_count
+        return self.fits.device_hours_floor(spec)
 
     def _placements_of_shape(self, row: InstanceType) -> Placements | str:
         if row.accelerator_memory_gib is None:
