@@ -157,7 +157,8 @@ class Order(msgspec.Struct, frozen=True):
     rest_from: int | None
     """Lanes (in bucket order) from here on are in neither list: they can rank only when
     the lists cannot fill the answer with finite keys (unpriced under cost/balanced);
-    ``None``: from the end of the priced lanes (:meth:`~service.planning.lanes.LaneIndex.priced`)."""
+    ``None``: from the end of the priced lanes
+    (:meth:`~service.planning.lanes.LaneIndex.priced`)."""
 
     def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
         """At most :meth:`key_bound`, and ascending along each list."""

@@ -13,7 +13,6 @@ that depend only on the instance type first, then region, billing and price).
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -326,7 +325,6 @@ class PassingRows:
                     mixed[key] = found
             self._on_demand = (by_shape, mixed)
         return self._on_demand
-
 
     def on_demand_rows(self) -> dict[TypeKey, list[tuple[int, float]]]:
         """Per (provider, instance type), the on-demand hourly price of each priced row

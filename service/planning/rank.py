@@ -187,7 +187,8 @@ def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], Lan
     head_2 = order.priority(b2, False, scale) if b2 is not None else None
     while head_1 is not None or head_2 is not None:
         if head_2 is None or (head_1 is not None and head_1 <= head_2):
-            assert head_1 is not None and b1 is not None
+            assert head_1 is not None
+            assert b1 is not None
             yield head_1, b1
             b1 = next(firsts, None)
             head_1 = order.priority(b1, True, scale) if b1 is not None else None
