@@ -375,11 +375,14 @@ class LazyList(Sequence[LaneBound]):
         """Hand out bounds until ``upto`` are (``None``: all)."""
         out, expander = self._out, self._expander
         with expander.lock:
-            while upto is None or len(out) < upto:
-                bound = expander.next_bound(self._which)
-                if bound is None:
-                    return
-                out.append(bound)
+            try:
+                while upto is None or len(out) < upto:
+                    bound = expander.next_bound(self._which)
+                    if bound is None:
+                        return
+                    out.append(bound)
+            finally:
+                expander.placer.forget_sizing()
 
     def __len__(self) -> int:
         self._fill(None)

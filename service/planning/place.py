@@ -94,6 +94,13 @@ class Placer:
         self._floors: dict[tuple[str | None, float | None], object] = {}
         """:meth:`hours_floor` per device, per (accelerator, memory)."""
 
+    def forget_sizing(self) -> None:
+        """Drop the sizing memo (memory ladders, fits, hours) if anything was sized: a
+        placer kept by a shared order (:func:`~service.planning.bounds.training_cost_order`)
+        must not hold one request's sizing alive (the placements are in the table)."""
+        if self.fits.sized:
+            self.fits = FitCache(self.job.rw, self.job.headroom_frac)
+
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
         job = (
@@ -275,6 +282,11 @@ class FitCache:
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
         self._floors: dict[tuple[str, float], float | None] = {}
+
+    @property
+    def sized(self) -> bool:
+        """Whether anything was sized (what :meth:`Placer.forget_sizing` would drop)."""
+        return bool(self._ladders or self._hours or self._throughput)
 
     def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
         """The registry spec with the memory the catalog row states (rows are the fact)."""

@@ -267,8 +267,25 @@ class ResolvedWorkload:
 # --- architecture --------------------------------------------------------------------
 
 
+_ARCHS: dict[int, tuple[ModelPreset, Arch]] = {}
+""":func:`arch_from_preset` per preset object (held, so that its id stays its own): a
+preset's shape is read by every request for it."""
+_ARCHS_MAX = 4096
+
+
 def arch_from_preset(p: ModelPreset) -> Arch:
-    """Arch of a preset: per-token MLP width, embeddings and the largest single layer."""
+    """Arch of a preset: per-token MLP width, embeddings and the largest single layer
+    (once per preset object: the Arch is frozen)."""
+    found = _ARCHS.get(id(p))
+    if found is not None and found[0] is p:
+        return found[1]
+    arch = _arch_of_preset(p)
+    if len(_ARCHS) < _ARCHS_MAX:
+        _ARCHS[id(p)] = (p, arch)
+    return arch
+
+
+def _arch_of_preset(p: ModelPreset) -> Arch:
     params = p.params_b * 1e9
     active = (p.active_params_b or p.params_b) * 1e9
     if p.kind not in TRANSFORMER_KINDS or p.hidden is None:
