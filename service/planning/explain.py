@@ -325,4 +325,5 @@ def _advice_context(
         ram_gib=host.ram_gib,
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
+        has_options=bool(top),
     )
