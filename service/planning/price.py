@@ -124,7 +124,10 @@ class Pricer:
                 per_token = money / v.throughput if v.throughput else INF
                 key = (tier, per_token, money, v.nodes, len(keys))
             elif objective == "cost":
-                key = (tier, money, speed, v.nodes, len(keys))
+                # Equal cost: the smallest sufficient machine first (time that scales with
+                # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
+                # less when scaling is imperfect), then the faster.
+                key = (tier, money, v.devices, speed, v.nodes, len(keys))
             else:
                 key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
             keys.append(key)
