@@ -71,6 +71,8 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
         no_fit = _explain(plan.removed, req, lang)
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints)
+    if top and plan.hidden_spot:
+        warnings.append(texts.t("hidden_spot", lang, n=plan.hidden_spot))
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
