@@ -89,3 +89,33 @@ def test_preprocessing_on_several_nodes_is_sharded_without_rdma(
     for word in training_words:
         assert word not in text
     assert ("intermediate" if lang == "en" else "中间结果") in topics["storage"]
+
+
+ASCEND_LORA = {
+    "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "tokens": 5e7},
+    "constraints": {"accelerators": ["昇腾910B"]},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_ascend_answers_name_the_ascend_tools_not_the_cuda_ones(
+    client: TestClient[Litestar], lang: str
+) -> None:
+    topics = advice(client, ASCEND_LORA, lang)
+    assert "npu-smi" in topics["monitoring"]
+    assert "CANN" in topics["containers"]
+    for cuda_word in ("nvtop", "DCGM", "CUDA"):
+        assert cuda_word not in topics["monitoring"]
+        assert cuda_word not in topics["containers"]
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "concurrency 1"), ("zh", "并发 1")])
+def test_a_throughput_target_at_concurrency_one_says_batching_needs_fewer_gpus(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    target = {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000}
+    topics = advice(client, {"workload": target}, lang)
+    assert words in topics["concurrency"]
+    assert "1,000" in topics["concurrency"]
+    batched = advice(client, {"workload": {**target, "concurrency": 32}}, lang)
+    assert "concurrency" not in batched

@@ -94,6 +94,37 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "token (the engine's /metrics, DCGM); low utilization usually means too little "
         "concurrency or batching, not a need for a bigger GPU.",
     },
+    "monitoring_ascend": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存（可配合 MindStudio Insight 做性能分析）；"
+        "若长期低于 50%，瓶颈在数据加载或 IO，先优化数据管道，而不是换更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi (profile with "
+        "MindStudio Insight). Below 50% for long means a data-loading or IO bottleneck: fix "
+        "the input pipeline before buying a bigger machine.",
+    },
+    "monitoring_ascend_serving": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存，并看推理引擎的 KV 缓存占用、排队时延与"
+        "首 token 时延；利用率低通常是并发或批量不足，而不是需要更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi, and the engine's "
+        "KV-cache usage, queueing and time to first token; low utilization usually means too "
+        "little concurrency or batching, not a need for a bigger machine.",
+    },
+    "containers_ascend": {
+        "zh": "环境：使用云厂商的昇腾 AI 镜像或自建 Docker 镜像，固定 CANN、NPU 驱动/固件、"
+        "torch_npu 与框架版本，换机器时一键拉起。",
+        "en": "Environment: use the cloud's Ascend AI images or your own Docker image that pins "
+        "CANN, the NPU driver and firmware, torch_npu and framework versions, so a new machine "
+        "starts identically.",
+    },
+    "concurrency": {
+        "zh": "吞吐目标按并发 1 计算：每个副本一次只解码一条序列，{target:,.0f} tokens/秒 只能靠"
+        "增加副本达到。推理引擎会把同时到达的请求合批：如果这些吞吐来自多个用户，请给出同时服务的"
+        "请求数（concurrency），合批后所需的卡会少得多。",
+        "en": "The throughput target was sized at concurrency 1: each replica decodes one "
+        "sequence at a time, so {target:,.0f} tokens/s is reached only by adding replicas. "
+        "Serving engines batch requests that arrive together: if that throughput comes from "
+        "many users, give the number of requests served at once (concurrency); batched, far "
+        "fewer accelerators reach it.",
+    },
     "ascend": {
         "zh": "昇腾 NPU 使用 CANN 而非 CUDA：PyTorch 需 torch_npu 适配，自定义 CUDA 算子需迁移，"
         "请先小规模验证再采购。",
@@ -165,6 +196,9 @@ class AdviceContext:
     ram_gib: float
     disk_gib: float
     checkpoint_interval_h: float
+    single_stream_target: float | None = None
+    """Serving with a throughput target at concurrency 1: the target, met only by adding
+    replicas (each decodes one sequence at a time)."""
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
@@ -189,8 +223,14 @@ def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
         else:
             topics.append(("no_spot", {}))
     if ctx.kind != "preprocess":
-        topics.append(("containers", {}))
-        topics.append(("monitoring_serving" if serving else "monitoring", {}))
+        ascend_only = bool(ctx.accelerators) and all(
+            a.startswith("Ascend") for a in ctx.accelerators
+        )
+        suffix = "_ascend" if ascend_only else ""
+        topics.append((f"containers{suffix}", {}))
+        topics.append((f"monitoring{suffix}{'_serving' if serving else ''}", {}))
+    if serving and ctx.single_stream_target is not None:
+        topics.append(("concurrency", {"target": ctx.single_stream_target}))
     if ctx.ascend:
         topics.append(("ascend", {}))
     limited = sorted(ctx.accelerators & SUPPLY_LIMITED)
@@ -218,6 +258,9 @@ _TOPIC = {
     "storage_serving": "storage",
     "storage_preprocess": "storage",
     "monitoring_serving": "monitoring",
+    "monitoring_ascend": "monitoring",
+    "monitoring_ascend_serving": "monitoring",
+    "containers_ascend": "containers",
 }
 """Texts that are variants of one topic: clients group advice by its stable topic."""
 

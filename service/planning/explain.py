@@ -328,4 +328,9 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        single_stream_target=(
+            getattr(req.workload, "target_tokens_per_s", None)
+            if getattr(req.workload, "concurrency", None) == 1
+            else None
+        ),
     )
