@@ -39,7 +39,7 @@ _T: dict[str, dict[Lang, str]] = {
     "hidden_spot": {
         "zh": "另有 {n} 个竞价实例报价未列出：竞价价格在出价时才确定、没有公开价，"
         "只能按不高于按量价格估算；按上限计算再加上被回收的损失，不会比同机型按量更便宜。实际竞价价格常低得多，请在控制台查询。",
-        "en": "{n} spot offer(s) not listed: spot prices are set when you bid and are not "
+        "en": "Spot offers not listed: {n}. Spot prices are set when you bid and are not "
         "published, so they can only be estimated at up to the on-demand price, and at that "
         "price plus the cost of reclaims they are never cheaper than the same type on "
         "demand. Actual spot prices are often far lower: check the console.",
