@@ -119,3 +119,14 @@ def test_a_throughput_target_at_concurrency_one_says_batching_needs_fewer_gpus(
     assert "1,000" in topics["concurrency"]
     batched = advice(client, {"workload": {**target, "concurrency": 32}}, lang)
     assert "concurrency" not in batched
+
+
+@pytest.mark.parametrize(("lang", "already"), [("en", "already INT4"), ("zh", "已是 INT4")])
+def test_a_quantized_serving_job_is_not_told_to_quantize(
+    client: TestClient[Litestar], lang: str, already: str
+) -> None:
+    body = {"workload": {"kind": "inference", "model": "qwen2.5-72b", "precision": "int4"}}
+    serving = advice(client, body, lang)["serving"]
+    assert already in serving
+    assert "INT8/INT4" not in serving
+    assert "INT8/INT4" in advice(client, SERVING_7B, lang)["serving"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from service.planning.schema import Advice, Lang
 
 SUPPLY_LIMITED = frozenset({"A800-40GB", "A800-80GB", "H800", "H20"})
+QUANTIZED = frozenset({"fp8", "int8", "int4"})
 
 _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio": {
@@ -154,6 +155,13 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Serving: INT8/INT4 quantization (TensorRT, vLLM, ONNX Runtime) cuts memory and "
         "cost; autoscale replicas and scale to zero when idle (serverless GPU).",
     },
+    "serving_quantized": {
+        "zh": "推理上线：权重已是 {precision}，显存与成本已按量化计算；配置弹性伸缩，"
+        "空闲时缩容甚至缩到零（Serverless GPU），上线前用评测集核对量化后的输出质量。",
+        "en": "Serving: the weights are already {precision}, and memory and cost are planned "
+        "for it; autoscale replicas and scale to zero when idle (serverless GPU), and check "
+        "the quantized model's outputs on an evaluation set before going live.",
+    },
     "dedicated": {
         "zh": "百亿参数以上的预训练建议直接联系云厂商销售，定制专属集群（RDMA 网络、并行存储、"
         "包年折扣）。",
@@ -199,6 +207,9 @@ class AdviceContext:
     single_stream_target: float | None = None
     """Serving with a throughput target at concurrency 1: the target, met only by adding
     replicas (each decodes one sequence at a time)."""
+    precision: str = "bf16"
+    """The job's weight format: a serving job already in FP8/INT8/INT4 is not told to
+    quantize."""
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
@@ -240,7 +251,9 @@ def build_advice(ctx: AdviceContext, lang: Lang) -> list[Advice]:
         topics.append(("multi_node", {}))
     elif ctx.multi_node and ctx.kind == "preprocess":
         topics.append(("sharding", {}))
-    if serving:
+    if serving and ctx.precision in QUANTIZED:
+        topics.append(("serving_quantized", {"precision": ctx.precision.upper()}))
+    elif serving:
         topics.append(("serving", {}))
     if ctx.kind == "pretrain" and ctx.params_b >= 100:
         topics.append(("dedicated", {}))
@@ -261,6 +274,7 @@ _TOPIC = {
     "monitoring_ascend": "monitoring",
     "monitoring_ascend_serving": "monitoring",
     "containers_ascend": "containers",
+    "serving_quantized": "serving",
 }
 """Texts that are variants of one topic: clients group advice by its stable topic."""
 

@@ -328,6 +328,7 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        precision=getattr(req.workload, "precision", "bf16"),
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) == 1
