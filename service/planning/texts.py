@@ -60,6 +60,10 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
         "en": "Ranked by time: about {hours:.1f} h.",
     },
+    "rank_throughput": {
+        "zh": "按解码吞吐排序（最快优先）：约 {tps:,.0f} tokens/秒。",
+        "en": "Ranked by decode throughput (fastest first): about {tps:,.0f} tokens/s.",
+    },
     "rank_balanced": {
         "zh": "按费用与耗时的平衡排序。",
         "en": "Ranked by the balance of cost and time.",
@@ -375,6 +379,9 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
 def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)
+    if objective == "time" and serving and c.throughput_tokens_per_s:
+        # open-ended serving by time: the key is decode throughput, not a price
+        return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
     if c.price_per_hour is None:
         return t("rank_unpriced", lang) if objective != "time" else None
     if objective == "balanced":
