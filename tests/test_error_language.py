@@ -79,3 +79,16 @@ def test_estimate_and_offers_follow_accept_language(client: TestClient[Litestar]
     item = offers.json()["extra"][0]
     assert "未知地域" in item["message"]
     assert item["suggestions"] == ["ap-beijing", "cn-beijing", "cn-north-4"]
+
+
+@pytest.mark.parametrize("body", [b'{"a":', b'{"workload": {"kind": "finetune", "mod'])
+def test_a_truncated_body_is_malformed_json_not_an_unknown_field(
+    client: TestClient[Litestar], body: bytes
+) -> None:
+    """The typed decoder stops at the first field it refuses, so ``{"a":`` used to read
+    as "unknown field `a`"; what is wrong is the JSON."""
+    response = client.post(
+        "/v1/recommend", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["detail"].startswith("JSON is malformed")

@@ -251,9 +251,26 @@ def _with_integral_floats(
             return msgspec.convert(document, body_type, strict=True)
         except msgspec.ValidationError as exc:
             error = exc
+    if document is None:
+        _refuse_if_malformed(body)
     raise ValidationException(
         detail=f"Validation failed for {where}", extra=[validation_item(error, body_type)]
     ) from None
+
+
+def _refuse_if_malformed(body: bytes) -> None:
+    """The typed decoder stops at the first field it refuses, so a truncated or broken
+    body (``{"a":``) reads as "unknown field `a`"; the client's real mistake is the JSON.
+    Checked on this error path only."""
+    try:
+        msgspec.json.decode(body)
+    except msgspec.DecodeError as exc:
+        text = str(exc)
+        if not text.startswith("JSON is malformed"):
+            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+        raise ClientException(detail=text) from None
+    except RecursionError:
+        raise ClientException(detail="JSON is malformed: nesting too deep") from None
 
 
 _STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")
