@@ -48,18 +48,52 @@ nccl-tests); tensor parallelism does two per layer per decode step."""
 PCIE_BIDIRECTIONAL_GBPS = 64.0
 """PCIe 4.0 x16 both directions (the registry's figure for parts without NVLink), the
 all-reduce path when a part publishes no interconnect."""
+PCIE_GEN3_BIDIRECTIONAL_GBPS = 32.0
+"""PCIe 3.0 x16 both directions: parts that name a Gen3 link but publish no figure."""
+NCCL_PCIE_GEN4_X16_GBPS = 24.0
+"""What one direction of a PCIe Gen4 x16 link carries for NCCL: its topology model rates
+Gen3 x16 at ``PCI_BW 12.0`` and scales by generation (NVIDIA/nccl src/graph/topo.h;
+``NCCL_DEBUG=INFO`` dumps show ``PCI[24.0]`` for Gen4 x16 GPUs, e.g.
+https://github.com/NVIDIA/nccl-tests/issues/307). Parts whose registry link is Gen3 x16
+(32 GB/s both ways) get half."""
+NCCL_INTER_SOCKET_GBPS = 10.0
+"""NCCL's figure for the CPU-to-CPU link a ring crosses when its GPUs hang off both sockets
+of a PCIe server: ``SKL_QPI_BW 10.0`` (Intel Skylake to Cooper/Ice Lake UPI) in
+NVIDIA/nccl src/graph/topo.h (AMD Zen 3/4 ``AMD_ZEN34_BW 24.0``; the Intel figure is the
+one the Chinese clouds' A10/T4/L20 servers have). Without NVLink the ring's slowest hop
+sets the bus bandwidth."""
+PCIE_GPUS_PER_SOCKET = 4
+"""GPUs behind one CPU socket in an 8-GPU PCIe server (4 + 4, the layout of the 8-GPU
+PCIe topologies posted in nccl-tests#307 and nccl#1530): rings over more cross sockets."""
+
+
+def ring_link_gbps(accelerator: AcceleratorSpec, devices: int) -> float:
+    """One direction of the slowest hop of a ring over ``devices``: NVLink/HCCS parts at
+    half their published bidirectional figure (NVLink 4 900 GB/s, NVLink 3 600 GB/s);
+    PCIe parts at NCCL's PCIe figure, and at the inter-socket figure once the ring spans
+    both sockets (:data:`PCIE_GPUS_PER_SOCKET`)."""
+    name = (accelerator.interconnect or "").lower()
+    link = accelerator.interconnect_gbps or (
+        PCIE_GEN3_BIDIRECTIONAL_GBPS if "gen3" in name else PCIE_BIDIRECTIONAL_GBPS
+    )
+    bridged = "bridge" in name  # an NVLink bridge pairs two cards; rings over more use PCIe
+    if link > PCIE_BIDIRECTIONAL_GBPS and not (bridged and devices > 2):
+        return link / 2.0
+    link = min(link, PCIE_BIDIRECTIONAL_GBPS)
+    pcie = NCCL_PCIE_GEN4_X16_GBPS * link / PCIE_BIDIRECTIONAL_GBPS
+    if devices > PCIE_GPUS_PER_SOCKET:
+        return min(pcie, NCCL_INTER_SOCKET_GBPS)
+    return pcie
 
 
 def allreduce_seconds(accelerator: AcceleratorSpec, devices: int, nbytes: float) -> float:
     """Bandwidth time of one ring all-reduce of ``nbytes`` over ``devices``: each device
     sends and receives 2(n-1)/n of the buffer (NCCL's bus-bandwidth definition,
-    https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md) over one direction
-    of its link (the registry's interconnect figure counts both directions: NVLink 4 900
-    GB/s, NVLink 3 600 GB/s, PCIe 4.0 x16 64 GB/s)."""
+    https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md) over the ring's
+    slowest hop (:func:`ring_link_gbps`). An all-gather or a reduce-scatter is half."""
     if devices <= 1:
         return 0.0
-    link = (accelerator.interconnect_gbps or PCIE_BIDIRECTIONAL_GBPS) / 2.0
-    return 2.0 * (devices - 1) / devices * nbytes / (link * 1e9)
+    return 2.0 * (devices - 1) / devices * nbytes / (ring_link_gbps(accelerator, devices) * 1e9)
 
 
 HOST_LINK_GBPS = 25.0
@@ -193,14 +227,18 @@ def time_for(
     if b is not None and b.flops_per_token and not rw.image_model:
         steady = b.time_basis == "steady"
         per_token = b.flops_per_token if steady else b.model_flops_per_token
-        seconds = per_token * rw.tokens / rate
-        if steady:
-            # exposed only where the link cannot keep up with the compute it overlaps
-            comm = data_parallel_seconds(
-                rw, accelerator, devices, zero_stage, tensor_parallel * pipeline_parallel
+        compute_s = per_token * rw.tokens / rate
+        seconds = compute_s
+        if steady or ring_link_gbps(accelerator, devices) <= NCCL_PCIE_GEN4_X16_GBPS:
+            # exposed only where the link cannot keep up with the compute it overlaps; the
+            # whole-run priors come from NVLink/HCCS clusters and hold their traffic
+            # already, so at that basis only PCIe-class parts pay it on top
+            seconds += data_parallel_seconds(
+                rw, accelerator, devices, zero_stage, tensor_parallel * pipeline_parallel, compute_s
             )
-            seconds = max(seconds, comm)
+        # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic included
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
+        mfu *= compute_s / seconds
         seconds += offload_seconds(rw, devices)
         seconds += rollout_seconds(rw, accelerator, devices)
         basis = b.time_basis
@@ -274,29 +312,51 @@ def data_parallel_seconds(
     devices: int,
     zero_stage: int | None,
     model_parallel: int,
+    compute_seconds: float,
 ) -> float:
-    """Seconds of data-parallel collectives over the whole job on the device link: per
-    optimizer step the 16-bit gradients of the trainable weights are reduce-scattered and
-    all-gathered (an all-reduce, 2(d-1)/d of the bytes), and under ZeRO-3/FSDP every
-    micro-step all-gathers the 16-bit weights for the forward and again for the backward
-    (Rajbhandari et al. 2020, "ZeRO", §7: 1.5x the data-parallel volume; PyTorch FSDP
-    docs). NCCL overlaps them with the backward (DDP buckets, FSDP prefetch), so they
-    cost time only beyond the compute (the caller takes the larger). The link is the
-    registry's device interconnect (one direction): a lower bound across servers."""
+    """Seconds of data-parallel collectives the job's compute (``compute_seconds`` over
+    the whole job) does not hide, phase by phase as the frameworks overlap them:
+
+    - ZeRO-3 / FSDP, every micro-step: an all-gather of the 16-bit weights ahead of the
+      forward (prefetched, so it overlaps the forward) and again for the backward, plus
+      a reduce-scatter of the trainable weights' gradients, both overlapping the backward
+      (Rajbhandari et al. 2020, "ZeRO", §7: 1.5x the data-parallel volume; DeepSpeed's
+      ``stage3_prefetch_bucket_size``, FSDP's ``forward_prefetch``/``backward_prefetch``).
+      LoRA under ZeRO-3 still gathers the frozen weights.
+    - DDP (stage 0): one all-reduce of the 16-bit gradients per optimizer step, bucketed
+      so it overlaps the backward of the last micro-step only (``no_sync`` skips it on
+      the others; PyTorch DDP design notes,
+      https://pytorch.org/docs/stable/notes/ddp.html).
+    - ZeRO-1/2: the gradients reduce-scattered during that backward (``overlap_comm``),
+      then the updated 16-bit weights all-gathered after the optimizer step, which no
+      compute overlaps.
+
+    A phase costs the larger of its compute and its traffic. Traffic runs over the
+    ring's slowest hop (:func:`ring_link_gbps`), a lower bound across servers."""
     b = rw.training
     arch = rw.arch
     if b is None or arch is None or rw.tokens is None or not b.tokens_per_step:
         return 0.0
     dp = devices // max(model_parallel, 1)
-    if dp <= 1:
+    if dp <= 1 or compute_seconds <= 0:
         return 0.0
     accumulation = getattr(rw.workload, "gradient_accumulation_steps", None) or 1
     micro_steps = rw.tokens / (b.tokens_per_step * dp)
+    micro = compute_seconds / micro_steps
+    forward_share = b.model_flops_per_token / 3.0 / b.flops_per_token
+    forward = micro * min(forward_share, 1.0)
+    backward = micro - forward
     shard = 1.0 / max(model_parallel, 1)
-    per_micro = b.trainable_params * shard * _BYTES_16 / accumulation
+    gradients = allreduce_seconds(accelerator, dp, b.trainable_params * shard * _BYTES_16)
     if zero_stage == 3:
-        per_micro += 2.0 * arch.params * shard * _BYTES_16 / 2.0  # each gather is half a ring
-    return micro_steps * allreduce_seconds(accelerator, dp, per_micro)
+        gather = allreduce_seconds(accelerator, dp, arch.params * shard * _BYTES_16) / 2.0
+        exposed = max(gather - forward, 0.0) + max(gather + gradients / 2.0 - backward, 0.0)
+        return micro_steps * exposed
+    if zero_stage in (1, 2):
+        per_step = max(gradients / 2.0 - backward, 0.0) + gradients / 2.0
+    else:
+        per_step = max(gradients - backward, 0.0)
+    return micro_steps / accumulation * per_step
 
 
 def offload_seconds(rw: ResolvedWorkload, devices: int) -> float:

@@ -234,6 +234,7 @@ def _place(
             + (" (the smallest layout that fits)" if placement.zero_stage is None and fits else "")
             + "."
         )
+    _lone_replica_note(rw, placement, devices // max(tp * pp, 1), notes)
     if rw.inference is not None and tp > 1:
         notes.append(
             f"Tensor parallel degree {tp}"
@@ -344,4 +345,23 @@ def _preprocess_estimate(
         time=time,
         host=host,
         assumptions=notes,
+    )
+
+
+def _lone_replica_note(
+    rw: ResolvedWorkload, placement: Placement, replicas: int, notes: list[str]
+) -> None:
+    """Review P12: a ZeRO stage asked for over one data-parallel replica partitions over a
+    group of one, so every state stays whole on the device. DeepSpeed runs such a config
+    (it is how ZeRO-Offload/Infinity fit a model on one GPU), so it is kept and said, not
+    refused: the request is valid, only the sharding it hopes for does not happen."""
+    stage = placement.zero_stage
+    if rw.training is None or not stage or replicas > 1:
+        return
+    if getattr(rw.workload, "offload", "none") != "none":
+        return
+    where = "one device" if placement.count == 1 else "one data-parallel replica"
+    notes.append(
+        f"ZeRO-{stage} over {where} shards nothing: the weights, gradients and optimizer "
+        "states stay whole on each device; use CPU offload or more devices to spread them."
     )
