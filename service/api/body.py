@@ -197,13 +197,8 @@ def decode_json(content_type: str | None, body: bytes, body_type: type[T], where
         value = _decoder(body_type).decode(body)
     except msgspec.ValidationError as exc:
         value = _with_integral_floats(exc, body, body_type, where)
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if not text.startswith("JSON is malformed"):
-            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-        raise ClientException(detail=text) from None
-    except RecursionError:
-        raise ClientException(detail="JSON is malformed: nesting too deep") from None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise _malformed(exc) from None
     duplicate = duplicate_key(body)
     if duplicate is not None:
         raise ValidationException(
@@ -264,13 +259,18 @@ def _refuse_if_malformed(body: bytes) -> None:
     Checked on this error path only."""
     try:
         msgspec.json.decode(body)
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if not text.startswith("JSON is malformed"):
-            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-        raise ClientException(detail=text) from None
-    except RecursionError:
-        raise ClientException(detail="JSON is malformed: nesting too deep") from None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise _malformed(exc) from None
+
+
+def _malformed(exc: msgspec.DecodeError | RecursionError) -> ClientException:
+    """The 400 for a body that is not JSON, in msgspec's words ("JSON is malformed: …")."""
+    if isinstance(exc, RecursionError):
+        return ClientException(detail="JSON is malformed: nesting too deep")
+    text = str(exc)
+    if not text.startswith("JSON is malformed"):
+        text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+    return ClientException(detail=text)
 
 
 _STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")

@@ -28,7 +28,7 @@ from service.api.state import STATE_KEY, Suanli
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.cache import answer_fingerprint, request_digest, request_key
-from service.runtime.errors import InputError
+from service.runtime.errors import InputError, accepted_lang
 from service.runtime.observability import send_json
 
 PATH = "/v1/recommend"
@@ -73,13 +73,7 @@ def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
     """``lang`` when given, else the first of zh/en in ``Accept-Language``, else zh."""
     if explicit is not None:
         return explicit
-    for part in (accept_language or "").split(","):
-        tag = part.split(";")[0].strip().lower()
-        if tag.startswith("en"):
-            return "en"
-        if tag.startswith("zh"):
-            return "zh"
-    return "zh"
+    return accepted_lang(accept_language) or "zh"
 
 
 @asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})

@@ -54,13 +54,18 @@ def error_lang(declared: object, accept_language: str | None) -> ErrorLang:
     English — an error read by a client that said nothing is read by its developer."""
     if declared in ("zh", "en"):
         return "zh" if declared == "zh" else "en"
-    for part in (accept_language or "")[:256].split(","):
+    return accepted_lang((accept_language or "")[:256]) or "en"
+
+
+def accepted_lang(accept_language: str | None) -> ErrorLang | None:
+    """The first of zh/en in an ``Accept-Language`` header (``None``: neither)."""
+    for part in (accept_language or "").split(","):
         tag = part.split(";")[0].strip().lower()
-        if tag.startswith("zh"):
-            return "zh"
         if tag.startswith("en"):
             return "en"
-    return "en"
+        if tag.startswith("zh"):
+            return "zh"
+    return None
 
 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
