@@ -28,6 +28,15 @@ BAD_REQUESTS: dict[str, tuple[dict[str, Any], int, str]] = {
     "bound": ({"workload": {**FINETUNE, "seq_len": 0}}, 400, "应为 ≥ 1 的整数"),
     "unknown field": ({"workload": {**FINETUNE, "seq_length": 2048}}, 400, "未知字段 `seq_length`"),
     "missing field": ({"workload": {"kind": "finetune"}}, 400, "缺少必填字段 `model`"),
+    "quant_bits without qlora": ({"workload": {**FINETUNE, "quant_bits": 4}}, 400, "只适用于"),
+    "prompt longer than context": (
+        {"workload": {"kind": "inference", "model": "qwen2.5-7b", "prompt_len": 9000,
+                      "context_len": 4096}}, 400, "超过了 context_len",
+    ),
+    "dpo with a reward model": (
+        {"workload": {"kind": "rlhf", "model": "qwen2.5-7b", "algorithm": "dpo",
+                      "reward_model": "qwen2.5-7b"}}, 400, "不运行奖励模型",
+    ),
 }  # fmt: skip
 LATIN_WORDS = re.compile(r"\b[a-z]{3,} [a-z]{3,}\b")
 """Two English words in a row: an untranslated phrase (names and ids are single tokens)."""
