@@ -246,7 +246,7 @@ def _with_integral_floats(
             return msgspec.convert(document, body_type, strict=True)
         except msgspec.ValidationError as exc:
             error = exc
-    if document is None:
+    if document is None and "contains unknown field" in str(error):
         _refuse_if_malformed(body)
     raise ValidationException(
         detail=f"Validation failed for {where}", extra=[validation_item(error, body_type)]
@@ -254,13 +254,23 @@ def _with_integral_floats(
 
 
 def _refuse_if_malformed(body: bytes) -> None:
-    """The typed decoder stops at the first field it refuses, so a truncated or broken
-    body (``{"a":``) reads as "unknown field `a`"; the client's real mistake is the JSON.
-    Checked on this error path only."""
+    """The typed decoder stops at the first key it does not know, so a truncated or
+    broken body (``{"a":``) reads as "unknown field `a`"; the client's real mistake is the
+    JSON. Checked after an unknown-field error only, by a decoder that skips every value
+    (syntax checked, nothing built: a large refused body stays cheap)."""
     try:
-        msgspec.json.decode(body)
+        _SYNTAX.decode(body)
     except (msgspec.DecodeError, RecursionError) as exc:
         raise _malformed(exc) from None
+    except msgspec.ValidationError:
+        pass  # well-formed, not an object: the typed error stands
+
+
+class _AnyObject(msgspec.Struct):
+    """Any JSON object, every field skipped."""
+
+
+_SYNTAX = msgspec.json.Decoder(_AnyObject)
 
 
 def _malformed(exc: msgspec.DecodeError | RecursionError) -> ClientException:
