@@ -7,7 +7,8 @@ and drives it with a minimal keep-alive HTTP/1.1 client (raw asyncio streams: th
 client must cost less CPU than the server it measures on a 2-core machine). Each
 endpoint runs for the same time at the same concurrency, in ``--rounds`` rounds that each
 start with ``/healthz``; it is reported as the median over rounds of requests/s, p50/p99
-latency and its ratio to the same round's ``/healthz`` (and the lowest such ratio):
+latency, its ratio to the same round's ``/healthz`` (and the lowest such ratio) and the
+server's CPU per request (µs, every thread of the server and its workers):
 
 * ``post_floor``              — ``POST /v1/admin/reload`` with admin disabled (a 404 from
   the guard): the cheapest POST through the same middleware, the ceiling of any POST route
@@ -35,9 +36,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import dataclasses
 import itertools
 import json
+import math
 import os
 import socket
 import statistics
@@ -198,6 +201,29 @@ def start_server(port: int, workers: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("server did not become ready")
 
 
+def server_cpu_s(server_pid: int) -> float:
+    """CPU seconds (user + system, every thread) used so far by the server process and
+    its workers, from ``/proc`` (NaN where there is none). Beside req/s it shows where a
+    ratio comes from: on a shared machine throughput moves with the neighbours' load,
+    the server's own CPU per request much less."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    try:
+        pids = [server_pid]
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == server_pid:
+                        pids.append(int(entry))
+        for pid in pids:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / tick
+    except OSError:
+        return math.nan
+    return total
+
+
 def http_part(
     seconds: float, concurrency: int, workers: int, rounds: int
 ) -> dict[str, dict[str, float]]:
@@ -248,14 +274,17 @@ def http_part(
         for _ in range(rounds):
             base = 0.0
             for name, make in cases.items():
+                cpu_before = server_cpu_s(proc.pid)
                 result = asyncio.run(drive(port, make, seconds, concurrency))
+                cpu_s = server_cpu_s(proc.pid) - cpu_before
+                result["cpu_us"] = 1e6 * cpu_s / max(1.0, result["requests"])
                 base = base or result["rps"]
                 result["ratio"] = result["rps"] / base
                 runs[name].append(result)
         return {
             name: {
                 key: statistics.median(r[key] for r in results)
-                for key in ("rps", "p50_ms", "p99_ms", "ratio", "errors")
+                for key in ("rps", "p50_ms", "p99_ms", "ratio", "errors", "cpu_us")
             }
             | {"ratio_min": min(r["ratio"] for r in results)}
             for name, results in runs.items()
@@ -350,12 +379,13 @@ def main() -> int:
     if not args.skip_http:
         http = http_part(args.seconds, args.concurrency, args.workers, args.rounds)
         print(f"{args.rounds} rounds x {args.seconds:g} s per case; medians over rounds")
-        header = ("endpoint", "req/s", "p50 ms", "p99 ms", "x healthz", "min x", "errors")
+        header = ("endpoint", "req/s", "p50 ms", "p99 ms", "x healthz", "min x", "errors", "cpu us")
         print(f"{header[0]:<22}" + "".join(f"{h:>10}" for h in header[1:]))
         for name, r in http.items():
             print(
                 f"{name:<22}{r['rps']:>10.0f}{r['p50_ms']:>10.2f}{r['p99_ms']:>10.2f}"
                 f"{r['ratio']:>10.2f}{r['ratio_min']:>10.2f}{r['errors']:>10.0f}"
+                f"{r['cpu_us']:>10.0f}"
             )
     columns = ("cold p50", "cold max", "shape p50", "shape max", "warm p50", "warm max")
     print(f"\n{'planner offers (ms)':<22}" + "".join(f"{c:>10}" for c in columns))

@@ -19,7 +19,7 @@ from litestar.exceptions import HTTPException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Contact
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 from litestar.stores.registry import StoreRegistry
 from litestar.types import (
     ASGIApp,
@@ -33,10 +33,12 @@ from litestar.types import (
 )
 
 from service import web
+from service.api import estimate, recommend
 from service.api.admin import AdminController
 from service.api.body import in_chinese, validation_detail
 from service.api.estimate import estimate_route
 from service.api.health import HealthController
+from service.api.hot_route import hot_routes
 from service.api.models import ModelsController
 from service.api.offers import OffersController
 from service.api.openapi import finish_contract, schema_router
@@ -57,6 +59,7 @@ from service.runtime.errors import ErrorLang, InputError, error_lang
 from service.runtime.metrics import CATALOG_RELOADS, watch_live_prices
 from service.runtime.observability import configure_logging, request_id_middleware
 from service.runtime.ratelimit import RateLimiter
+from service.runtime.request_metrics import request_metrics
 from service.runtime.settings import Settings, check_settings, load_settings, parse_client_keys
 from service.sizing.presets import ModelRegistry
 
@@ -64,6 +67,8 @@ log = logging.getLogger(__name__)
 
 VERSION = "0.1.0"
 RATE_LIMITER_KEY = "rate_limiter"
+METRICS_APP_NAME = "suanli"
+"""``app_name`` label of the per-route request series."""
 SHUTDOWN_STEP_S = 2.0
 
 
@@ -181,9 +186,8 @@ def create_app(
         routes.append(mount.route)
         lifespans.append(mount.lifespan)
 
-    middleware: list[Any] = []
-    prometheus = PrometheusConfig(app_name="suanli", group_path=True, exclude=["/metrics"])
-    middleware.append(prometheus.middleware)
+    # litestar's Prometheus series per route, without its per-request label lookups.
+    middleware: list[Any] = [request_metrics(app_name=METRICS_APP_NAME, exclude="/metrics")]
 
     app = SuanliApp(
         route_handlers=routes,
@@ -241,7 +245,9 @@ class SuanliApp(Litestar):
     def _outer(self) -> ASGIApp:
         settings: Settings = self.state[STATE_KEY].settings
         limiter: RateLimiter = self.state[RATE_LIMITER_KEY]
-        inner: ASGIApp = super().__call__
+        inner: ASGIApp = hot_routes(
+            super().__call__, self, (recommend.PATH, estimate.PATH), app_name=METRICS_APP_NAME
+        )
         if limiter.active:  # before routing: a refused request costs no parsing
             inner = limiter.middleware(inner)
         return request_id_middleware(inner, settings.request_timeout_s)

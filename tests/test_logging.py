@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -86,7 +87,10 @@ def test_generated_request_id_is_logged_and_echoed(
     response = client.get("/healthz", headers={"X-Request-ID": "bad id\twith tab"})
     generated = response.headers["x-request-id"]
     assert len(generated) == 32
+    as_uuid = uuid.UUID(hex=generated)  # what uuid4().hex wrote before: a random UUID
+    assert (as_uuid.version, as_uuid.variant, as_uuid.hex) == (4, uuid.RFC_4122, generated)
     assert [r.request_id for r in _access(caplog)] == [generated]  # type: ignore[attr-defined]
+    assert client.get("/healthz").headers["x-request-id"] != generated
 
 
 # --- the real process: JSON lines on stderr ---------------------------------------------

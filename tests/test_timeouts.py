@@ -12,6 +12,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.conftest import RedisServer
+from tests.test_quality_metrics import samples
 
 QLORA = {"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}, "lang": "en"}
 
@@ -38,3 +39,7 @@ def test_stuck_redis_answers_503_within_the_deadline(
     assert response.headers["retry-after"] == "1"
     pauser.execute_command("CLIENT", "UNPAUSE")
     assert client.get("/healthz").status_code == 200
+    # The cancelled request left the in-progress gauge (it is counted when it ends).
+    in_progress = samples(client, "litestar_requests_in_progress")
+    route = {"app_name": "suanli", "method": "POST", "path": "/v1/recommend", "status_code": "200"}
+    assert in_progress[tuple(sorted(route.items()))] == 0

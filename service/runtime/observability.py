@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import sys
 import time
-import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -63,6 +63,17 @@ def _with_own_headers(
 
 
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,64}$")
+
+
+def new_request_id() -> str:
+    """A random (version 4, RFC 4122 variant) UUID in hex, the text ``uuid.uuid4().hex``
+    gives, without building a ``UUID`` object (a third of the cost, on every request)."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = raw[6] & 0x0F | 0x40  # version 4
+    raw[8] = raw[8] & 0x3F | 0x80  # variant 10xx
+    return raw.hex()
+
+
 _json = msgspec.json.Encoder()
 
 
@@ -108,7 +119,7 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
             await app(scope, receive, send)
             return
         incoming = _header(scope, REQUEST_ID_HEADER)
-        request_id = incoming if incoming and _SANE_ID.match(incoming) else uuid.uuid4().hex
+        request_id = incoming if incoming and _SANE_ID.match(incoming) else new_request_id()
         scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
         status = 500
@@ -147,18 +158,18 @@ def request_id_middleware(app: ASGIApp, timeout_s: float | None = None) -> ASGIA
             status = 408 if awaiting_body else 503
             await _send_timeout(send, request_id, timeout_s or 0, client_slow=awaiting_body)
         finally:
-            state = scope.get("state", {})
-            ACCESS_LOG.info(
-                "request",
-                extra={
-                    "request_id": request_id,
-                    "method": scope.get("method"),
-                    "route": scope.get("path"),
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                    "cache": state.get("cache"),
-                },
-            )
+            if ACCESS_LOG.isEnabledFor(logging.INFO):  # else the line's fields are not built
+                ACCESS_LOG.info(
+                    "request",
+                    extra={
+                        "request_id": request_id,
+                        "method": scope.get("method"),
+                        "route": scope.get("path"),
+                        "status": status,
+                        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                        "cache": scope.get("state", {}).get("cache"),
+                    },
+                )
 
     return middleware
 

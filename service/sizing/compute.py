@@ -400,14 +400,33 @@ def mma_rows(accelerator: AcceleratorSpec, precision: str) -> int:
     return MMA_MIN_ROWS.get(generation(accelerator), MMA_MIN_ROWS_DEFAULT)
 
 
+MMA_SYNC_HOPPER_SHARE = 0.75
+"""Share of Hopper's dense 16-bit peak that the warp-level ``mma.sync`` instruction reaches:
+the weight-only int4/int8 kernels the engines use (Marlin / AWQ-Marlin, AutoAWQ, exllama
+GPTQ) are built on Ampere's ``mma.sync``, and on Hopper "without [``wgmma``] i.e. using
+``mma`` instructions you can expect to achieve at best ~75% of peak" (vLLM PR #7174, the
+Machete kernel, https://github.com/vllm-project/vllm/pull/7174, citing
+https://hazyresearch.stanford.edu/blog/2024-05-12-tk and arXiv:2402.13499). On a part
+whose compute is small for its bandwidth (H20) that moves the int4 decode from the
+bandwidth bound to the compute bound. vLLM's own Machete (wgmma) GPTQ path on Hopper is
+not told apart: the request carries the bits, not the kernel."""
+MMA_SYNC_SHARE = {"hopper": MMA_SYNC_HOPPER_SHARE}
+"""Per generation, the ``mma.sync`` share of the 16-bit peak; 1.0 where ``mma.sync`` is
+the native tensor-core instruction (Ampere, Ada)."""
+
+
 def decode_peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
     """Dense peak the decode matmuls run at: FP8 weights and activations on FP8 parts
-    (W8A8), otherwise the 16-bit peak (weight-only int4/int8 kernels dequantize to 16-bit)."""
+    (W8A8), otherwise the 16-bit peak; weight-only int4/int8 kernels dequantize to 16-bit
+    and issue ``mma.sync``, which on Hopper reaches only :data:`MMA_SYNC_HOPPER_SHARE`."""
     if precision == "fp8" and accelerator.supports_fp8 and accelerator.fp8_tflops:
         return accelerator.fp8_tflops
     if precision == "fp32":
         return accelerator.fp32_tflops
-    return accelerator.dense_tflops_16bit
+    peak = accelerator.dense_tflops_16bit
+    if precision in ("int4", "int8") and peak:
+        return peak * MMA_SYNC_SHARE.get(generation(accelerator), 1.0)
+    return peak
 
 
 def expected_experts(experts: int, per_token: int, tokens: int) -> float:

@@ -329,6 +329,15 @@ def nearest_preset(params_b: float, models: ModelRegistry) -> ModelPreset | None
     return best
 
 
+def _embeddings_look_tied(non_block_params: float, embedding_matrix: float) -> bool:
+    """Whether a described model's parameter count is better explained by one shared
+    embedding/output matrix than by two (what is left of ``params_b`` after the blocks,
+    ``vocab · hidden`` each). Taking this from the nearest preset by size instead made the
+    estimate fall when the parameter count rose (a 2.5B count of a 2.2B model's shape
+    reached a tied preset and halved the fp32 embeddings QLoRA keeps)."""
+    return abs(non_block_params - embedding_matrix) < abs(non_block_params - 2 * embedding_matrix)
+
+
 def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> Arch:
     """Arch of a ``{params_b, ...}`` model: given fields win, the rest come from the
     nearest preset's shape (scaled where a given field changes it)."""
@@ -358,12 +367,21 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         round(hidden * (base.intermediate or 4 * base.hidden) / base.hidden), 1
     )
     vocab = spec.vocab or base.vocab or 32000
-    tied = base.tied_embeddings if spec.tied_embeddings is None else spec.tied_embeddings
+    glu = base.glu if spec.gated_mlp is None else spec.gated_mlp
+    attn = hidden * (2 * heads * head_dim + 2 * kv_heads * head_dim)
     layers = spec.layers or base.layers
     if spec.hidden is not None and spec.layers is None:
         # keep the parameter count: P ≈ 12·L·h² for a dense block
         scaled = base.layers * (spec.params_b / base.params_b) * (base.hidden / hidden) ** 2
         layers = min(max(1, round(scaled)), 1024)
+    if spec.tied_embeddings is not None:
+        tied = spec.tied_embeddings
+    elif (spec.experts or 1) > 1:
+        tied = base.tied_embeddings
+    else:
+        mlp = (3 if glu else 2) * hidden * intermediate
+        block = layers * (attn + mlp)
+        tied = _embeddings_look_tied(spec.params_b * 1e9 - block, vocab * hidden)
     missing = sorted({"layers", "hidden", "heads", "kv_heads", "intermediate", "vocab"} - given)
     if missing:
         notes.append(
@@ -379,7 +397,6 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     per_expert_i = intermediate
     if experts > 1 and spec.intermediate is None:
         # routed experts hold what attention and embeddings leave: P ≈ E + L·(attn + (n+s)·3hI)
-        attn = hidden * (2 * heads * head_dim + 2 * kv_heads * head_dim)
         rest = max(params - embedding - layers * attn, 0.0)
         per_expert_i = max(round(rest / (layers * (experts + shared) * 3 * hidden)), 1)
     active = (spec.active_params_b or spec.params_b) * 1e9
@@ -408,7 +425,7 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         intermediate=per_expert_i * (k + shared) if experts > 1 else intermediate,
         vocab=vocab,
         tied=tied,
-        glu=base.glu if spec.gated_mlp is None else spec.gated_mlp,
+        glu=glu,
         dropout=base.dropout,
         experts=experts,
         expert_intermediate=per_expert_i,

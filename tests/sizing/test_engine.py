@@ -248,6 +248,23 @@ def test_hopper_decode_pays_the_64_row_mma_tile() -> None:
     assert inference_throughput(q, h20, 1) > 1 / floor
 
 
+def test_hopper_weight_only_int4_runs_mma_sync_at_three_quarters_of_peak() -> None:
+    """Weight-only int4 kernels (Marlin) issue Ampere's ``mma.sync``, which reaches ~75 % of
+    Hopper's peak (vLLM PR #7174): on H20 a batch-1 int4 decode of a 14B model costs
+    2 x P x 16 / (148e12 x 0.75 x 0.5), more than its 4-bit weight read plus SGLang's
+    overheads; on Ampere (A100, native ``mma.sync``) the same decode stays bandwidth-bound."""
+    h20, a100 = spec("H20"), spec("A100-80GB")
+    rw = rw_of(
+        kind="inference", model="qwen2.5-14b", context_len=2049, precision="int4", engine="sglang"
+    )
+    arch = rw.arch
+    assert arch is not None
+    floor = 2 * arch.active_params * 16 / (148e12 * 0.75 * 0.5)
+    assert inference_throughput(rw, h20, 1) == pytest.approx(1 / floor)
+    a100_floor = 2 * arch.active_params * 16 / (312e12 * 0.5)
+    assert inference_throughput(rw, a100, 1) < 1 / a100_floor
+
+
 def test_plain_transformers_decode_pays_eager_overheads_and_runs_layers_in_turn() -> None:
     rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096, engine="hf")
     a100 = spec("A100-80GB")
