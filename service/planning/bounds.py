@@ -18,10 +18,11 @@ list (:class:`Order`), and the planner merges the lists by priority
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from collections.abc import Hashable, Sequence
-from typing import Literal
+from typing import Literal, overload
 
 import msgspec
 
@@ -70,16 +71,25 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
     """``timings``: the placements' timings by (placements, spot rate), shared by the
     lanes of one ordering (many buckets have the same placements)."""
     # the prices ranking uses (an estimate at the top of its range), so the bound holds
-    hourly, monthly = lane.rank_hourly, lane.rank_monthly
-    rate = lane.spot_rate if mode == "train" else None  # serving is not interrupted
-    key = (id(lane.placements), rate)
+    passing = lane.passing
+    hourly, monthly = passing.rank_hourly, passing.rank_monthly
+    rate = passing.spot_rate if mode == "train" else None  # serving is not interrupted
+    key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
     timing = timings.get(key)
     if timing is None:
         timing = timings[key] = _timing(lane, mode, rate)
     items, speed = timing
-    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
     if hourly is None:
-        return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+        return LaneBound(lane, 2.0, INF, INF, speed, INF, INF)
+    if len(items) == 1 and mode != "open" and not monthly:
+        # the common lane: one placement billed by the hour (what the loop below gives)
+        nodes, hours, _ = items[0]
+        per_hour = hourly * nodes
+        if hours is None:
+            return LaneBound(lane, 1.0, per_hour, INF, speed, INF, INF)
+        money = per_hour * hours
+        return LaneBound(lane, 0.0, 0.0, money, speed, money * hours, 0.0)
+    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode == "open":
@@ -120,10 +130,17 @@ def _timing(lane: Lane, mode: BoundMode, rate: float | None) -> Timing:
             if mode == "batch" and throughput:
                 hours = 1 / (throughput * 3600)
             if hours is not None and rate is not None:
-                hours *= spot_overhead(1.0, nodes, rate).effective_hours
+                hours *= _spot_factor(nodes, rate)
             speed = min(speed, INF if hours is None else hours)
         items.append((nodes, hours, throughput))
     return tuple(items), speed
+
+
+@functools.lru_cache(maxsize=1024)
+def _spot_factor(nodes: int, rate: float) -> float:
+    """Effective hours per hour on spot (:func:`spot_overhead` is linear in hours): a
+    catalog has a handful of (node count, reclaim rate) pairs."""
+    return spot_overhead(1.0, nodes, rate).effective_hours
 
 
 class Order(msgspec.Struct, frozen=True):
@@ -131,8 +148,8 @@ class Order(msgspec.Struct, frozen=True):
     figure that scales the same way with the work for all its lanes."""
 
     objective: Objective
-    first: list[LaneBound]
-    second: list[LaneBound]
+    first: Sequence[LaneBound]
+    second: Sequence[LaneBound]
     rest_from: int
     """Lanes (in bucket order) from here on are in neither list: they can rank only when
     the lists cannot fill the answer with finite keys (unpriced under cost/balanced)."""
@@ -171,15 +188,10 @@ def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], pr
         bounds = [lane_bound(lane, mode, timings) for lane in lanes]
         bounds.sort(key=operator.attrgetter("speed"))
         return Order(objective, bounds, [], len(lanes))
+    if objective == "cost":
+        return _cost_order(mode, lanes, priced, timings)
     bounds = [lane_bound(lane, mode, timings) for lane in lanes[:priced]]
     linear: list[LaneBound] = []
-    if objective == "cost":
-        other: list[LaneBound] = []
-        for b in bounds:
-            (linear if b.tier == 0.0 and b.floor == 0.0 else other).append(b)
-        linear.sort(key=_MONEY)
-        other.sort(key=_TIER_FLOOR)
-        return Order(objective, linear, other, priced)
     # Balanced: the score is log(money x hours); linear lanes scale with W², floored
     # ones (subscriptions) at least with W; lanes without a finite score come last.
     floored: list[LaneBound] = []
@@ -194,7 +206,111 @@ def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], pr
     return Order(objective, linear, floored + rest, priced)
 
 
-_MONEY = operator.attrgetter("money")
+def _cost_order(
+    mode: BoundMode, lanes: Sequence[Lane], priced: int, timings: dict[Hashable, Timing]
+) -> Order:
+    """The cost :class:`Order`: linear lanes (total known, no floor) by money per unit of
+    work, the others by (tier, floor).
+
+    A ranking walks the first few lanes of each list, so for the common lane (one
+    placement: the fast path of :func:`lane_bound`) only its sort key is computed here,
+    with the same arithmetic; its :class:`LaneBound` is built when the ranking reaches it
+    (:class:`LazyBounds`). Sorting indices keeps catalog order among equal keys, as a
+    stable sort of the bounds would."""
+    at: list[int] = []
+    money: list[float] = []
+    other_at: list[int] = []
+    other_key: list[tuple[float, float]] = []
+    built: dict[int, LaneBound] = {}
+    """Bounds of the other lanes built here (several placements, open serving)."""
+    train = mode == "train"
+    for i in range(priced):
+        lane = lanes[i]
+        p = lane.passing
+        hourly = p.rank_hourly
+        if hourly is None:
+            other_at.append(i)
+            other_key.append((2.0, INF))
+            continue
+        if mode != "open":
+            rate = p.spot_rate if train else None
+            key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
+            timing = timings.get(key)
+            if timing is None:
+                timing = timings[key] = _timing(lane, mode, rate)
+            items = timing[0]
+            if len(items) == 1:
+                nodes, hours, _ = items[0]
+                if hours is None:
+                    other_at.append(i)
+                    other_key.append((1.0, hourly * nodes))
+                elif p.rank_monthly:
+                    other_at.append(i)
+                    other_key.append((0.0, p.rank_monthly * nodes))
+                else:
+                    at.append(i)
+                    money.append(hourly * nodes * hours)
+                continue
+        b = lane_bound(lane, mode, timings)
+        if b.tier == 0.0 and b.floor == 0.0:
+            at.append(i)
+            money.append(b.money)
+        else:
+            other_at.append(i)
+            other_key.append((b.tier, b.floor))
+            built[i] = b
+    first = sorted(range(len(at)), key=money.__getitem__)
+    second = sorted(range(len(other_at)), key=other_key.__getitem__)
+    return Order(
+        "cost",
+        LazyBounds(lanes, [at[j] for j in first], mode, timings),
+        LazyBounds(lanes, [other_at[j] for j in second], mode, timings, built),
+        priced,
+    )
+
+
+class LazyBounds(Sequence[LaneBound]):
+    """The bounds of ``lanes`` in a given order (indices into ``lanes``), each built on
+    first access by :func:`lane_bound` (two threads may build one twice: the same value)."""
+
+    __slots__ = ("_lanes", "_made", "_mode", "_order", "_timings")
+
+    def __init__(
+        self,
+        lanes: Sequence[Lane],
+        order: list[int],
+        mode: BoundMode,
+        timings: dict[Hashable, Timing],
+        built: dict[int, LaneBound] | None = None,
+    ) -> None:
+        """``built``: bounds already built, by index into ``lanes``."""
+        self._lanes = lanes
+        self._order = order
+        self._mode: BoundMode = mode
+        self._timings = timings
+        self._made: list[LaneBound | None] = (
+            [built.get(i) for i in order] if built else [None] * len(order)
+        )
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, i: int) -> LaneBound: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LaneBound]: ...
+
+    def __getitem__(self, i: int | slice) -> LaneBound | list[LaneBound]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        bound = self._made[i]
+        if bound is None:
+            lane = self._lanes[self._order[i]]
+            bound = self._made[i] = lane_bound(lane, self._mode, self._timings)
+        return bound
+
+
 _TIER_FLOOR = operator.attrgetter("tier", "floor")
 _BALANCE = operator.attrgetter("balance")
 _BALANCE_FLOOR = operator.attrgetter("balance_floor")

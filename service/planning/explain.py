@@ -25,12 +25,13 @@ from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
-from service.planning.options import build_option
+from service.planning.options import OptionParts, OptionTerms, fill_option
 from service.planning.place import Placer
 from service.planning.price import Plan
 from service.planning.rank import plan_for, select
 from service.planning.resolve import Resolved, length_unknown
 from service.planning.schema import (
+    Advice,
     CatalogRef,
     Lang,
     RecommendRequest,
@@ -46,11 +47,68 @@ from service.sizing import (
 )
 from service.sizing.workload import Inference, Placement
 
+ADVICE_PIECES = 64
+"""Advice pieces kept per class of answers (a dozen topics, a few variants each)."""
 
-@dataclass(frozen=True, slots=True)
+
+class AnswerParts:
+    """What the answers of one class (the same request at any job length, in one
+    language, over one catalog) share in this stage: their options but for the job's
+    figures (:class:`~service.planning.options.OptionParts`), the providers' names and the
+    catalogs cited. Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
+
+    __slots__ = ("_advice", "_names", "catalogs", "options", "terms")
+
+    def __init__(self, terms: OptionTerms, ctx: PlanContext) -> None:
+        self.terms = terms
+        self.options = OptionParts(terms)
+        self._names: dict[str, str] = {}
+        self._advice: dict[tuple[object, ...], Advice] = {}
+        self.catalogs = [
+            CatalogRef(
+                provider=p.name,
+                as_of=p.as_of,
+                prices_as_of=p.prices_as_of,
+                prices_oldest=p.prices_oldest,
+            )
+            for p in ctx.snapshot.providers
+        ]
+
+    def advice(self) -> dict[tuple[object, ...], Advice]:
+        """Advice pieces written for the class (see :func:`build_advice`), bounded: the
+        storage advice shows the job's data size, one piece per length."""
+        if len(self._advice) >= ADVICE_PIECES:
+            self._advice.clear()
+        return self._advice
+
+    def name(self, ctx: PlanContext, provider: str) -> str:
+        """The provider's name in the answer's language."""
+        name = self._names.get(provider)
+        if name is None:
+            name = self._names[provider] = _display_name(ctx, provider, self.terms.lang)
+        return name
+
+
+def answer_terms(
+    req: RecommendRequest, placer: Placer, ctx: PlanContext, lang: Lang
+) -> OptionTerms:
+    """The terms of ``req``'s class of answers (see :class:`OptionTerms`)."""
+    return OptionTerms(
+        objective=req.objective,
+        serving=isinstance(req.workload, Inference),
+        open_ended=placer.job.open_ended,
+        lang=lang,
+        need=placer.need,
+        accelerators=ctx.accelerators,
+        precision=placer.job.precision,
+        stale_live=ctx.stale_live,
+    )
+
+
+@dataclass(slots=True)
 class Ranked:
     """Stage 5's hand-off: the resolved request, its placer, the plan and the top
-    candidates (the plan counts every removal when ``top`` is empty)."""
+    candidates (the plan counts every removal when ``top`` is empty; only read)."""
 
     resolved: Resolved
     placer: Placer
@@ -58,11 +116,21 @@ class Ranked:
     top: list[Candidate]
 
 
-def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> RecommendResponse:
+def explain(
+    ranked: Ranked,
+    ctx: PlanContext,
+    cache: PlanCache,
+    lang: Lang,
+    parts: AnswerParts | None = None,
+) -> RecommendResponse:
+    """The answer of ``ranked`` (``parts``: what its class of answers shares, built here
+    for this answer alone when not given)."""
     resolved, placer, plan, top = ranked.resolved, ranked.placer, ranked.plan, ranked.top
     req, rw, flt = resolved.request, resolved.rw, resolved.flt
-    serving = isinstance(req.workload, Inference)
-    open_ended = placer.job.open_ended
+    if parts is None:
+        parts = AnswerParts(answer_terms(req, placer, ctx, lang), ctx)
+    terms = parts.terms
+    open_ended = terms.open_ended
     warnings = list(ctx.snapshot.warnings)
     hints: list[RelaxHint] = []
     no_fit = None
@@ -76,24 +144,12 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
-    precision = placer.job.precision
-    options = [
-        build_option(
-            i + 1,
-            c,
-            req.objective,
-            serving,
-            open_ended,
-            live_stale=c.offer.provider in ctx.stale_live,
-            lang=lang,
-            need=placer.need,
-            cache=cache,
-            accelerators=ctx.accelerators,
-            precision=precision,
-            monthly_per_month=monthly.get((c.offer.provider, c.offer.instance.instance_type)),
-        )
-        for i, c in enumerate(top)
-    ]
+    option_part = parts.options.part
+    options = []
+    for i, c in enumerate(top):
+        offer = c.offer
+        part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
+        options.append(fill_option(i + 1, c, part, terms))
     first = top[0] if top else None
     alternative = None
     if first is not None and not first.priced:
@@ -103,25 +159,19 @@ def explain(ranked: Ranked, ctx: PlanContext, cache: PlanCache, lang: Lang) -> R
     return RecommendResponse(
         options=options,
         estimate=estimate,
-        advice=build_advice(_advice_context(rw, req, top, resolved.interruptible, host), lang),
+        advice=build_advice(
+            _advice_context(rw, req, top, resolved.interruptible, host), lang, parts.advice()
+        ),
         summary=texts.summary(
             lang,
-            _display_name(ctx, first.offer.provider, lang) if first else "",
+            parts.name(ctx, first.offer.provider) if first else "",
             first,
             _accel_text(first, lang),
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
         ),
-        catalogs=[
-            CatalogRef(
-                provider=p.name,
-                as_of=p.as_of,
-                prices_as_of=p.prices_as_of,
-                prices_oldest=p.prices_oldest,
-            )
-            for p in ctx.snapshot.providers
-        ],
+        catalogs=list(parts.catalogs),
         warnings=warnings,
         objective=req.objective,
         lang=lang,
@@ -310,19 +360,31 @@ def _advice_context(
     host: HostRequirements,
 ) -> AdviceContext:
     """``host``: the estimate's, for the top option's devices (one device without one)."""
-    accelerators = frozenset(c.offer.instance.accelerator or "" for c in top) - {""}
+    names: set[str] = set()
+    uses_spot = multi_node = unpriced = snapshot_prices = False
+    for c in top:
+        offer = c.offer
+        if offer.instance.accelerator:
+            names.add(offer.instance.accelerator)
+        uses_spot = uses_spot or offer.billing == "spot"
+        multi_node = multi_node or c.nodes > 1
+        unpriced = unpriced or c.price_per_hour is None
+        price = offer.price
+        snapshot_prices = snapshot_prices or (
+            price is not None and price.price_source == "snapshot"
+        )
+    serving = isinstance(req.workload, Inference)
+    accelerators = frozenset(names)
     return AdviceContext(
         kind=str(type(req.workload).__struct_config__.tag),
         params_b=rw.params_b,
         interruptible=interruptible,
-        uses_spot=any(c.offer.billing == "spot" for c in top),
-        multi_node=any(c.nodes > 1 for c in top) and not isinstance(req.workload, Inference),
+        uses_spot=uses_spot,
+        multi_node=multi_node and not serving,
         accelerators=accelerators,
         ascend=any(a.startswith("Ascend") for a in accelerators),
-        unpriced=any(not c.priced for c in top),
-        snapshot_prices=any(
-            c.offer.price is not None and c.offer.price.price_source == "snapshot" for c in top
-        ),
+        unpriced=unpriced,
+        snapshot_prices=snapshot_prices,
         vcpus=host.vcpus,
         ram_gib=host.ram_gib,
         disk_gib=host.disk_gib,

@@ -232,6 +232,38 @@ class Passing:
         return groups
 
 
+class ShapedRows:
+    """Passing rows with their instance shapes numbered: a catalog of hundreds of rows
+    has a few dozen shapes, and a new workload places each shape once, then joins the
+    rows by number (no shape tuple hashed per row)."""
+
+    __slots__ = ("ids", "rows", "shapes")
+
+    def __init__(self, rows: tuple[Passing, ...]) -> None:
+        self.rows = rows
+        numbers: dict[Shape, int] = {}
+        shapes: list[tuple[Shape, InstanceType]] = []
+        ids: list[int] = []
+        for p in rows:
+            number = numbers.get(p.shape)
+            if number is None:
+                number = numbers[p.shape] = len(shapes)
+                shapes.append((p.shape, p.row))
+            ids.append(number)
+        self.shapes: tuple[tuple[Shape, InstanceType], ...] = tuple(shapes)
+        """Each distinct shape with its first row (placements depend on the shape only)."""
+        self.ids: tuple[int, ...] = tuple(ids)
+        """Per row, the number of its shape in :attr:`shapes`."""
+
+
+TypeKey = tuple[str, str]
+"""(provider, instance type)."""
+OnDemandIndex = tuple[dict[int, dict[TypeKey, float]], dict[TypeKey, list[tuple[int, float]]]]
+"""Cheapest on-demand hourly price per (provider, instance type) of passing rows: per
+shape number for the types all of whose rows have that shape, and per type (with each
+row's shape number) for the others."""
+
+
 class PassingRows:
     """The buckets that pass one filter, in catalog order, found as far as asked: the
     catalog puts the buckets with a price first, and a ranking by cost or balance needs
@@ -245,18 +277,42 @@ class PassingRows:
             (i for i, b in enumerate(buckets) if b.groups[0].offer.price_per_hour is None),
             len(buckets),
         )
-        self._priced: tuple[Passing, ...] | None = None
-        self._unpriced: tuple[Passing, ...] | None = None
+        self._priced: ShapedRows | None = None
+        self._unpriced: ShapedRows | None = None
+        self._on_demand: OnDemandIndex | None = None
 
-    def priced(self) -> tuple[Passing, ...]:
+    def priced(self) -> ShapedRows:
         if self._priced is None:
-            self._priced = _passing(self._buckets[: self._priced_end], self._flt)
+            self._priced = ShapedRows(_passing(self._buckets[: self._priced_end], self._flt))
         return self._priced
 
-    def unpriced(self) -> tuple[Passing, ...]:
+    def unpriced(self) -> ShapedRows:
         if self._unpriced is None:
-            self._unpriced = _passing(self._buckets[self._priced_end :], self._flt)
+            self._unpriced = ShapedRows(_passing(self._buckets[self._priced_end :], self._flt))
         return self._unpriced
+
+    def on_demand(self) -> OnDemandIndex:
+        """The priced rows' cheapest on-demand hourly prices by (provider, instance
+        type), split by shape (see :data:`OnDemandIndex`): a workload keeps the shapes
+        it can be placed on, whatever the rows."""
+        if self._on_demand is None:
+            shaped = self.priced()
+            entries: dict[TypeKey, list[tuple[int, float]]] = {}
+            for p, number in zip(shaped.rows, shaped.ids, strict=True):
+                offer = p.cheapest
+                if offer.billing == "on_demand" and offer.price_per_hour:
+                    key = (offer.provider, p.row.instance_type)
+                    entries.setdefault(key, []).append((number, offer.price_per_hour))
+            by_shape: dict[int, dict[TypeKey, float]] = {}
+            mixed: dict[TypeKey, list[tuple[int, float]]] = {}
+            for key, found in entries.items():
+                numbers = {number for number, _ in found}
+                if len(numbers) == 1:
+                    by_shape.setdefault(found[0][0], {})[key] = min(price for _, price in found)
+                else:
+                    mixed[key] = found
+            self._on_demand = (by_shape, mixed)
+        return self._on_demand
 
 
 def passing(buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> PassingRows:

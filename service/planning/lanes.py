@@ -18,7 +18,14 @@ import msgspec
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.models import InstanceType
-from service.planning.filters import Groups, OfferFilter, Passing, passing
+from service.planning.filters import (
+    Groups,
+    OfferFilter,
+    Passing,
+    PassingRows,
+    ShapedRows,
+    passing,
+)
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
 
@@ -28,20 +35,35 @@ T = TypeVar("T")
 
 class Lane(msgspec.Struct, frozen=True, gc=False):
     """A bucket that survives a request's filters (see
-    :class:`~service.planning.filters.Passing` for the fields), with its placements."""
+    :class:`~service.planning.filters.Passing` for the fields), with its placements.
+
+    Built per workload for every passing row, so it holds only what the workload adds
+    (its placements); the row's prices are read through :attr:`passing`."""
 
     row: InstanceType
     placements: Placements | None
     """``None`` for CPU-only rows (sized per request from the job's data)."""
     passing: Passing
-    priced_bucket: bool
-    rank_hourly: float | None
-    rank_monthly: float | None
-    spot_rate: float | None
 
     @property
     def groups(self) -> Groups:
         return self.passing.groups
+
+    @property
+    def priced_bucket(self) -> bool:
+        return self.passing.priced_bucket
+
+    @property
+    def rank_hourly(self) -> float | None:
+        return self.passing.rank_hourly
+
+    @property
+    def rank_monthly(self) -> float | None:
+        return self.passing.rank_monthly
+
+    @property
+    def spot_rate(self) -> float | None:
+        return self.passing.spot_rate
 
 
 class LaneIndex:
@@ -62,8 +84,15 @@ class LaneIndex:
         """The unpriced rows are indexed too."""
         self._derived: dict[Hashable, object] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
+        self._placed: list[bool] = []
+        """Per shape number of the priced rows, whether the job can be placed on it."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
+
+    @property
+    def rows(self) -> PassingRows:
+        """The filter's passing rows the lanes are joined from (shared by workloads)."""
+        return self._rows
 
     def lanes(self, placer: Placer, start: int = 0) -> list[Lane]:
         """Every lane from the ``start``-th (indexing the rest of the catalog)."""
@@ -85,7 +114,7 @@ class LaneIndex:
         if self._priced is None:
             with self._lock:
                 if self._priced is None:
-                    self._extend(placer, self._rows.priced())
+                    self._placed = self._extend(placer, self._rows.priced())
                     self._priced = len(self._lanes)
         return self._priced
 
@@ -98,31 +127,41 @@ class LaneIndex:
         return cast(T, value)
 
     def on_demand(self, placer: Placer) -> dict[tuple[str, str], float]:
-        """Cheapest passing on-demand hourly price per (provider, instance type)."""
+        """Cheapest passing on-demand hourly price per (provider, instance type), over
+        the priced lanes (the filter's index, kept for the shapes the job is placed on)."""
         if self._on_demand is None:
+            self.priced(placer)
+            by_shape, mixed = self._rows.on_demand()
+            placed = self._placed
             index: dict[tuple[str, str], float] = {}
-            for lane in self.priced_lanes(placer):
-                offer = lane.passing.cheapest
-                if offer.billing == "on_demand" and offer.price_per_hour:
-                    key = (offer.provider, lane.row.instance_type)
-                    index[key] = min(offer.price_per_hour, index.get(key, INF))
+            for number, prices in by_shape.items():
+                if placed[number]:
+                    index.update(prices)
+            for key, found in mixed.items():
+                kept = [price for number, price in found if placed[number]]
+                if kept:
+                    index[key] = min(kept)
             self._on_demand = index
         return self._on_demand
 
-    def _extend(self, placer: Placer, rows: Sequence[Passing]) -> None:
-        """Join ``rows`` with their placements (under the lock: the lists are shared)."""
-        lanes = self._lanes
-        cpu_only = self.flt.cpu_only
+    def _extend(self, placer: Placer, shaped: ShapedRows) -> list[bool]:
+        """Join ``shaped`` rows with their placements (under the lock: the lists are
+        shared): each shape placed once, then the rows whose shape holds the job; per
+        shape number, whether it does."""
+        rows = shaped.rows
+        if self.flt.cpu_only:
+            self._lanes.extend([Lane(p.row, None, p) for p in rows])
+            return [True] * len(shaped.shapes)
         table = placer.table
-        for p in rows:
-            placements = None
-            if not cpu_only:
-                placed = table.get(p.shape) or placer.placements(p.row, p.shape)
-                if isinstance(placed, str):
-                    continue
-                placements = placed
-            prices = (p.rank_hourly, p.rank_monthly, p.spot_rate)
-            lanes.append(Lane(p.row, placements, p, p.priced_bucket, *prices))
+        placed = [table.get(shape) or placer.placements(row, shape) for shape, row in shaped.shapes]
+        self._lanes.extend(
+            [
+                Lane(p.row, placements, p)
+                for p, number in zip(rows, shaped.ids, strict=True)
+                if not isinstance(placements := placed[number], str)
+            ]
+        )
+        return [not isinstance(placements, str) for placements in placed]
 
 
 def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer) -> LaneIndex:

@@ -15,7 +15,11 @@ explanations never handle memo machinery:
   (:mod:`service.planning.place`), and per filter its lanes and their orders by bound
   (:mod:`service.planning.lanes`, :mod:`service.planning.bounds`);
 * per offer and per fit: the parts of an option that do not depend on the job's length
-  (:mod:`service.planning.options`).
+  (:mod:`service.planning.options`);
+* per class of answers — the same request at any job length (:func:`answer_signature`),
+  in one language — what its answers share: the resolved filter and the explain stage's
+  parts (:meth:`PlanCache.answer_class`). The bench's and platforms' commonest miss is
+  exactly this: the same job asked at another token count.
 
 The planner's own values (lanes, bounds, placements, variants) are msgspec Structs with
 ``gc=False``: they only point to immutable catalog and sizing values, never back, so the
@@ -50,15 +54,22 @@ class PlanCache:
     ``max_workloads`` bounds the placement tables (one per workload signature and the
     request fields placements depend on, each at most one entry per instance shape);
     ``max_shared`` the other values (lane indexes hold up to ``TOP_K_MAX`` groups per
-    bucket, so far fewer are kept); ``max_templates`` the option templates.
+    bucket, so far fewer are kept); ``max_templates`` the option templates;
+    ``max_classes`` the classes of answers (each holds the options its answers showed,
+    a few kB apiece, at most :data:`~service.planning.options.OPTION_PARTS` of them).
     """
 
     def __init__(
-        self, max_workloads: int = 2048, max_shared: int = 256, max_templates: int = 4096
+        self,
+        max_workloads: int = 2048,
+        max_shared: int = 256,
+        max_templates: int = 4096,
+        max_classes: int = 256,
     ) -> None:
         self._placements: BoundedDict[Hashable, dict[Hashable, object]] = BoundedDict(max_workloads)
         self._shared: BoundedDict[Hashable, object] = BoundedDict(max_shared)
         self._templates: BoundedDict[Hashable, object] = BoundedDict(max_templates)
+        self._classes: BoundedDict[Hashable, object] = BoundedDict(max_classes)
         self._catalog: object = None
         self._lock = threading.Lock()
 
@@ -68,18 +79,13 @@ class PlanCache:
         if catalog is not self._catalog:
             with self._lock:
                 self._shared.clear()
+                self._classes.clear()
                 self._catalog = catalog
 
     def shared(self, key: Hashable, build: Callable[[], T]) -> T:
         """The value under ``key``, built on first use (callers own their key space, so
         the type is theirs to keep)."""
-        with self._lock:
-            value = self._shared.touch(key)
-        if value is None:
-            value = build()
-            with self._lock:
-                self._shared.put(key, value)
-        return cast(T, value)
+        return self._recent(self._shared, key, build)
 
     def catalog_shared(self, catalog: object, key: tuple[object, ...], build: Callable[[], T]) -> T:
         """:meth:`shared` for a value built over ``catalog`` (dropped with it).
@@ -88,6 +94,26 @@ class PlanCache:
         """
         self.use_catalog(catalog)
         return self.shared((key[0], id(catalog), *key[1:]), build)
+
+    def answer_class(self, catalog: object, key: Hashable, build: Callable[[], T]) -> T:
+        """What the answers of one class share (``key``: :func:`answer_signature` and what
+        else the class depends on besides ``catalog``), built on first use and dropped
+        with the catalog."""
+        self.use_catalog(catalog)
+        return self._recent(self._classes, key, build)
+
+    def _recent(
+        self, store: BoundedDict[Hashable, object], key: Hashable, build: Callable[[], T]
+    ) -> T:
+        """``store``'s value under ``key`` (now the most recently used), built on first
+        use (outside the lock; the least recently used entry goes first)."""
+        with self._lock:
+            value = store.touch(key)
+        if value is None:
+            value = build()
+            with self._lock:
+                store.put(key, value)
+        return cast(T, value)
 
     def placement_table(self, prefix: Hashable) -> dict[Hashable, object]:
         """The placements of one workload (``prefix``: its signature and the request
@@ -116,4 +142,30 @@ def memory_signature(workload: msgspec.Struct) -> bytes:
     return _signature_encoder.encode(msgspec.structs.replace(workload, **fields))
 
 
+def answer_signature(request: msgspec.Struct, workload: msgspec.Struct) -> tuple[object, ...]:
+    """``request`` (whose workload is ``workload``) without the job's length: what a class
+    of answers is keyed by. Whether each length is given, and non-zero, stays in the key:
+    that decides billing defaults, open-ended serving and whether hours are known."""
+    kind = type(workload)
+    nulls = _LENGTHS_OF.get(kind)
+    if nulls is None:
+        nulls = _LENGTHS_OF[kind] = dict.fromkeys(
+            f for f in LENGTH_FIELDS if f in kind.__struct_fields__
+        )
+    if not nulls:
+        return (_key_encoder.encode(request), ())
+    given = []
+    for field in nulls:
+        value = getattr(workload, field)
+        given.append((value is None, bool(value)))
+    nulled = msgspec.structs.replace(workload, **nulls)
+    key = _key_encoder.encode(msgspec.structs.replace(request, workload=nulled))
+    return (key, tuple(given))
+
+
+_LENGTHS_OF: dict[type, dict[str, None]] = {}
+"""The length fields each workload type has, each set to ``None``."""
+_key_encoder = msgspec.json.Encoder()
+"""Field order is the Structs' own: equal requests encode equally (a dict in another
+order would only miss the memo, never hit a wrong entry)."""
 _signature_encoder = msgspec.json.Encoder(order="deterministic")

@@ -5,9 +5,10 @@ Most of an option depends only on the offer and its placement — the instance, 
 fit, network, price source, row confidence and their sentences — never on the job's
 length, so those parts are kept in the planner's cache by value (:func:`offer_part` per
 offer and node count, :func:`fit_part` per fit and shape, see
-:meth:`~service.planning.memo.PlanCache.template`); per request only the
-job's numbers and the sentences that carry them are filled in (rank, hours, cost,
-Pareto mark, spot overhead, break-even, price per token).
+:meth:`~service.planning.memo.PlanCache.template`). Within one class of answers (the
+same request at any job length) the option of an (offer, placement) is kept whole but
+for the job's figures (:class:`OptionParts`); per request only those and the sentences
+that carry them are filled in (rank, hours, cost, Pareto mark, spot overhead).
 """
 
 from __future__ import annotations
@@ -183,25 +184,88 @@ def fit_part(
     )
 
 
-def build_option(
-    rank: int,
-    c: Candidate,
-    objective: Objective,
-    serving: bool,
-    open_ended: bool,
-    live_stale: bool,
-    lang: Lang,
-    need: HostRequirements | None,
-    cache: PlanCache,
-    accelerators: AcceleratorRegistry,
-    precision: str,
-    monthly_per_month: float | None = None,
-) -> Option:
-    """Candidate ``c`` as the ``rank``-th option. ``live_stale``: its live price is past
-    its TTL; ``precision``: the job's (what the device's capabilities are checked for);
-    ``monthly_per_month``: the type's monthly price, shown as information to a job of
-    unknown length billed on demand."""
+OPTION_PARTS = 128
+"""Options kept per class of answers: the few dozen (offer, placement) pairs its answers
+show at the lengths asked, with room for larger ``top_k``."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionTerms:
+    """What an option's sentences depend on besides its offer and placement: the terms of
+    one class of answers (the same request at any job length)."""
+
+    objective: Objective
+    serving: bool
+    open_ended: bool
+    lang: Lang
+    need: HostRequirements | None
+    accelerators: AcceleratorRegistry
+    precision: str
+    """The job's (what the device's capabilities are checked for)."""
+    stale_live: frozenset[str]
+    """Providers whose live prices are past their TTL."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionPart:
+    """One option of one class of answers, whatever the job's length: everything but its
+    rank, hours, total cost, Pareto mark and the sentences that carry those numbers.
+
+    Built once per (offer, placement) of the class (:class:`OptionParts`); per request
+    :func:`fill_option` puts the job's figures in."""
+
+    offer: Offer
+    fit: Fit | None
+    template: Option
+    """The option with every figure that does not depend on the job's length."""
+    head: tuple[str, ...]
+    """Reasons before the ranking sentence (host and memory fit, network)."""
+    middle: tuple[str, ...]
+    """Reasons between the ranking and the spot sentences (throughput, subscriptions)."""
+    tail: tuple[str, ...]
+    """Reasons after the spot sentence (price source, monthly information)."""
+    warnings_head: tuple[str, ...]
+    """Warnings before the unknown-hours one (price, stale live price)."""
+    warnings_tail: tuple[str, ...]
+    """Warnings after it (row confidence, hardware), without the unknown-regions one."""
+
+
+class OptionParts:
+    """The :class:`OptionPart` s of one class of answers, by (offer, placement).
+
+    Keyed by the identities of the offer and fit (catalog and placement values, kept alive
+    by the parts that hold them, so an identity is never reused while its key is here) and
+    the node count; bounded by dropping everything past ``limit`` (placements rebuilt
+    after an eviction are other objects, and their parts are built again)."""
+
+    __slots__ = ("_parts", "limit", "terms")
+
+    def __init__(self, terms: OptionTerms, limit: int = OPTION_PARTS) -> None:
+        self.terms = terms
+        self._parts: dict[tuple[int, int, int], OptionPart] = {}
+        self.limit = limit
+
+    def part(self, c: Candidate, cache: PlanCache, monthly_per_month: float | None) -> OptionPart:
+        key = (id(c.offer), id(c.fit), c.nodes)
+        part = self._parts.get(key)
+        if part is None or part.offer is not c.offer or part.fit is not c.fit:
+            part = option_part(c, self.terms, cache, monthly_per_month)
+            if len(self._parts) >= self.limit:
+                self._parts.clear()
+            self._parts[key] = part
+        return part
+
+
+def option_part(
+    c: Candidate, terms: OptionTerms, cache: PlanCache, monthly_per_month: float | None
+) -> OptionPart:
+    """The length-independent part of candidate ``c``'s option (``monthly_per_month``: the
+    type's monthly price, shown as information to a job of unknown length billed on
+    demand)."""
     offer, row, nodes = c.offer, c.offer.instance, c.nodes
+    serving, lang, accelerators, precision = (
+        terms.serving, terms.lang, terms.accelerators, terms.precision
+    )  # fmt: skip
     sold = cache.template(
         ("offer", offer, nodes, serving, lang, accelerators, precision),
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
@@ -210,21 +274,15 @@ def build_option(
         ("fit", c.fit, row.accelerator_memory_gib, row.rdma, nodes, c.devices, serving, lang),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang),
     )
-    reasons, warnings = _texts(
-        c, sold, held, objective, serving, open_ended, live_stale, lang, need
-    )
+    head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
         even = monthly_per_month / (c.price_per_hour / c.nodes)
-        reasons.append(texts.t("monthly_info", lang, month=monthly_per_month, even=even))
-    return msgspec.structs.replace(
+        tail = (*tail, texts.t("monthly_info", lang, month=monthly_per_month, even=even))
+    template = msgspec.structs.replace(
         sold.template,
-        rank=rank,
-        regions=c.regions,
         price_per_hour=_round(c.price_per_hour),
         price_low_per_hour=_estimate_bound(c, "low"),
         price_high_per_hour=_estimate_bound(c, "high"),
-        hours=_round(c.hours, 3),
-        total_cost=_round(c.total_cost),
         throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
         price_per_million_tokens=_round(c.price_per_million_tokens),
         break_even_hours=_round(c.break_even_hours, 1),
@@ -232,6 +290,31 @@ def build_option(
         headroom_gib=held.headroom_gib,
         zero_stage=held.zero_stage,
         tensor_parallel=held.tensor_parallel,
+    )
+    return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail)
+
+
+def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
+    """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
+    lang = terms.lang
+    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang)
+    between = (ranked, *part.middle) if ranked else part.middle
+    if c.spot is not None:
+        between = (*between, texts.spot_reason(c, lang))
+    reasons = [*part.head, *between, *part.tail]
+    if c.hours is None and not terms.open_ended:
+        warnings = [*part.warnings_head, texts.t("hours_unknown", lang), *part.warnings_tail]
+    else:
+        warnings = [*part.warnings_head, *part.warnings_tail]
+    if not c.regions:
+        warnings.append(texts.t("regions_unknown", lang))
+    hours, total = c.hours, c.total_cost
+    return msgspec.structs.replace(
+        part.template,
+        rank=rank,
+        regions=c.regions,
+        hours=None if hours is None else round(hours, 3),
+        total_cost=None if total is None else round(total, 2),
         pareto=c.pareto,
         reasons=reasons,
         warnings=warnings,
@@ -252,22 +335,18 @@ def _round(value: float | None, digits: int = 2) -> float | None:
 
 
 def _texts(
-    c: Candidate,
-    sold: OfferPart,
-    held: FitPart,
-    objective: Objective,
-    serving: bool,
-    open_ended: bool,
-    live_stale: bool,
-    lang: Lang,
-    need: HostRequirements | None,
-) -> tuple[list[str], list[str]]:
-    """``(reasons, warnings)``: the memoized sentences around the job's own."""
+    c: Candidate, sold: OfferPart, held: FitPart, terms: OptionTerms
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The memoized sentences around the job's own (see :class:`OptionPart`): reasons
+    before the ranking sentence, between it and the spot sentence, after it; warnings
+    before the unknown-hours one and after it."""
     row = c.offer.instance
-    reasons: list[str] = []
+    serving, open_ended, lang = terms.serving, terms.open_ended, terms.lang
+    head: list[str] = []
     if c.fit is None and row.is_cpu_only and row.vcpus and row.memory_gib:
+        need = terms.need
         assert need is not None
-        reasons.append(
+        head.append(
             texts.t(
                 "cpu_fit",
                 lang,
@@ -278,29 +357,19 @@ def _texts(
                 need_m=need.ram_gib,
             )
         )
-    reasons.extend(held.texts)
-    ranked = texts.rank_reason(c, objective, open_ended, lang)
-    if ranked:
-        reasons.append(ranked)
+    head.extend(held.texts)
+    middle: list[str] = []
     if serving and c.throughput_tokens_per_s:
         key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
-        reasons.append(
+        middle.append(
             texts.t(key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens)
         )
     if c.break_even_hours is not None:
-        reasons.append(texts.t("monthly", lang, even=c.break_even_hours))
+        middle.append(texts.t("monthly", lang, even=c.break_even_hours))
     price = c.offer.price
     if open_ended and c.offer.billing == "monthly" and price and price.price_per_month:
-        reasons.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
-    if c.spot is not None:
-        reasons.append(texts.spot_reason(c, lang))
-    reasons.extend(sold.price)
+        middle.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
     warnings = list(sold.price_warnings)
-    if price is not None and price.price_source == "live" and live_stale:
+    if price is not None and price.price_source == "live" and c.offer.provider in terms.stale_live:
         warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
-    if c.hours is None and not open_ended:
-        warnings.append(texts.t("hours_unknown", lang))
-    warnings.extend(sold.row_warnings)
-    if not c.regions:
-        warnings.append(texts.t("regions_unknown", lang))
-    return reasons, warnings
+    return tuple(head), tuple(middle), sold.price, tuple(warnings), sold.row_warnings

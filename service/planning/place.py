@@ -40,6 +40,9 @@ DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
 that asks for safety, and the high end of the calibrated memory range must fit too."""
 
+_UNSIZED = object()
+"""Not looked up yet (``None`` is a result: nothing fits)."""
+
 Placement = tuple[int, int, Fit, float | None, float | None]
 """(nodes, devices, fit, serving throughput, training hours per token): what the shape
 decides, independent of how many tokens the job has (hours scale with them: C = 6·N·D)."""
@@ -86,6 +89,7 @@ class Placer:
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
+        self._accelerators: dict[str, AcceleratorSpec | str] = {}
 
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
@@ -114,16 +118,32 @@ class Placer:
         return placed
 
     def _placements_of_shape(self, row: InstanceType) -> Placements | str:
-        registered = self.accelerators.resolve(row.accelerator or "")
-        if registered is None or row.accelerator_memory_gib is None:
+        if row.accelerator_memory_gib is None:
             return "unknown_accelerator"
-        if precision_verdict(registered, self.job.precision, self.job.serving) == "unsupported":
-            return "precision"
-        if self.job.engine is not None and engine_verdict(registered, self.job.engine) != "ok":
-            return "engine"
+        registered = self._supported(row.accelerator or "")
+        if isinstance(registered, str):
+            return registered
         spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
         placed = self._place(spec, row)
         return placed if isinstance(placed, str) else Placements(spec, tuple(placed))
+
+    def _supported(self, accelerator: str) -> AcceleratorSpec | str:
+        """The registered spec of ``accelerator`` if it can run the job (precision,
+        engine), else the reason; once per accelerator (a catalog's shapes share a few)."""
+        found = self._accelerators.get(accelerator)
+        if found is None:
+            registered = self.accelerators.resolve(accelerator)
+            job = self.job
+            if registered is None:
+                found = "unknown_accelerator"
+            elif precision_verdict(registered, job.precision, job.serving) == "unsupported":
+                found = "precision"
+            elif job.engine is not None and engine_verdict(registered, job.engine) != "ok":
+                found = "engine"
+            else:
+                found = registered
+            self._accelerators[accelerator] = found
+        return found
 
     def timed(self, placed: Placements) -> list[Variant]:
         """The placements with this request's hours (once per placements object)."""
@@ -239,14 +259,14 @@ class FitCache:
 
     def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
         key = (spec.name, spec.memory_gib, devices)
-        if key not in self._fits:
-            if self.rw.arch is None or devices < 1:
-                self._fits[key] = None
-            else:
+        fit = self._fits.get(key, _UNSIZED)
+        if fit is _UNSIZED:
+            fit = None
+            if self.rw.arch is not None and devices >= 1:
                 safe = self.headroom_frac > DEFAULT_HEADROOM
-                layouts = self._layouts(devices)
-                self._fits[key] = first_fit(layouts, spec, self.headroom_frac, safe=safe)
-        return self._fits[key]
+                fit = first_fit(self._layouts(devices), spec, self.headroom_frac, safe=safe)
+            self._fits[key] = fit
+        return cast(Fit | None, fit)
 
     def _layouts(self, devices: int) -> Iterator[Layout]:
         """:func:`memory_ladder` of ``devices``, each layout sized once per request."""

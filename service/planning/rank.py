@@ -41,8 +41,10 @@ def plan_for(
     req: RecommendRequest,
     relax: str | None = None,
     count_removed: bool = False,
+    index: LaneIndex | None = None,
 ) -> Plan:
-    """:func:`make_plan` for ``req`` (``relax``: the budget or deadline lifted)."""
+    """:func:`make_plan` for ``req`` (``relax``: the budget or deadline lifted; ``index``:
+    the lanes of ``flt`` and ``placer``'s workload, when the caller holds them)."""
     c = req.constraints
     return make_plan(
         buckets,
@@ -53,6 +55,7 @@ def plan_for(
         None if relax == "deadline_hours" else c.deadline_hours,
         req.top_k,
         count_removed,
+        index,
     )
 
 
@@ -65,6 +68,7 @@ def make_plan(
     deadline_hours: float | None,
     top_k: int,
     count_removed: bool = False,
+    index: LaneIndex | None = None,
 ) -> Plan:
     """The (offer group, variant) candidates that can make the top ``top_k``.
 
@@ -79,7 +83,8 @@ def make_plan(
     every bucket is walked and each offer dropped is charged to the constraint that
     dropped it (to explain an empty answer; slower on huge catalogs).
     """
-    index = lane_index(buckets, flt, placer)
+    if index is None:
+        index = lane_index(buckets, flt, placer)
     on_demand = index.on_demand(placer)
     pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours, on_demand)
     mode, work = _bound_mode(placer.job)

@@ -18,28 +18,76 @@ A pipeline of six stages, each a module with one job and a typed hand-off:
    left, what removed what and the nearest option per lifted constraint.
 
 What answers share across requests sits behind one seam, the
-:class:`~service.planning.memo.PlanCache` the stages consult.
+:class:`~service.planning.memo.PlanCache` the stages consult; what the answers of one
+class (the same request at any job length) share in the explain stage is kept there per
+class (:class:`~service.planning.explain.AnswerParts`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from service.catalog.aggregate import OfferBucket
 from service.planning.context import PlanContext
-from service.planning.explain import Ranked, explain
+from service.planning.explain import AnswerParts, Ranked, answer_terms, explain
+from service.planning.lanes import LaneIndex, lane_index
+from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
 from service.planning.rank import plan_for, select
-from service.planning.resolve import resolve
+from service.planning.resolve import Resolved, job_of, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.sizing.workload import validate_workload
 
 __all__ = ["PlanContext", "recommend"]
 
 
 def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
     cache = ctx.cache()
-    resolved = resolve(req, ctx, cache)
-    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
     buckets = ctx.snapshot.buckets
-    plan = plan_for(buckets, resolved.flt, placer, req)
+    # The snapshot by identity: the class holds it, so no other one can take its id.
+    key = (answer_signature(req, req.workload), lang, id(ctx.snapshot), ctx.stale_live,
+           ctx.accelerators, ctx.models)  # fmt: skip
+    known = cache.answer_class(buckets, key, lambda: AnswerClass(req, ctx, cache, lang))
+    resolved = known.resolved(req)
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    index = known.lanes(buckets, placer)
+    plan = plan_for(buckets, resolved.flt, placer, req, index=index)
     top = select(plan, req.top_k)
     if not top:  # explain: count what each constraint removed, offer by offer
-        plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True)
-    return explain(Ranked(resolved, placer, plan, top), ctx, cache, lang)
+        plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True, index=index)
+    return explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)
+
+
+class AnswerClass:
+    """What the answers of one class — the same request at any job length, in one
+    language — share: the request resolved (but for its length), its lanes and the
+    explain stage's parts. Built by the first request of the class (a request the resolve
+    stage refuses builds nothing: the next one is refused the same way)."""
+
+    __slots__ = ("_index", "first", "parts", "snapshot")
+
+    def __init__(self, req: RecommendRequest, ctx: PlanContext, cache: PlanCache, lang: Lang):
+        self.snapshot = ctx.snapshot
+        """Held so that its id, in the class's key, is never another snapshot's."""
+        self.first = resolve(req, ctx, cache)
+        placer = Placer(self.first.job, ctx.accelerators, cache, self.first.signature)
+        self.parts = AnswerParts(answer_terms(req, placer, ctx, lang), ctx)
+        self._index: LaneIndex | None = None
+
+    def resolved(self, req: RecommendRequest) -> Resolved:
+        """The resolve stage's hand-off for ``req``, a request of this class: the filter
+        and signature are the class's; the workload is resolved again for its length as
+        :func:`~service.planning.resolve.resolve_job` does (validated: the rules also
+        cover the length fields)."""
+        first = self.first
+        rw = first.rw
+        if rw.workload is not req.workload:
+            validate_workload(req.workload)
+            rw = rw.with_length(req.workload)
+        return Resolved(req, job_of(rw, req), first.flt, first.interruptible, first.signature)
+
+    def lanes(self, buckets: Sequence[OfferBucket], placer: Placer) -> LaneIndex:
+        """The class's lanes (one filter, one workload shape, the catalog's ``buckets``)."""
+        if self._index is None:
+            self._index = lane_index(buckets, self.first.flt, placer)
+        return self._index

@@ -36,6 +36,8 @@ parameters the prior is scaled down.
 
 from __future__ import annotations
 
+import functools
+
 from service.catalog.models import AcceleratorSpec
 from service.sizing.profiles import framework_profile
 
@@ -45,9 +47,16 @@ _SMALL_MODEL_FACTOR = 0.75
 
 def generation(accelerator: AcceleratorSpec) -> str:
     """Normalized architecture generation (falls back to the name for unlabelled specs)."""
-    arch = (accelerator.architecture or "").lower()
-    name = accelerator.name.lower()
-    if accelerator.stack == "cann" or "ascend" in name or "davinci" in arch:
+    return _generation(accelerator.stack, accelerator.name, accelerator.architecture)
+
+
+@functools.lru_cache(maxsize=1024)
+def _generation(stack: str | None, name: str, architecture: str | None) -> str:
+    """:func:`generation` of the spec fields it reads (a planner sizes the same few
+    accelerators on every request: the string tests run once per spec)."""
+    arch = (architecture or "").lower()
+    name = name.lower()
+    if stack == "cann" or "ascend" in name or "davinci" in arch:
         return "ascend"
     for gen in ("hopper", "ampere", "ada", "volta", "turing", "pascal", "blackwell"):
         if gen in arch:
@@ -128,7 +137,15 @@ def mfu_prior(
     utilization of the training loop (``"steady"``), scaled by the framework's speed."""
     if image_model:
         return IMAGE_MODEL_MFU, "image-model training prior (no public anchor; conservative)"
-    gen = generation(accelerator)
+    return _prior(params_b, generation(accelerator), basis, framework, precision)
+
+
+@functools.lru_cache(maxsize=4096)
+def _prior(
+    params_b: float, gen: str, basis: str, framework: str, precision: str
+) -> tuple[float, str]:
+    """:func:`mfu_prior` of a generation (static tables: the planner asks it for every
+    accelerator and layout of a job with the same arguments)."""
     if precision == "fp32" and basis == "steady":
         value = FP32_UTILIZATION * framework_profile(framework).speed
         return value, (

@@ -19,7 +19,11 @@ Network = Literal["standard", "rdma"]
 # tuples, so a breakdown stays hashable for the planner's caches.
 
 
-class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
+# gc=False (here and on Fit): numbers only, so no reference cycle can pass through them,
+# and the planner's memo keeps tens of thousands (the placements of every recent job
+# shape) that the cycle collector would otherwise walk on every full collection. (A
+# comment, not the docstring: docstrings are the OpenAPI descriptions.)
+class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Accelerator memory needed on *each* device of the placement (GiB)."""
 
     per_device_gib: Annotated[
@@ -72,7 +76,7 @@ class MemoryBreakdown(msgspec.Struct, frozen=True, kw_only=True):
     ] = (0.0, 0.0)
 
 
-class Fit(msgspec.Struct, frozen=True, kw_only=True):
+class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):  # gc=False: see MemoryBreakdown
     """How a workload fits one accelerator model x count."""
 
     zero_stage: int | None

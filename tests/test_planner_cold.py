@@ -1,0 +1,182 @@
+"""The cold path's shortcuts compute what the plain walk over the lanes computes.
+
+A never-seen job shape builds its lanes and their cost order from scratch, so those
+steps take shortcuts (:mod:`service.planning.lanes`, :mod:`service.planning.bounds`): the
+rows joined to placements by shape number, the on-demand index kept per filter and shape,
+the cost order sorting sort keys and building a lane's bound only when it is read. Each
+is checked here against the definition it shortcuts — every lane's own
+:func:`~service.planning.bounds.lane_bound`, a stable sort, a walk over the priced lanes
+— on the real catalog and on one where an instance type is sold with two shapes.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.catalog.aggregate import CatalogSnapshot, OfferBucket
+from service.catalog.models import Offer
+from service.planning.bounds import LaneBound, Order, lane_bound, order_lanes
+from service.planning.lanes import Lane, LaneIndex, lane_index
+from service.planning.place import Placer
+from service.planning.recommend import PlanContext
+from service.planning.resolve import resolve
+from service.planning.schema import RecommendRequest
+from tests.conftest import builtin_plan_context
+
+WORKLOADS: list[dict[str, Any]] = [
+    {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024,
+     "tokens": 2e7},
+    {"kind": "finetune", "model": "qwen2.5-14b", "method": "lora", "seq_len": 3000,
+     "tokens": 3e7},
+    {"kind": "finetune", "model": "llama-2-70b", "method": "full", "tokens": 1e9},
+    {"kind": "pretrain", "model": "llama-2-7b", "tokens": 2e11},
+    {"kind": "inference", "model": "llama-2-7b", "output_tokens": 5e8},
+    {"kind": "inference", "model": "llama-2-13b", "precision": "int4"},
+]  # fmt: skip
+CONSTRAINTS: list[dict[str, Any]] = [
+    {},
+    {"billing": ["spot", "on_demand"]},
+    {"billing": ["monthly", "on_demand"]},
+    {"max_nodes": 4, "deadline_hours": 1000},  # node doublings: lanes of several placements
+]
+
+
+@pytest.fixture(scope="module")
+def real() -> CatalogSnapshot:
+    return builtin_plan_context().snapshot
+
+
+@pytest.fixture(scope="module")
+def two_shapes(real: CatalogSnapshot) -> CatalogSnapshot:
+    """Every other priced on-demand GPU bucket followed by a copy of it whose rows have half
+    the device memory: one (provider, instance type) on demand in two buckets of two
+    shapes, so that some jobs fit only one of them. :func:`bucket_offers` makes one
+    bucket per (provider, type, billing) today; the planner's indexes must not rely on
+    it (they take any buckets)."""
+
+    def halved(offer: Offer) -> Offer:
+        memory = offer.instance.accelerator_memory_gib
+        assert memory is not None
+        row = msgspec.structs.replace(offer.instance, accelerator_memory_gib=memory / 2)
+        return msgspec.structs.replace(offer, instance=row)
+
+    buckets: list[OfferBucket] = []
+    eligible = 0
+    for bucket in real.buckets:
+        buckets.append(bucket)
+        offer = bucket.offer
+        if (
+            offer.billing == "on_demand"
+            and offer.price_per_hour is not None
+            and offer.instance.accelerator_memory_gib is not None
+        ):
+            eligible += 1
+            if eligible % 2:
+                continue
+            groups = tuple(msgspec.structs.replace(g, offer=halved(g.offer)) for g in bucket.groups)
+            buckets.append(msgspec.structs.replace(bucket, offer=halved(offer), groups=groups))
+    return msgspec.structs.replace(real, buckets=tuple(buckets), fingerprint="two-shapes")
+
+
+def _index(ctx: PlanContext, body: dict[str, Any]) -> tuple[LaneIndex, Placer]:
+    req = msgspec.convert(body, RecommendRequest)
+    cache = ctx.cache()
+    resolved = resolve(req, ctx, cache)
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    return lane_index(ctx.snapshot.buckets, resolved.flt, placer), placer
+
+
+def _requests() -> list[dict[str, Any]]:
+    return [
+        {"workload": workload, "constraints": constraints}
+        for workload in WORKLOADS
+        for constraints in CONSTRAINTS
+    ]
+
+
+def _eager_cost_order(
+    lanes: Sequence[Lane], priced: int, mode: Any
+) -> tuple[list[LaneBound], list[LaneBound]]:
+    """The cost order by definition: every priced lane's bound, linear ones (tier 0, no
+    floor) stably sorted by money, the others by (tier, floor)."""
+    timings: dict[Any, Any] = {}
+    bounds = [lane_bound(lane, mode, timings) for lane in lanes[:priced]]
+    linear = [b for b in bounds if b.tier == 0.0 and b.floor == 0.0]
+    other = [b for b in bounds if not (b.tier == 0.0 and b.floor == 0.0)]
+    linear.sort(key=operator.attrgetter("money"))
+    other.sort(key=operator.attrgetter("tier", "floor"))
+    return linear, other
+
+
+def _same(got: Sequence[LaneBound], want: list[LaneBound]) -> None:
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.lane is w.lane or g.lane == w.lane
+        for field in ("tier", "floor", "money", "speed", "balance", "balance_floor"):
+            a, b = getattr(g, field), getattr(w, field)
+            assert a == b or (math.isnan(a) and math.isnan(b)), field
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_cost_order_is_the_sorted_bounds(catalog: str, request: pytest.FixtureRequest) -> None:
+    ctx = builtin_plan_context(request.getfixturevalue(catalog))
+    checked = 0
+    for body in _requests():
+        index, placer = _index(ctx, body)
+        lanes, priced = index.priced_lanes(placer), index.priced(placer)
+        for mode in ("train", "batch", "open"):
+            order = order_lanes("cost", mode, lanes, priced)
+            assert isinstance(order, Order)
+            assert order.rest_from == priced
+            linear, other = _eager_cost_order(lanes, priced, mode)
+            # read out of order first: a bound built late is the bound built in order
+            if len(order.first) > 2:
+                assert order.first[-1] == order.first[len(order.first) - 1]
+            _same(order.first, linear)
+            _same(order.second, other)
+            checked += len(linear) + len(other)
+    assert checked > 1000  # the catalogs have lanes of every kind to order
+
+
+def _walked_on_demand(lanes: Sequence[Lane]) -> dict[tuple[str, str], float]:
+    """The definition: the cheapest passing on-demand price per (provider, instance
+    type) over the priced lanes."""
+    index: dict[tuple[str, str], float] = {}
+    for lane in lanes:
+        offer: Offer = lane.passing.cheapest
+        if offer.billing == "on_demand" and offer.price_per_hour:
+            key = (offer.provider, lane.row.instance_type)
+            index[key] = min(offer.price_per_hour, index.get(key, math.inf))
+    return index
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_on_demand_index_is_the_walk_over_lanes(
+    catalog: str, request: pytest.FixtureRequest
+) -> None:
+    ctx = builtin_plan_context(request.getfixturevalue(catalog))
+    differs = 0
+    for body in _requests():
+        index, placer = _index(ctx, body)
+        lanes = index.priced_lanes(placer)
+        walked = _walked_on_demand(lanes)
+        assert index.on_demand(placer) == walked
+        everything = _walked_on_demand([Lane(p.row, None, p) for p in index.rows.priced().rows])
+        differs += walked != everything
+    # some jobs fit only some shapes, so the index must drop the others' prices
+    assert differs > 0
+
+
+def test_two_shapes_catalog_has_types_with_two_shapes(two_shapes: CatalogSnapshot) -> None:
+    """The mixed part of the on-demand index is exercised (not only one shape per type)."""
+    ctx = builtin_plan_context(two_shapes)
+    index, _ = _index(ctx, {"workload": WORKLOADS[0]})
+    by_shape, mixed = index.rows.on_demand()
+    assert mixed
+    assert by_shape
