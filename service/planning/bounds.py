@@ -23,7 +23,7 @@ import heapq
 import math
 import operator
 import threading
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Literal, overload
 
 import msgspec
@@ -303,6 +303,15 @@ def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
 _Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
 
 
+def read(bounds: Sequence[LaneBound], placer: Placer) -> Iterator[LaneBound]:
+    """``bounds`` in order; a lazy list (:func:`training_cost_order`) places what it
+    still has to with ``placer``, the reading request's (whose sizing memo that request
+    fills: an order kept for its class keeps no request's sizing alive)."""
+    if isinstance(bounds, LazyList):
+        return bounds.read(placer)
+    return iter(bounds)
+
+
 class _ShapeExpander:
     """What the two lists of one :func:`training_cost_order` share: the shapes not
     placed yet, each under its bound per list, and the lanes of the placed ones by key
@@ -310,7 +319,10 @@ class _ShapeExpander:
 
     def __init__(self, rows: ShapedRows, placer: Placer) -> None:
         self.rows = rows
-        self.placer = placer
+        self.placer: Placer | None = placer
+        """The placer of the read under way (``None`` between reads)."""
+        job = placer.job
+        self._placer_of = (job, placer.accelerators, placer.cache, placer.signature)
         self.timings: dict[Hashable, Timing] = {}
         self.lock = threading.Lock()
         self.placed = [False] * len(rows.shapes)
@@ -330,11 +342,20 @@ class _ShapeExpander:
                 heapq.heappush(self.pending[1], (other, number))
         for number in eager:
             self._place(number)
+        self.placer = None
+
+    def reading(self, placer: Placer | None) -> None:
+        """Place with ``placer`` until :meth:`done` (a placer of the order's job)."""
+        self.placer = placer if placer is not None else Placer(*self._placer_of)
+
+    def done(self) -> None:
+        self.placer = None
 
     def _place(self, number: int) -> None:
         """Place shape ``number``; its rows' lanes join the lists by exact key."""
         self.placed[number] = True
         shape, first_row = self.rows.shapes[number]
+        assert self.placer is not None  # placing only while reading
         placements = self.placer.placements(first_row, shape)
         if isinstance(placements, str):
             return
@@ -371,10 +392,24 @@ class LazyList(Sequence[LaneBound]):
         self._which = which
         self._out: list[LaneBound] = []
 
-    def _fill(self, upto: int | None) -> None:
-        """Hand out bounds until ``upto`` are (``None``: all)."""
+    def read(self, placer: Placer) -> Iterator[LaneBound]:
+        """The bounds in order, placing with ``placer`` what is still to be placed."""
+        out = self._out
+        i = 0
+        while True:
+            if i >= len(out):
+                self._fill(i + 1, placer)
+                if i >= len(out):
+                    return
+            yield out[i]
+            i += 1
+
+    def _fill(self, upto: int | None, placer: Placer | None = None) -> None:
+        """Hand out bounds until ``upto`` are (``None``: all), placing with ``placer``
+        (``None``: a placer of the order's job made for this read)."""
         out, expander = self._out, self._expander
         with expander.lock:
+            expander.reading(placer)
             try:
                 while upto is None or len(out) < upto:
                     bound = expander.next_bound(self._which)
@@ -382,7 +417,7 @@ class LazyList(Sequence[LaneBound]):
                         return
                     out.append(bound)
             finally:
-                expander.placer.forget_sizing()
+                expander.done()
 
     def __len__(self) -> int:
         self._fill(None)

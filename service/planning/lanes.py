@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar, cast
 
 import msgspec
@@ -85,6 +85,7 @@ class LaneIndex:
         self._derived: dict[Hashable, object] = {}
         self._on_demand: dict[tuple[str, str], float] | None = None
         self._placed: list[bool] = []
+        self._placeable: list[bool] | None = None
         """Per shape number of the priced rows, whether the job can be placed on it."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
@@ -130,9 +131,8 @@ class LaneIndex:
         """Cheapest passing on-demand hourly price per (provider, instance type), over
         the priced lanes (the filter's index, kept for the shapes the job is placed on)."""
         if self._on_demand is None:
-            self.priced(placer)
             by_shape, mixed = self._rows.on_demand()
-            placed = self._placed
+            placed = self.placeable(placer)
             index: dict[tuple[str, str], float] = {}
             for number, prices in by_shape.items():
                 if placed[number]:
@@ -144,26 +144,25 @@ class LaneIndex:
             self._on_demand = index
         return self._on_demand
 
-    def on_demand_of(
-        self, placer: Placer, keys: Iterable[tuple[str, str]]
-    ) -> dict[tuple[str, str], float]:
-        """:meth:`on_demand` for ``keys`` only (the types an answer may show), placing
-        just the shapes those types have (a ranking may not have placed every shape)."""
+    def placeable(self, placer: Placer) -> list[bool]:
+        """Per shape number of the priced rows, whether the job can be placed on it
+        (without timing the shapes no ranking has read: see
+        :meth:`~service.planning.place.Placer.placeable`)."""
         if self._priced is not None or self.flt.cpu_only:
-            full = self.on_demand(placer)
-            return {key: full[key] for key in keys if key in full}
-        rows = self._rows.on_demand_rows()
-        shapes = self._rows.priced().shapes
-        index: dict[tuple[str, str], float] = {}
-        for key in keys:
-            kept = [
-                price
-                for number, price in rows.get(key, ())
-                if not isinstance(placer.placements(shapes[number][1], shapes[number][0]), str)
+            self.priced(placer)
+            return self._placed
+        if self._placeable is None:
+            self._placeable = [
+                placer.placeable(row, shape) for shape, row in self._rows.priced().shapes
             ]
-            if kept:
-                index[key] = min(kept)
-        return index
+        return self._placeable
+
+    def placed_rows(self, placer: Placer) -> list[Passing]:
+        """The priced rows whose shape holds the job, in catalog order (the priced
+        lanes' rows, without building the lanes)."""
+        placeable = self.placeable(placer)
+        shaped = self._rows.priced()
+        return [p for p, number in zip(shaped.rows, shaped.ids, strict=True) if placeable[number]]
 
     def _extend(self, placer: Placer, shaped: ShapedRows) -> list[bool]:
         """Join ``shaped`` rows with their placements (under the lock: the lists are

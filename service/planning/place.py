@@ -92,14 +92,9 @@ class Placer:
         self._timed: dict[int, list[Variant]] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
         self._floors: dict[tuple[str | None, float | None], object] = {}
+        self._verdicts: dict[Shape, bool] = {}
+        """:meth:`placeable` per shape, for shapes not placed yet."""
         """:meth:`hours_floor` per device, per (accelerator, memory)."""
-
-    def forget_sizing(self) -> None:
-        """Drop the sizing memo (memory ladders, fits, hours) if anything was sized: a
-        placer kept by a shared order (:func:`~service.planning.bounds.training_cost_order`)
-        must not hold one request's sizing alive (the placements are in the table)."""
-        if self.fits.sized:
-            self.fits = FitCache(self.job.rw, self.job.headroom_frac)
 
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
@@ -202,15 +197,68 @@ class Placer:
         self._timed[id(placed)] = variants
         return variants
 
-    def _place(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
+    def _limits(self, row: InstanceType) -> tuple[int, int | None] | str:
+        """(most nodes, exact node count if the request fixes the devices) on ``row``."""
         per_node = row.accelerator_count
-        job, fits = self.job, self.fits
+        job = self.job
         max_nodes = job.max_nodes
         if job.max_accelerators is not None:
             max_nodes = min(max_nodes, job.max_accelerators // per_node)
             if max_nodes < 1:
                 return "max_accelerators"
         exact = None if job.accelerator_count is None else job.accelerator_count // per_node
+        return max_nodes, exact
+
+    def _smallest(
+        self, spec: AcceleratorSpec, row: InstanceType, max_nodes: int, exact: int | None
+    ) -> tuple[int, Fit] | str:
+        """Training: the fewest nodes of ``row`` that hold the job, with their fit (the
+        exact count, when the request fixes the devices), or the reason there are none."""
+        per_node = row.accelerator_count
+        multi = row.rdma in ("rdma", "erdma")
+        if exact is not None:  # exactly N devices: N / per_node nodes, ZeRO chosen to fit
+            if exact > max_nodes:
+                return "max_nodes"
+            if exact > 1 and not multi:
+                return "accelerator_count"
+            fit = self.fits.fit(spec, per_node * exact)
+            return "memory" if fit is None else (exact, fit)
+        found = smallest_fitting_nodes(self.fits, spec, per_node, max_nodes, multi)
+        return "memory" if found is None else found
+
+    def placeable(self, row: InstanceType, shape: Shape) -> bool:
+        """Whether the job can be placed on the row's shape: for training, without timing
+        it (the placements are built when a ranking reads the shape)."""
+        placed = self.table.get(shape)
+        if placed is not None:
+            return not isinstance(placed, str)
+        job = self.job
+        if job.serving or job.cpu_only:
+            return not isinstance(self.placements(row, shape), str)
+        found = self._verdicts.get(shape)
+        if found is None:
+            found = self._verdicts[shape] = self._trainable(row)
+        return found
+
+    def _trainable(self, row: InstanceType) -> bool:
+        if row.accelerator_memory_gib is None:
+            return False
+        registered = self._supported(row.accelerator or "")
+        if isinstance(registered, str):
+            return False
+        spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
+        limits = self._limits(row)
+        return not isinstance(limits, str) and not isinstance(
+            self._smallest(spec, row, *limits), str
+        )
+
+    def _place(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
+        per_node = row.accelerator_count
+        job, fits = self.job, self.fits
+        limits = self._limits(row)
+        if isinstance(limits, str):
+            return limits
+        max_nodes, exact = limits
         if job.serving:
             fit = fits.fit(spec, per_node)
             if fit is None:
@@ -227,21 +275,14 @@ class Placer:
                 return "max_nodes"
             total = tps * replicas if tps > 0 else None  # no bandwidth: no decode rate
             return [(replicas, per_node * replicas, fit, total, None)]
-        multi = row.rdma in ("rdma", "erdma")
-        if exact is not None:  # exactly N devices: N / per_node nodes, ZeRO chosen to fit
-            if exact > max_nodes:
-                return "max_nodes"
-            if exact > 1 and not multi:
-                return "accelerator_count"
-            fit = fits.fit(spec, per_node * exact)
-            if fit is None:
-                return "memory"
-            devices = per_node * exact
-            return [(exact, devices, fit, None, fits.hours_per_token(spec, devices, fit))]
-        found = smallest_fitting_nodes(fits, spec, per_node, max_nodes, multi)
-        if found is None:
-            return "memory"
+        found = self._smallest(spec, row, max_nodes, exact)
+        if isinstance(found, str):
+            return found
         n_min, fit_min = found
+        if exact is not None:
+            devices = per_node * exact
+            return [(exact, devices, fit_min, None, fits.hours_per_token(spec, devices, fit_min))]
+        multi = row.rdma in ("rdma", "erdma")
         placements: list[Placement] = []
         for nodes in node_counts(n_min, max_nodes, multi, job.scale_out):
             devices = per_node * nodes
@@ -277,16 +318,16 @@ class FitCache:
         self.headroom_frac = headroom_frac
         self._fits: dict[tuple[str, float, int], Fit | None] = {}
         self._ladders: dict[int, tuple[list[Layout], Iterator[Layout]]] = {}
+        self._lowest: dict[int, float] = {}
+        """Per device count whose ladder is sized to its end, the lowest memory per device
+        of its layouts: an accelerator whose capacity is below it holds none of them
+        (:func:`~service.sizing.first_fit` needs the memory per device within the
+        capacity), so the walk is skipped."""
         self._hours: dict[tuple[str, int, int, int, int | None], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
         self._floors: dict[tuple[str, float], float | None] = {}
-
-    @property
-    def sized(self) -> bool:
-        """Whether anything was sized (what :meth:`Placer.forget_sizing` would drop)."""
-        return bool(self._ladders or self._hours or self._throughput)
 
     def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
         """The registry spec with the memory the catalog row states (rows are the fact)."""
@@ -304,7 +345,10 @@ class FitCache:
         fit = self._fits.get(key, _UNSIZED)
         if fit is _UNSIZED:
             fit = None
-            if self.rw.arch is not None and devices >= 1:
+            lowest = self._lowest.get(devices)
+            if lowest is not None and lowest > spec.memory_gib * (1.0 - self.headroom_frac):
+                pass  # no layout's memory per device is within the capacity first_fit checks
+            elif self.rw.arch is not None and devices >= 1:
                 safe = self.headroom_frac > DEFAULT_HEADROOM
                 fit = first_fit(self._layouts(devices), spec, self.headroom_frac, safe=safe)
             self._fits[key] = fit
@@ -321,6 +365,9 @@ class FitCache:
             if i == len(sized):
                 layout = next(rest, None)
                 if layout is None:
+                    self._lowest[devices] = min(
+                        (m.per_device_gib for *_, m in sized), default=math.inf
+                    )
                     return
                 sized.append(layout)
             yield sized[i]

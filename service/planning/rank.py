@@ -27,11 +27,12 @@ from service.planning.bounds import (
     LaneBound,
     Order,
     order_lanes,
+    read,
     training_cost_order,
 )
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, per_million_tokens
-from service.planning.filters import OfferFilter
+from service.planning.filters import OfferFilter, spot_above_on_demand
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
 from service.planning.price import Plan, Pricer, ranked_money_scale, spot_of
@@ -92,7 +93,8 @@ def make_plan(
     """
     if index is None:
         index = lane_index(buckets, flt, placer)
-    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours)
+    on_demand = index.on_demand(placer)
+    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours, on_demand)
     mode, work = _bound_mode(placer.job)
     if count_removed:
         _every_group(buckets, flt, placer, pricer)
@@ -106,11 +108,28 @@ def make_plan(
     else:
         _lanes_in_order(index, placer, pricer, objective, top_k)
     plan = pricer.plan(placer.job.serving)
-    # what select reads: the on-demand price of the monthly candidates' types
-    shown = {(e[0].provider, e[0].instance.instance_type) for e in plan.entries
-             if e[0].billing == "monthly"}  # fmt: skip
-    plan.on_demand = index.on_demand_of(placer, shown)
+    plan.on_demand = on_demand
+    plan.hidden_spot = _hidden_spot(index, placer)
     return plan
+
+
+def _hidden_spot(index: LaneIndex, placer: Placer) -> int:
+    """How many spot offers the pricer leaves out as no cheaper than on-demand, counted
+    over every passing lane (not just those the bound priced), once per lane index."""
+
+    def build() -> int:
+        on_demand = index.on_demand(placer)
+        if not on_demand:
+            return 0
+        return sum(
+            offers
+            for row in index.placed_rows(placer)  # the priced lanes' rows
+            if row.cheapest.billing == "spot"
+            for offer, _regions, offers in row.groups
+            if spot_above_on_demand(offer, on_demand)
+        )
+
+    return index.derived(("hidden_spot",), build)
 
 
 def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMode) -> Order:
@@ -158,7 +177,7 @@ def _bounded_lanes(
     two = order.objective == "cost"
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
-    for priority, bound in _merged(order, scale):
+    for priority, bound in _merged(order, scale, placer):
         if len(best) >= top_k:
             if priority > kth:
                 break
@@ -178,10 +197,12 @@ def _bounded_lanes(
             _price_lane(lane, placer, pricer, top_k)
 
 
-def _merged(order: Order, scale: float) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
+def _merged(
+    order: Order, scale: float, placer: Placer
+) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
     """Both lists of ``order`` in ascending priority."""
-    # read as iterators: a lazy list places shapes only as far as it is read
-    firsts, seconds = iter(order.first), iter(order.second)
+    # read as iterators: a lazy list places shapes (with placer) only as far as it is read
+    firsts, seconds = read(order.first, placer), read(order.second, placer)
     b1, b2 = next(firsts, None), next(seconds, None)
     head_1 = order.priority(b1, True, scale) if b1 is not None else None
     head_2 = order.priority(b2, False, scale) if b2 is not None else None
