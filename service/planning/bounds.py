@@ -382,7 +382,27 @@ class _ShapeExpander:
             return bound if bound is not None else lane_bound(lane, "train", self.timings)
 
 
-class LazyList(Sequence[LaneBound]):
+class _Bounds(Sequence[LaneBound]):
+    """A sequence of bounds built as it is read (:meth:`_at`: the ``i``-th)."""
+
+    __slots__ = ()
+
+    def _at(self, i: int) -> LaneBound:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, i: int) -> LaneBound: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[LaneBound]: ...
+
+    def __getitem__(self, i: int | slice) -> LaneBound | list[LaneBound]:
+        if isinstance(i, slice):
+            return [self._at(j) for j in range(*i.indices(len(self)))]
+        return self._at(i)
+
+
+class LazyList(_Bounds):
     """One list of a :func:`training_cost_order`, handed out as far as it is read."""
 
     __slots__ = ("_expander", "_out", "_which")
@@ -423,15 +443,7 @@ class LazyList(Sequence[LaneBound]):
         self._fill(None)
         return len(self._out)
 
-    @overload
-    def __getitem__(self, i: int) -> LaneBound: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[LaneBound]: ...
-
-    def __getitem__(self, i: int | slice) -> LaneBound | list[LaneBound]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+    def _at(self, i: int) -> LaneBound:
         out = self._out
         if 0 <= i < len(out):
             return out[i]
@@ -439,7 +451,7 @@ class LazyList(Sequence[LaneBound]):
         return out[i]  # IndexError past the end, as a list
 
 
-class LazyBounds(Sequence[LaneBound]):
+class LazyBounds(_Bounds):
     """The bounds of ``lanes`` in a given order (indices into ``lanes``), each built on
     first access by :func:`lane_bound` (two threads may build one twice: the same value)."""
 
@@ -465,15 +477,7 @@ class LazyBounds(Sequence[LaneBound]):
     def __len__(self) -> int:
         return len(self._order)
 
-    @overload
-    def __getitem__(self, i: int) -> LaneBound: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[LaneBound]: ...
-
-    def __getitem__(self, i: int | slice) -> LaneBound | list[LaneBound]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+    def _at(self, i: int) -> LaneBound:
         bound = self._made[i]
         if bound is None:
             lane = self._lanes[self._order[i]]
