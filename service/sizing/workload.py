@@ -341,6 +341,20 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
             "projections) or `all_linear` (also the MLP)."
         ),
     ] = "all_linear"
+    bitsandbytes_version: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=r"^[0-9]+\.[0-9]+(\.[0-9]+)?([.+-][0-9A-Za-z.+-]*)?$",
+                max_length=40,
+                description="bitsandbytes release the QLoRA run uses (e.g. `0.41.3.post2`); "
+                "before 0.43.2 each 4-bit linear kept its input for the backward, which "
+                "non-reentrant checkpointing (ms-swift) cannot free, so every layer holds "
+                "those inputs; default: a current release. Only with qlora.",
+            ),
+        ]
+        | None
+    ) = None
 
     @property
     def effective_quant_bits(self) -> int | None:
@@ -633,6 +647,15 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
         raise InputError(
             "workload.quant_bits",
             f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
+        )
+    if (
+        isinstance(workload, Finetune)
+        and workload.bitsandbytes_version is not None
+        and workload.method != "qlora"
+    ):
+        raise InputError(
+            "workload.bitsandbytes_version",
+            f"bitsandbytes_version applies only to method 'qlora' (method is {workload.method!r})",
         )
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
