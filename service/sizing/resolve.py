@@ -820,6 +820,12 @@ def training_activations(
             how += "; the loss peak and the recomputed layer do not coincide (the larger counts)"
         else:
             sharded += logits
+    if isinstance(w, Finetune) and w.bitsandbytes_version and not kept_4bit_inputs(w, arch, B):
+        notes.append(
+            f"bitsandbytes {w.bitsandbytes_version}: no 4-bit linear input is kept past "
+            "checkpointing here (from 0.43.2 bitsandbytes keeps none; before it, only "
+            "ms-swift's non-reentrant checkpointing of a 4-bit base keeps them)."
+        )
     attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
     notes.append(
         f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "

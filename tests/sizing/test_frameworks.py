@@ -403,6 +403,9 @@ def test_old_bitsandbytes_under_ms_swift_keeps_every_4bit_linear_input() -> None
     assert acts(**hf, bitsandbytes_version="0.41.3") == pytest.approx(acts(**hf))
     nogc = {**base, "gradient_checkpointing": False}
     assert acts(**nogc, bitsandbytes_version="0.41.3") == pytest.approx(acts(**nogc))
+    # a sent release that changes nothing is still answered, not ignored
+    notes = rw_of(**hf, bitsandbytes_version="0.41.3").assumptions
+    assert any("bitsandbytes 0.41.3: no 4-bit linear input is kept" in n for n in notes)
 
 
 @pytest.mark.parametrize(
