@@ -861,8 +861,11 @@ def kept_4bit_inputs(w: Pretrain | Finetune, arch: Arch, B: float) -> float:
     gate and up the second norm's): per token the qkv input (h), the attention output
     (h), the MLP input (h; a MoE copies it for each routed expert and the shared one) and
     the MLP's inner activation (``intermediate``), in the compute dtype (ms-swift sets
-    ``bnb_4bit_compute_dtype`` to the model dtype, swift/llm/utils/argument.py
-    ``select_bnb``)."""
+    ``bnb_4bit_compute_dtype`` to the model dtype: ``select_bnb`` in
+    https://github.com/modelscope/ms-swift/blob/46922151e06cdfc110882e182757674f12352f2c/swift/llm/utils/argument.py).
+    That checkpointing cannot see a plain ``ctx`` attribute is what bitsandbytes issue
+    #2034 describes for the weight it still keeps that way
+    (https://github.com/bitsandbytes-foundation/bitsandbytes/issues/2034)."""
     if not (
         isinstance(w, Finetune)
         and w.effective_quant_bits == 4

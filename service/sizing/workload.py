@@ -639,25 +639,17 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
     """Cross-field checks the decoder cannot express; raise :class:`InputError` naming
     the request path (``workload.quant_bits``, ``workload.model.kv_heads``, ...)."""
-    if (
-        isinstance(workload, Finetune)
-        and workload.quant_bits is not None
-        and workload.method != "qlora"
-    ):
-        raise InputError(
-            "workload.quant_bits",
-            f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
-            zh=f"quant_bits 只适用于 'qlora' 方法（当前方法为 {workload.method!r}）",
-        )
-    if (
-        isinstance(workload, Finetune)
-        and workload.bitsandbytes_version is not None
-        and workload.method != "qlora"
-    ):
-        raise InputError(
-            "workload.bitsandbytes_version",
-            f"bitsandbytes_version applies only to method 'qlora' (method is {workload.method!r})",
-        )
+    for qlora_only in ("quant_bits", "bitsandbytes_version"):
+        if (
+            isinstance(workload, Finetune)
+            and getattr(workload, qlora_only) is not None
+            and workload.method != "qlora"
+        ):
+            raise InputError(
+                f"workload.{qlora_only}",
+                f"{qlora_only} applies only to method 'qlora' (method is {workload.method!r})",
+                zh=f"{qlora_only} 只适用于 'qlora' 方法（当前方法为 {workload.method!r}）",
+            )
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
         validate_model_spec(model)
