@@ -78,11 +78,30 @@ def estimate(
     return estimate_resolved(resolve(workload, models), placement, accelerators)
 
 
+PlacedMemory = tuple[MemoryBreakdown, PlacementEcho, tuple[str, ...]]
+"""A placement's memory fit, its echo and the notes that say how it holds the job: none
+of them depend on the job's length (:data:`~service.sizing.resolve.LENGTH_FIELDS`)."""
+
+
+def placed_memory(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement
+) -> PlacedMemory:
+    """How ``placement`` on ``spec`` holds ``rw`` (the ZeRO stage / TP chosen as the
+    smallest that fits unless given)."""
+    notes: list[str] = []
+    memory, echo = _place(rw, spec, placement, notes)
+    return memory, echo, tuple(notes)
+
+
 def estimate_resolved(
-    rw: ResolvedWorkload, placement: Placement | None, accelerators: AcceleratorLookup
+    rw: ResolvedWorkload,
+    placement: Placement | None,
+    accelerators: AcceleratorLookup,
+    place: Callable[[ResolvedWorkload, AcceleratorSpec, Placement], PlacedMemory] = placed_memory,
 ) -> EstimateResponse:
     """:func:`estimate` of a workload already validated and resolved (the planner has
-    both for the placement it chose)."""
+    both for the placement it chose). ``place``: what computes the memory fit (the
+    planner passes one that keeps it for the same job at other lengths)."""
     notes = list(rw.assumptions)
     if rw.kind == "preprocess":
         return _preprocess_estimate(rw, placement, notes)
@@ -103,7 +122,8 @@ def estimate_resolved(
     throughput = None
     time: TimeEstimate | None = None
     if spec is not None and placement is not None:
-        memory, echo = _place(rw, spec, placement, notes)
+        memory, echo, placed_notes = place(rw, spec, placement)
+        notes.extend(placed_notes)
         time = time_for(
             rw,
             spec,
