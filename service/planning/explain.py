@@ -42,18 +42,18 @@ from service.planning.schema import (
 from service.sizing import (
     EstimateResponse,
     HostRequirements,
-    PlacedMemory,
+    PlacedEstimate,
     ResolvedWorkload,
     estimate_resolved,
     host_for,
-    placed_memory,
+    placed_estimate,
 )
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
 """Advice pieces kept per class of answers (a dozen topics, a few variants each)."""
-PLACED_MEMORY = 32
-"""Memory fits kept per class of answers (one per placement its top options show)."""
+PLACED_ESTIMATES = 32
+"""Estimate parts kept per class of answers (one per placement its top options show)."""
 
 
 class AnswerParts:
@@ -69,7 +69,7 @@ class AnswerParts:
         self.options = OptionParts(terms)
         self._names: dict[str, str] = {}
         self._advice: dict[tuple[object, ...], Advice] = {}
-        self._placed: dict[Placement, PlacedMemory] = {}
+        self._placed: dict[Placement, PlacedEstimate] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -89,14 +89,15 @@ class AnswerParts:
 
     def placed(
         self, rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement
-    ) -> PlacedMemory:
-        """The estimate's memory fit of ``placement`` (the class's job at any length holds
-        the same memory: it is sized once per placement its answers show, bounded)."""
+    ) -> PlacedEstimate:
+        """The length-independent part of the estimate on ``placement`` (memory fit and
+        notes: the class's job at any length holds the same memory, so it is sized once per
+        placement its answers show, bounded)."""
         placed = self._placed.get(placement)
         if placed is None:
-            if len(self._placed) >= PLACED_MEMORY:
+            if len(self._placed) >= PLACED_ESTIMATES:
                 self._placed.clear()
-            placed = self._placed[placement] = placed_memory(rw, spec, placement)
+            placed = self._placed[placement] = placed_estimate(rw, spec, placement)
         return placed
 
     def name(self, ctx: PlanContext, provider: str) -> str:
