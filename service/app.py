@@ -35,6 +35,7 @@ from litestar.types import (
 from service import web
 from service.api import estimate, recommend
 from service.api.admin import AdminController
+from service.api.body import in_chinese, validation_detail
 from service.api.estimate import estimate_route
 from service.api.health import HealthController
 from service.api.hot_route import hot_routes
@@ -54,7 +55,7 @@ from service.catalog.overrides import load_overrides
 from service.hooks.loader import PluginManager, collect, get_plugin_manager
 from service.runtime.cache import RequestCache, StoreFactory
 from service.runtime.catalog_sync import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
-from service.runtime.errors import InputError
+from service.runtime.errors import ErrorLang, InputError, error_lang
 from service.runtime.metrics import CATALOG_RELOADS, watch_live_prices
 from service.runtime.observability import configure_logging, request_id_middleware
 from service.runtime.ratelimit import RateLimiter
@@ -308,16 +309,28 @@ def _error_body(status: int, detail: str, extra: Any = None) -> dict[str, Any]:
     return body
 
 
+def _error_lang(request: Request[Any, Any, Any]) -> ErrorLang:
+    """The language an error is told in: the body's ``lang`` (a route that read it
+    leaves it in the scope's state), else ``Accept-Language``, else English."""
+    declared = request.scope.get("state", {}).get("lang")
+    return error_lang(declared, request.headers.get("accept-language"))
+
+
 def _input_error_handler(request: Request[Any, Any, Any], exc: InputError) -> Response[Any]:
-    item: dict[str, Any] = {"key": exc.field, "message": exc.message, "source": exc.source}
+    lang = _error_lang(request)
+    item: dict[str, Any] = {"key": exc.field, "message": exc.message_in(lang),
+                            "source": exc.source}  # fmt: skip
     if exc.suggestions:
         item["suggestions"] = list(exc.suggestions)
-    detail = f"Validation failed for {request.method} {request.url.path}"
+    detail = validation_detail(f"{request.method} {request.url.path}", lang)
     return Response(_error_body(exc.status_code, detail, [item]), status_code=exc.status_code)
 
 
 def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> Response[Any]:
     headers = dict(exc.headers or {})
+    detail, extra = exc.detail, exc.extra or None
+    if exc.status_code in (400, 422) and _error_lang(request) == "zh":
+        detail, extra = in_chinese(detail, extra)
     if exc.status_code == 413:  # one wording on every route (raw ASGI ones say the same)
         limit = request.app.state[STATE_KEY].settings.max_body_bytes
         detail = f"Request body exceeds {limit} bytes (SUANLI_MAX_BODY_BYTES)"
@@ -326,9 +339,7 @@ def _http_error_handler(request: Request[Any, Any, Any], exc: HTTPException) -> 
         # litestar's limiter sends RateLimit-Reset (seconds) but not the standard header.
         headers["Retry-After"] = str(headers.get("RateLimit-Reset", 60))
     return Response(
-        _error_body(exc.status_code, exc.detail, exc.extra or None),
-        status_code=exc.status_code,
-        headers=headers,
+        _error_body(exc.status_code, detail, extra), status_code=exc.status_code, headers=headers
     )
 
 

@@ -116,3 +116,18 @@ def test_throughput_has_one_unit_per_language(
     words = [body["summary"], *(r for o in body["options"] for r in o["reasons"])]
     assert sum(unit in w for w in words) >= 2
     assert not any(other in w for w in words)
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "Ranked by decode throughput"),
+                                             ("zh", "按解码吞吐排序")])  # fmt: skip
+def test_serving_ranked_by_time_says_it_is_ranked_by_throughput(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """Open-ended serving under ``objective: time`` ranks by decode throughput; its
+    reason must not say it was ranked by price per million tokens."""
+    body = recommend(client, {**SERVING_7B, "objective": "time", "top_k": 3}, lang)
+    speeds = [o["throughput_tokens_per_s"] for o in body["options"]]
+    assert speeds == sorted(speeds, reverse=True)
+    for option in body["options"]:
+        assert any(r.startswith(words) for r in option["reasons"])
+        assert not any(r.startswith(("Ranked by price", "按每百万")) for r in option["reasons"])

@@ -123,6 +123,11 @@ async def exercise(client: Client, rest: Rest) -> None:
     text = refused.content[0].text  # type: ignore[union-attr]
     assert "workload.model" in text
     assert "llama-2-7b" in text
+    refused_zh = await client.call_tool(
+        "recommend_servers", {"model": "llama-2-7x", "tokens": 1e6, "lang": "zh"}
+    )
+    assert refused_zh.is_error
+    assert "未知模型预设" in refused_zh.content[0].text  # type: ignore[union-attr]
 
     unknown = await client.call_tool("list_offers", {"accelerators": ["A1OO"]})
     assert unknown.is_error

@@ -56,6 +56,79 @@ _MAX_FLOAT_FIXES = 64
 """Integral floats fixed one by one at most (a body has far fewer integer fields)."""
 
 
+_ZH_TYPES = {"int": "整数", "float": "数字", "str": "字符串", "bool": "布尔值", "array": "数组",
+             "object": "对象", "null": "null"}  # fmt: skip
+_ZH_OPS = {">=": "≥", ">": ">", "<=": "≤", "<": "<"}
+_ZH_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Expected `(?P<want>[^`]*)`, got `(?P<got>[^`]*)`$"), "应为{want}，实际为{got}"),
+    (re.compile(r"^Expected `(?P<want>[^`]*)` of length (?P<op>[<>]=?) (?P<n>\S+)$"),
+     "应为长度 {op} {n} 的{want}"),
+    (re.compile(r"^Expected `(?P<want>[^`]*)` (?P<op>[<>]=?) (?P<n>\S+)$"),
+     "应为 {op} {n} 的{want}"),
+    (re.compile(r"^Invalid (?:enum )?value (?P<value>.*)$"), "无效取值 {value}"),
+    (re.compile(r"^Object missing required field `(?P<name>[^`]*)`$"), "缺少必填字段 `{name}`"),
+    (re.compile(r"^unknown field `(?P<name>[^`]*)`: not part of this request; did you mean "
+                r"(?P<hint>.*)\?$"), "未知字段 `{name}`：该请求没有这个字段；是否想写 {hint}？"),
+    (re.compile(r"^unknown field `(?P<name>[^`]*)`: not part of this request$"),
+     "未知字段 `{name}`：该请求没有这个字段"),
+    (re.compile(r"^duplicate key `(?P<name>[^`]*)`: each field may appear only once in an "
+                r"object$"), "重复的键 `{name}`：同一对象中每个字段只能出现一次"),
+    (re.compile(r"^request body is missing: a JSON object is required$"),
+     "缺少请求体：需要一个 JSON 对象"),
+)  # fmt: skip
+"""The validation messages of this module and of msgspec, in Chinese (type names and
+values as sent; a message not listed here stays English)."""
+
+
+def zh_message(message: str) -> str | None:
+    """A validation message of this module or of msgspec in Chinese, or ``None``."""
+    for pattern, text in _ZH_PATTERNS:
+        match = pattern.match(message)
+        if match is None:
+            continue
+        values = match.groupdict()
+        for name in ("want", "got"):
+            if name in values:
+                values[name] = "或".join(_ZH_TYPES.get(t, t) for t in values[name].split(" | "))
+        if "op" in values:
+            values["op"] = _ZH_OPS[values["op"]]
+        return text.format(**values)
+    return None
+
+
+def validation_detail(where: str, lang: str) -> str:
+    """The ``detail`` of a 400/422 that names fields (``where``: ``"METHOD /path"``)."""
+    return f"请求校验失败：{where}" if lang == "zh" else f"Validation failed for {where}"
+
+
+_VALIDATION_FAILED = "Validation failed for "
+
+
+def in_chinese(detail: str, extra: Any) -> tuple[str, Any]:
+    """A 400/422's detail and item messages in Chinese where a translation exists (keys,
+    sources and suggestions unchanged: they are what a client sends back)."""
+    if detail.startswith(_VALIDATION_FAILED):
+        detail = validation_detail(detail.removeprefix(_VALIDATION_FAILED), "zh")
+    if isinstance(extra, list):
+        extra = [
+            {**item, "message": zh_message(item["message"]) or item["message"]}
+            if isinstance(item, dict) and isinstance(item.get("message"), str)
+            else item
+            for item in extra
+        ]
+    return detail, extra
+
+
+def declared_lang(body: bytes) -> object:
+    """The ``lang`` field of a JSON body that could not be served (for its error's
+    language), or ``None``; read only on the error path."""
+    try:
+        document = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return document.get("lang") if isinstance(document, dict) else None
+
+
 class UnsupportedMediaTypeException(ClientException):
     """415: the request body is not JSON."""
 
@@ -124,13 +197,8 @@ def decode_json(content_type: str | None, body: bytes, body_type: type[T], where
         value = _decoder(body_type).decode(body)
     except msgspec.ValidationError as exc:
         value = _with_integral_floats(exc, body, body_type, where)
-    except msgspec.DecodeError as exc:
-        text = str(exc)
-        if not text.startswith("JSON is malformed"):
-            text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
-        raise ClientException(detail=text) from None
-    except RecursionError:
-        raise ClientException(detail="JSON is malformed: nesting too deep") from None
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise _malformed(exc) from None
     duplicate = duplicate_key(body)
     if duplicate is not None:
         raise ValidationException(
@@ -178,9 +246,41 @@ def _with_integral_floats(
             return msgspec.convert(document, body_type, strict=True)
         except msgspec.ValidationError as exc:
             error = exc
+    if document is None and "contains unknown field" in str(error):
+        _refuse_if_malformed(body)
     raise ValidationException(
         detail=f"Validation failed for {where}", extra=[validation_item(error, body_type)]
     ) from None
+
+
+def _refuse_if_malformed(body: bytes) -> None:
+    """The typed decoder stops at the first key it does not know, so a truncated or
+    broken body (``{"a":``) reads as "unknown field `a`"; the client's real mistake is the
+    JSON. Checked after an unknown-field error only, by a decoder that skips every value
+    (syntax checked, nothing built: a large refused body stays cheap)."""
+    try:
+        _SYNTAX.decode(body)
+    except (msgspec.DecodeError, RecursionError) as exc:
+        raise _malformed(exc) from None
+    except msgspec.ValidationError:
+        pass  # well-formed, not an object: the typed error stands
+
+
+class _AnyObject(msgspec.Struct):
+    """Any JSON object, every field skipped."""
+
+
+_SYNTAX = msgspec.json.Decoder(_AnyObject)
+
+
+def _malformed(exc: msgspec.DecodeError | RecursionError) -> ClientException:
+    """The 400 for a body that is not JSON, in msgspec's words ("JSON is malformed: …")."""
+    if isinstance(exc, RecursionError):
+        return ClientException(detail="JSON is malformed: nesting too deep")
+    text = str(exc)
+    if not text.startswith("JSON is malformed"):
+        text = f"JSON is malformed: {text[:1].lower()}{text[1:]}"
+    return ClientException(detail=text)
 
 
 _STEP = re.compile(r"\.(?P<name>[^.\[]+)|\[(?P<index>\d+)\]")

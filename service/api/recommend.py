@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import msgspec
 from litestar import asgi
+from litestar.exceptions import ValidationException
 from litestar.types import HTTPScope, Receive, Send
 
 from service.api import examples
 from service.api.answer_quality import AnswerQuality
-from service.api.body import decode_json
+from service.api.body import declared_lang, decode_json
 from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
 from service.api.state import STATE_KEY, Suanli
 from service.catalog.aggregate import CatalogSnapshot
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.cache import answer_fingerprint, request_digest, request_key
-from service.runtime.errors import InputError
+from service.runtime.errors import InputError, accepted_lang
 from service.runtime.observability import send_json
 
 PATH = "/v1/recommend"
@@ -73,13 +74,7 @@ def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
     """``lang`` when given, else the first of zh/en in ``Accept-Language``, else zh."""
     if explicit is not None:
         return explicit
-    for part in (accept_language or "").split(","):
-        tag = part.split(";")[0].strip().lower()
-        if tag.startswith("en"):
-            return "en"
-        if tag.startswith("zh"):
-            return "zh"
-    return "zh"
+    return accepted_lang(accept_language) or "zh"
 
 
 @asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})
@@ -90,6 +85,17 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
     suanli: Suanli = scope["litestar_app"].state[STATE_KEY]
     headers = json_headers(scope)
     body = await read_body(receive, headers.content_length, suanli.settings.max_body_bytes)
+    try:
+        await _answer(scope, send, suanli, headers, body)
+    except (InputError, ValidationException):
+        # the error handler tells it in the body's language (read on this path only)
+        scope.setdefault("state", {})["lang"] = declared_lang(body)
+        raise
+
+
+async def _answer(
+    scope: HTTPScope, send: Send, suanli: Suanli, headers: JsonHeaders, body: bytes
+) -> None:
     decoded: Decoded | None = suanli.decoded.get(body, headers.accept_language)
     if decoded is None or headers.content_type != decoded.content_type:
         decoded = _decode(body, headers)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 from litestar.exceptions import HTTPException
 
-from service.runtime.errors import ErrorBody, ErrorItem, InputError
+from service.runtime.errors import ErrorBody, ErrorItem, ErrorLang, InputError, error_lang
 
 if TYPE_CHECKING:
     from service.api.state import Suanli
@@ -74,22 +74,27 @@ class Backend(Protocol):
     def accelerators(self) -> Json: ...
 
 
-def error_from(exc: Exception, where: str) -> ApiError:
-    """The API's error body for an exception a route would have turned into a 4xx."""
+def error_from(exc: Exception, where: str, lang: ErrorLang = "en") -> ApiError:
+    """The API's error body for an exception a route would have turned into a 4xx, its
+    messages in ``lang`` as the route would tell them."""
+    from service.api.body import in_chinese, validation_detail
+
     if isinstance(exc, InputError):
         item = ErrorItem(
             key=exc.field,
-            message=exc.message,
+            message=exc.message_in(lang),
             source=exc.source,
             suggestions=list(exc.suggestions) or None,
         )
         body = ErrorBody(
-            status_code=exc.status_code, detail=f"Validation failed for {where}", extra=[item]
+            status_code=exc.status_code, detail=validation_detail(where, lang), extra=[item]
         )
         return ApiError(exc.status_code, body)
     if isinstance(exc, HTTPException):
-        extra = exc.extra if isinstance(exc.extra, list | dict) else None
-        document = {"status_code": exc.status_code, "detail": exc.detail, "extra": extra}
+        detail, extra = exc.detail, exc.extra if isinstance(exc.extra, list | dict) else None
+        if lang == "zh" and exc.status_code in (400, 422):
+            detail, extra = in_chinese(detail, extra)
+        document = {"status_code": exc.status_code, "detail": detail, "extra": extra}
         return ApiError(exc.status_code, msgspec.convert(document, ErrorBody))
     raise exc
 
@@ -125,7 +130,8 @@ class LocalBackend:
             )
             answer = recommend(msgspec.structs.replace(request, lang=lang), ctx, lang)
         except (InputError, HTTPException) as exc:
-            raise error_from(exc, where) from None
+            declared = body.get("lang") if isinstance(body, dict) else None
+            raise error_from(exc, where, error_lang(declared, None)) from None
         return msgspec.to_builtins(answer)
 
     def estimate(self, body: Json) -> Json:

@@ -78,6 +78,7 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
                     f"unknown accelerator {name!r}",
                     registry.suggest(name),
                     source="query",
+                    zh=f"未知加速卡型号 {name!r}",
                 )
             accelerators.update(spec.name for spec in matches)
     providers = None
@@ -92,6 +93,7 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
                     f"unknown provider {name!r}; loaded: {', '.join(sorted(loaded)) or 'none'}",
                     closest(name, loaded),
                     source="query",
+                    zh=f"未知云厂商 {name!r}；已加载：{'、'.join(sorted(loaded)) or '无'}",
                 )
             chosen.add(provider)
         providers = frozenset(chosen)
@@ -105,6 +107,7 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
                     f"unknown region {name!r}",
                     region_suggestions(name, known) or sorted(known),
                     source="query",
+                    zh=f"未知地域 {name!r}（请用地域 ID）",
                 )
         regions = frozenset(query.region)
     return _Resolved(

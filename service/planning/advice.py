@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from service.planning.schema import Advice, Lang
 
 SUPPLY_LIMITED = frozenset({"A800-40GB", "A800-80GB", "H800", "H20"})
+QUANTIZED = frozenset({"fp8", "int8", "int4"})
 
 _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio": {
@@ -23,11 +24,46 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "CPU and RAM: plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and "
         "{ram:.0f} GiB RAM here) so data loading never starves the GPUs.",
     },
+    "cpu_ratio_any": {
+        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU，否则数据加载会让 GPU 空等。",
+        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator so data loading never starves the GPUs.",
+    },
+    "cpu_ratio_serving": {
+        "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU"
+        "（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份权重以便加载），"
+        "否则高并发时首 token 时延会被 CPU 拖慢。",
+        "en": "CPU and RAM: a serving engine's CPUs run tokenization, the HTTP front end and "
+        "request scheduling; plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and "
+        "{ram:.0f} GiB RAM here, enough to stage the weights while loading), or time to "
+        "first token suffers under load.",
+    },
+    "cpu_ratio_serving_any": {
+        "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU，"
+        "内存需能暂存一份权重以便加载。",
+        "en": "CPU and RAM: a serving engine's CPUs run tokenization, the HTTP front end and "
+        "request scheduling; plan 4–8 vCPUs per accelerator and RAM enough to stage the "
+        "weights while loading.",
+    },
     "storage": {
         "zh": "存储：约 {disk:.0f} GiB 数据与检查点。原始数据放对象存储（OSS/COS/OBS/TOS），"
         "通过并行文件系统（如 CPFS）或高性能云盘（ESSD PL2/PL3）读取，磁盘吞吐至少数百 MB/s。",
         "en": "Storage: about {disk:.0f} GiB of data and checkpoints. Keep raw data in object "
         "storage (OSS/COS/OBS/TOS) and read it through a parallel file system (e.g. CPFS) or "
+        "high-IOPS disks (ESSD PL2/PL3); aim for hundreds of MB/s or more.",
+    },
+    "storage_serving": {
+        "zh": "存储：约 {disk:.0f} GiB 系统盘与模型权重。权重放对象存储（OSS/COS/OBS/TOS）"
+        "或打进镜像，启动时拷到本地 NVMe 或高性能云盘，新副本才能快速上线。",
+        "en": "Storage: about {disk:.0f} GiB for the system image and the model weights. Keep "
+        "the weights in object storage (OSS/COS/OBS/TOS) or bake them into the image, and "
+        "copy them to local NVMe or a fast cloud disk at start so new replicas come up "
+        "quickly.",
+    },
+    "storage_preprocess": {
+        "zh": "存储：约 {disk:.0f} GiB 输入数据与中间结果。原始数据放对象存储（OSS/COS/OBS/TOS），"
+        "中间结果写本地 NVMe 或高 IOPS 云盘（ESSD PL2/PL3），磁盘吞吐至少数百 MB/s。",
+        "en": "Storage: about {disk:.0f} GiB of input data and intermediate results. Keep raw "
+        "data in object storage (OSS/COS/OBS/TOS) and write intermediates to local NVMe or "
         "high-IOPS disks (ESSD PL2/PL3); aim for hundreds of MB/s or more.",
     },
     "spot": {
@@ -52,6 +88,44 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Monitoring: watch GPU utilization (nvtop/DCGM). Below 50% for long means a "
         "data-loading or IO bottleneck: fix the DataLoader before buying a bigger GPU.",
     },
+    "monitoring_serving": {
+        "zh": "监控：观察 GPU 利用率、KV 缓存占用、排队时延与首 token 时延（推理引擎的 /metrics、"
+        "DCGM）；利用率低通常是并发或批量不足，而不是需要更大的 GPU。",
+        "en": "Monitoring: watch GPU utilization, KV-cache usage, queueing and time to first "
+        "token (the engine's /metrics, DCGM); low utilization usually means too little "
+        "concurrency or batching, not a need for a bigger GPU.",
+    },
+    "monitoring_ascend": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存（可配合 MindStudio Insight 做性能分析）；"
+        "若长期低于 50%，瓶颈在数据加载或 IO，先优化数据管道，而不是换更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi (profile with "
+        "MindStudio Insight). Below 50% for long means a data-loading or IO bottleneck: fix "
+        "the input pipeline before buying a bigger machine.",
+    },
+    "monitoring_ascend_serving": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存，并看推理引擎的 KV 缓存占用、排队时延与"
+        "首 token 时延；利用率低通常是并发或批量不足，而不是需要更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi, and the engine's "
+        "KV-cache usage, queueing and time to first token; low utilization usually means too "
+        "little concurrency or batching, not a need for a bigger machine.",
+    },
+    "containers_ascend": {
+        "zh": "环境：使用云厂商的昇腾 AI 镜像或自建 Docker 镜像，固定 CANN、NPU 驱动/固件、"
+        "torch_npu 与框架版本，换机器时一键拉起。",
+        "en": "Environment: use the cloud's Ascend AI images or your own Docker image that pins "
+        "CANN, the NPU driver and firmware, torch_npu and framework versions, so a new machine "
+        "starts identically.",
+    },
+    "concurrency": {
+        "zh": "吞吐目标按并发 1 计算：每个副本一次只解码一条序列，{target:,.0f} tokens/秒 只能靠"
+        "增加副本达到。推理引擎会把同时到达的请求合批：如果这些吞吐来自多个用户，请给出同时服务的"
+        "请求数（concurrency），合批后所需的卡会少得多。",
+        "en": "The throughput target was sized at concurrency 1: each replica decodes one "
+        "sequence at a time, so {target:,.0f} tokens/s is reached only by adding replicas. "
+        "Serving engines batch requests that arrive together: if that throughput comes from "
+        "many users, give the number of requests served at once (concurrency); batched, far "
+        "fewer accelerators reach it.",
+    },
     "ascend": {
         "zh": "昇腾 NPU 使用 CANN 而非 CUDA：PyTorch 需 torch_npu 适配，自定义 CUDA 算子需迁移，"
         "请先小规模验证再采购。",
@@ -68,11 +142,25 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Multi-node training needs the VPC network with RDMA/eRDMA enabled, or "
         "gradient synchronization becomes the bottleneck.",
     },
+    "sharding": {
+        "zh": "多台节点做预处理：按文件把数据分片，每台只处理自己的分片"
+        "（按分片编号，或用 Spark/Ray 调度），直接读写对象存储；节点之间没有梯度同步，无需 RDMA。",
+        "en": "Preprocessing on several nodes: shard the input by file so each node processes "
+        "only its own shards (by shard index, or scheduled with Spark/Ray) and reads and "
+        "writes object storage directly; there is no gradient exchange, so no RDMA is needed.",
+    },
     "serving": {
         "zh": "推理上线：INT8/INT4 量化（TensorRT、vLLM、ONNX Runtime）可显著降低显存与成本；"
         "配置弹性伸缩，空闲时缩容甚至缩到零（Serverless GPU）。",
         "en": "Serving: INT8/INT4 quantization (TensorRT, vLLM, ONNX Runtime) cuts memory and "
         "cost; autoscale replicas and scale to zero when idle (serverless GPU).",
+    },
+    "serving_quantized": {
+        "zh": "推理上线：权重已是 {precision}，显存与成本已按量化计算；配置弹性伸缩，"
+        "空闲时缩容甚至缩到零（Serverless GPU），上线前用评测集核对量化后的输出质量。",
+        "en": "Serving: the weights are already {precision}, and memory and cost are planned "
+        "for it; autoscale replicas and scale to zero when idle (serverless GPU), and check "
+        "the quantized model's outputs on an evaluation set before going live.",
     },
     "dedicated": {
         "zh": "百亿参数以上的预训练建议直接联系云厂商销售，定制专属集群（RDMA 网络、并行存储、"
@@ -117,6 +205,15 @@ class AdviceContext:
     ram_gib: float
     disk_gib: float
     checkpoint_interval_h: float
+    single_stream_target: float | None = None
+    """Serving with a throughput target at concurrency 1: the target, met only by adding
+    replicas (each decodes one sequence at a time)."""
+    precision: str = "bf16"
+    """The job's weight format: a serving job already in FP8/INT8/INT4 is not told to
+    quantize."""
+    has_options: bool = True
+    """False for an answer without options: no "here"/"本方案" figures then (the host
+    figures are for one device, not for a machine the answer proposes)."""
 
 
 def build_advice(
@@ -125,43 +222,62 @@ def build_advice(
     """The advice for ``ctx`` in ``lang`` (``memo``: pieces already written, by topic,
     language and the figures they show — answers of one class share most of them)."""
     if memo is None:
-        return [Advice(topic=t, text=_TEXT[t][lang].format(**kw)) for t, kw in _topics(ctx)]
+        return [_advice(t, lang, kw) for t, kw in _topics(ctx)]
     advice = []
     for topic, kw in _topics(ctx):
         key = (topic, lang, *kw.values())
         piece = memo.get(key)
         if piece is None:
-            piece = memo[key] = Advice(topic=topic, text=_TEXT[topic][lang].format(**kw))
+            piece = memo[key] = _advice(topic, lang, kw)
         advice.append(piece)
     return advice
+
+
+def _advice(text: str, lang: Lang, values: dict[str, object]) -> Advice:
+    """One piece: the sentence ``text`` in ``lang`` under its stable topic."""
+    return Advice(topic=_TOPIC.get(text, text), text=_TEXT[text][lang].format(**values))
 
 
 def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
     """The topics that apply, each with the figures its sentence shows."""
     topics: list[tuple[str, dict[str, object]]] = []
     training = ctx.kind in ("pretrain", "finetune", "rlhf")
+    serving = ctx.kind == "inference"
     if ctx.kind == "preprocess":
         topics.append(("preprocess", {}))
     else:
-        topics.append(("cpu_ratio", {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}))
+        topics.append(_cpu_ratio(ctx, serving))
     if ctx.disk_gib >= 200 or ctx.kind == "preprocess":
-        topics.append(("storage", {"disk": ctx.disk_gib}))
+        storage = "storage_serving" if serving else "storage"
+        if ctx.kind == "preprocess":
+            storage = "storage_preprocess"
+        topics.append((storage, {"disk": ctx.disk_gib}))
     if training:
         if ctx.interruptible:
             topics.append(("spot", {"interval": ctx.checkpoint_interval_h}))
         else:
             topics.append(("no_spot", {}))
     if ctx.kind != "preprocess":
-        topics.append(("containers", {}))
-        topics.append(("monitoring", {}))
+        ascend_only = bool(ctx.accelerators) and all(
+            a.startswith("Ascend") for a in ctx.accelerators
+        )
+        suffix = "_ascend" if ascend_only else ""
+        topics.append((f"containers{suffix}", {}))
+        topics.append((f"monitoring{suffix}{'_serving' if serving else ''}", {}))
+    if serving and ctx.single_stream_target is not None:
+        topics.append(("concurrency", {"target": ctx.single_stream_target}))
     if ctx.ascend:
         topics.append(("ascend", {}))
     limited = sorted(ctx.accelerators & SUPPLY_LIMITED)
     if limited:
         topics.append(("supply", {"names": "/".join(limited)}))
-    if ctx.multi_node:
+    if ctx.multi_node and training:
         topics.append(("multi_node", {}))
-    if ctx.kind == "inference":
+    elif ctx.multi_node and ctx.kind == "preprocess":
+        topics.append(("sharding", {}))
+    if serving and ctx.precision in QUANTIZED:
+        topics.append(("serving_quantized", {"precision": ctx.precision.upper()}))
+    elif serving:
         topics.append(("serving", {}))
     if ctx.kind == "pretrain" and ctx.params_b >= 100:
         topics.append(("dedicated", {}))
@@ -170,3 +286,28 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
     if ctx.snapshot_prices:
         topics.append(("stale_prices", {}))
     return topics
+
+
+_TOPIC = {
+    "cpu_ratio_any": "cpu_ratio",
+    "cpu_ratio_serving": "cpu_ratio",
+    "cpu_ratio_serving_any": "cpu_ratio",
+    "storage_serving": "storage",
+    "storage_preprocess": "storage",
+    "monitoring_serving": "monitoring",
+    "monitoring_ascend": "monitoring",
+    "monitoring_ascend_serving": "monitoring",
+    "containers_ascend": "containers",
+    "serving_quantized": "serving",
+}
+"""Texts that are variants of one topic: clients group advice by its stable topic."""
+
+
+def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object]]:
+    """The CPU:accelerator rule, in serving words for an inference job (no data loader:
+    the CPUs tokenize and run the HTTP front end), with this answer's figures only when it
+    proposes a machine."""
+    text = "cpu_ratio_serving" if serving else "cpu_ratio"
+    if not ctx.has_options:
+        return f"{text}_any", {}
+    return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}

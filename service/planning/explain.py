@@ -158,6 +158,8 @@ def explain(
         no_fit = _explain(plan.removed, req, lang)
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints)
+    if top and plan.hidden_spot:
+        warnings.append(texts.t("hidden_spot", lang, n=plan.hidden_spot))
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
@@ -410,4 +412,11 @@ def _advice_context(
         ram_gib=host.ram_gib,
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
+        has_options=bool(top),
+        precision=getattr(req.workload, "precision", "bf16"),
+        single_stream_target=(
+            getattr(req.workload, "target_tokens_per_s", None)
+            if getattr(req.workload, "concurrency", None) == 1
+            else None
+        ),
     )

@@ -12,7 +12,7 @@ that depend only on the instance type first, then region, billing and price).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from service.catalog.aggregate import OfferBucket, OfferGroup
@@ -111,6 +111,25 @@ class OfferFilter:
         if self.regions is None:
             return group.regions
         return tuple(r for r in group.regions if r in self.regions)
+
+
+def spot_above_on_demand(offer: Offer, on_demand: Mapping[tuple[str, str], float]) -> bool:
+    """A spot *estimate* at or above the on-demand price of the same instance type that
+    the request also allows (review P11).
+
+    Without a published spot price the model can only say "10–100 % of on-demand" and
+    shows the top of that range; with the reclaim overhead on top, such a row costs more
+    than the on-demand row of the same type in every case, so it can never be the better
+    buy and only crowds the list. A spot price that is known (or an estimate below
+    on-demand) stays. ``on_demand``: the cheapest passing on-demand price per (provider,
+    instance type), empty when on-demand is not allowed.
+    """
+    price = offer.price
+    if offer.billing != "spot" or price is None or not price.estimated:
+        return False
+    hourly = price.price_per_hour
+    cheapest = on_demand.get((offer.provider, offer.instance.instance_type))
+    return hourly is not None and cheapest is not None and hourly >= cheapest
 
 
 def relaxed(flt: OfferFilter, constraint: str) -> OfferFilter:

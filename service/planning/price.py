@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from service.catalog.models import Offer
@@ -24,6 +25,7 @@ from service.planning.cost import (
     monthly_cost,
     spot_overhead,
 )
+from service.planning.filters import spot_above_on_demand
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
@@ -48,6 +50,9 @@ class Plan:
     on_demand: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
     """Cheapest on-demand hourly price per (provider, instance type) that passes the
     filters: what a subscription's break-even is measured against."""
+    hidden_spot: int = 0
+    """Spot offers left out because their estimate is no cheaper than on-demand
+    (:func:`~service.planning.filters.spot_above_on_demand`)."""
 
 
 class Pricer:
@@ -59,8 +64,11 @@ class Pricer:
         objective: Objective,
         budget: float | None,
         deadline_hours: float | None,
+        on_demand: Mapping[tuple[str, str], float] | None = None,
     ) -> None:
         self.serving = serving
+        self.on_demand: Mapping[tuple[str, str], float] = on_demand or {}
+        """Spot estimates at or above these prices are not entered (see Plan)."""
         self.objective = objective
         self.budget = budget
         self.deadline_hours = deadline_hours
@@ -84,6 +92,8 @@ class Pricer:
         )
         rank_scale = ranked_money_scale(offer)
         spot = offer.billing == "spot"
+        if spot and spot_above_on_demand(offer, self.on_demand):
+            return
         row = offer.instance
         for v in variants:
             hours = v.hours
@@ -124,7 +134,10 @@ class Pricer:
                 per_token = money / v.throughput if v.throughput else INF
                 key = (tier, per_token, money, v.nodes, len(keys))
             elif objective == "cost":
-                key = (tier, money, speed, v.nodes, len(keys))
+                # Equal cost: the smallest sufficient machine first (time that scales with
+                # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
+                # less when scaling is imperfect), then the faster.
+                key = (tier, money, v.devices, speed, v.nodes, len(keys))
             else:
                 key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
             keys.append(key)

@@ -24,7 +24,7 @@ from service.catalog.aggregate import OfferBucket
 from service.planning.bounds import BOUND_SLACK, BoundMode, LaneBound, Order, order_lanes
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, per_million_tokens
-from service.planning.filters import OfferFilter
+from service.planning.filters import OfferFilter, spot_above_on_demand
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
 from service.planning.price import Plan, Pricer, ranked_money_scale, spot_of
@@ -85,7 +85,8 @@ def make_plan(
     """
     if index is None:
         index = lane_index(buckets, flt, placer)
-    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours)
+    on_demand = index.on_demand(placer)
+    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours, on_demand)
     mode, work = _bound_mode(placer.job)
     if count_removed:
         _every_group(buckets, flt, placer, pricer)
@@ -99,8 +100,28 @@ def make_plan(
     else:
         _lanes_in_order(index, placer, pricer, objective, top_k)
     plan = pricer.plan(placer.job.serving)
-    plan.on_demand = index.on_demand(placer)
+    plan.on_demand = on_demand
+    plan.hidden_spot = _hidden_spot(index, placer)
     return plan
+
+
+def _hidden_spot(index: LaneIndex, placer: Placer) -> int:
+    """How many spot offers the pricer leaves out as no cheaper than on-demand, counted
+    over every passing lane (not just those the bound priced), once per lane index."""
+
+    def build() -> int:
+        on_demand = index.on_demand(placer)
+        if not on_demand:
+            return 0
+        return sum(
+            offers
+            for lane in index.priced_lanes(placer)
+            if lane.passing.cheapest.billing == "spot"
+            for offer, _regions, offers in lane.groups
+            if spot_above_on_demand(offer, on_demand)
+        )
+
+    return index.derived(("hidden_spot",), build)
 
 
 def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMode) -> Order:

@@ -120,6 +120,7 @@ def build_filter(
                     f"constraints.providers[{i}]",
                     f"unknown provider {name!r}",
                     sorted(known_providers),
+                    zh=f"未知云厂商 {name!r}",
                 )
             chosen.add(provider)
         providers = frozenset(chosen)
@@ -132,6 +133,7 @@ def build_filter(
                     f"constraints.regions[{i}]",
                     f"unknown region {region!r}: no loaded provider sells in it",
                     region_suggestions(region, known_regions),
+                    zh=f"未知地域 {region!r}：已加载的云厂商都不在该地域销售（请用地域 ID）",
                 )
         regions = frozenset(c.regions)
     cpu_only = isinstance(req.workload, Preprocess)
@@ -140,6 +142,7 @@ def build_filter(
             raise InputError(
                 f"constraints.{field}",
                 f"{field} applies to accelerator jobs; preprocessing runs on CPUs only",
+                zh=f"{field} 只适用于使用加速卡的任务；数据预处理只在 CPU 上运行",
             )
     if (
         c.accelerator_count is not None
@@ -150,6 +153,8 @@ def build_filter(
             "constraints.accelerator_count",
             f"accelerator_count ({c.accelerator_count}) exceeds max_accelerators "
             f"({c.max_accelerators})",
+            zh=f"accelerator_count（{c.accelerator_count}）超过了 max_accelerators"
+            f"（{c.max_accelerators}）",
         )
     accelerators = None
     if c.accelerators is not None:
@@ -161,6 +166,7 @@ def build_filter(
                     f"constraints.accelerators[{i}]",
                     f"unknown accelerator {query!r}",
                     ctx.accelerators.suggest(query),
+                    zh=f"未知加速卡型号 {query!r}",
                 )
             names.update(spec.name for spec in matches)
         accelerators = frozenset(names)
@@ -173,6 +179,8 @@ def build_filter(
             "cuda_required excludes every accelerator named in constraints.accelerators "
             "(Ascend NPUs run CANN, not CUDA)",
             status_code=422,
+            zh="cuda_required 排除了 constraints.accelerators 中的所有加速卡"
+            "（昇腾 NPU 使用 CANN，而不是 CUDA）",
         )
     billing = _billing(req, interruptible)
     flt = OfferFilter(
@@ -220,6 +228,8 @@ def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
                 "spot was the only billing mode asked for, but the job is not interruptible "
                 "(constraints.interruptible=false or an inference/preprocess workload)",
                 status_code=422,
+                zh="只要求了竞价（spot）计费，但该任务不可中断（constraints.interruptible=false，"
+                "或为推理/预处理任务）：竞价实例随时可能被回收",
             )
         return frozenset(b for b in asked if b != "spot")
     return frozenset(asked)

@@ -27,14 +27,14 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     """What the answer must respect. Every field is optional."""
 
     providers: Annotated[
-        Annotated[list[Name], msgspec.Meta(max_length=16)] | None,
+        Annotated[list[Name], msgspec.Meta(min_length=1, max_length=16)] | None,
         msgspec.Meta(
             description="Only these clouds (names from GET /v1/providers, e.g. `alibaba`, "
             "`tencent`); default: every loaded provider."
         ),
     ] = None
     regions: Annotated[
-        Annotated[list[Name], msgspec.Meta(max_length=64)] | None,
+        Annotated[list[Name], msgspec.Meta(min_length=1, max_length=64)] | None,
         msgspec.Meta(
             description="Only offers sold in these regions (region ids, e.g. `cn-beijing`, "
             "`ap-shanghai`); default: any region."
@@ -43,7 +43,9 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     accelerators: (
         Annotated[
             list[Name],
-            msgspec.Meta(max_length=32, description="Names or families: A100, 910B, NVIDIA A10"),
+            msgspec.Meta(
+                min_length=1, max_length=32, description="Names or families: A100, 910B, NVIDIA A10"
+            ),
         ]
         | None
     ) = None
@@ -51,6 +53,7 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         Annotated[
             list[Billing],
             msgspec.Meta(
+                min_length=1,
                 max_length=3,
                 description="Default: on_demand and monthly, plus spot when interruptible",
             ),

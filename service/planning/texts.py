@@ -36,6 +36,14 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "CPU-only: {n} node(s) with {v} vCPUs and {m:g} GiB RAM in total cover the "
         "~{need_v} vCPUs / {need_m:.0f} GiB needed.",
     },
+    "hidden_spot": {
+        "zh": "另有 {n} 个竞价实例报价未列出：竞价价格在出价时才确定、没有公开价，"
+        "只能按不高于按量价格估算；按上限计算再加上被回收的损失，不会比同机型按量更便宜。实际竞价价格常低得多，请在控制台查询。",
+        "en": "Spot offers not listed: {n}. Spot prices are set when you bid and are not "
+        "published, so they can only be estimated at up to the on-demand price, and at that "
+        "price plus the cost of reclaims they are never cheaper than the same type on "
+        "demand. Actual spot prices are often far lower: check the console.",
+    },
     "rank_cost": {
         "zh": "按总费用排序：约 ¥{cost:,.2f}（{hours:.1f} 小时）。",
         "en": "Ranked by total cost: about ¥{cost:,.2f} for {hours:.1f} h.",
@@ -51,6 +59,10 @@ _T: dict[str, dict[Lang, str]] = {
     "rank_time": {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
         "en": "Ranked by time: about {hours:.1f} h.",
+    },
+    "rank_throughput": {
+        "zh": "按解码吞吐排序（最快优先）：约 {tps:,.0f} tokens/秒。",
+        "en": "Ranked by decode throughput (fastest first): about {tps:,.0f} tokens/s.",
     },
     "rank_balanced": {
         "zh": "按费用与耗时的平衡排序。",
@@ -367,6 +379,9 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
 def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)
+    if objective == "time" and serving and c.throughput_tokens_per_s:
+        # open-ended serving by time: the key is decode throughput, not a price
+        return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
     if c.price_per_hour is None:
         return t("rank_unpriced", lang) if objective != "time" else None
     if objective == "balanced":

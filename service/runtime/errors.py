@@ -4,15 +4,22 @@ Sizing and planning are plain functions; when they find an input they cannot ser
 unknown preset, heads that do not divide hidden) they raise :class:`InputError` naming the
 request field, and ``create_app`` turns it into litestar's validation-error shape
 ``{status_code, detail, extra: [{key, message, source, suggestions?}]}``.
+
+A message is written in English and, where a person asking in Chinese would read it, in
+Chinese too (``zh``); the response carries the one in the request's language
+(:func:`error_lang`: ``lang`` of the body, else ``Accept-Language``). Field names (``key``)
+and suggestions are the same in both: they are what a client sends back.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
+
+ErrorLang = Literal["zh", "en"]
 
 
 class InputError(ValueError):
@@ -25,6 +32,7 @@ class InputError(ValueError):
         suggestions: Sequence[str] = (),
         status_code: int = 400,
         source: str = "body",
+        zh: str | None = None,
     ) -> None:
         super().__init__(f"{field}: {message}")
         self.field = field
@@ -32,6 +40,32 @@ class InputError(ValueError):
         self.suggestions = tuple(suggestions)
         self.status_code = status_code
         self.source = source
+        self.zh = zh
+        """The message in Chinese (``None``: only the English one exists)."""
+
+    def message_in(self, lang: ErrorLang) -> str:
+        """The message in ``lang`` (English when no Chinese one was written)."""
+        return self.zh if lang == "zh" and self.zh is not None else self.message
+
+
+def error_lang(declared: object, accept_language: str | None) -> ErrorLang:
+    """The language of an error: the body's ``lang`` when it names zh or en, else the
+    first of zh/en in ``Accept-Language`` (as ``/v1/recommend`` negotiates answers), else
+    English — an error read by a client that said nothing is read by its developer."""
+    if declared in ("zh", "en"):
+        return "zh" if declared == "zh" else "en"
+    return accepted_lang((accept_language or "")[:256]) or "en"
+
+
+def accepted_lang(accept_language: str | None) -> ErrorLang | None:
+    """The first of zh/en in an ``Accept-Language`` header (``None``: neither)."""
+    for part in (accept_language or "").split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("en"):
+            return "en"
+        if tag.startswith("zh"):
+            return "zh"
+    return None
 
 
 def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
@@ -50,7 +84,13 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
             "`constraints.providers[0]`, `limit`), or `data` for the body as a whole."
         ),
     ]
-    message: Annotated[str, msgspec.Meta(description="Why the value was refused, in a sentence.")]
+    message: Annotated[
+        str,
+        msgspec.Meta(
+            description="Why the value was refused, in a sentence, in the request's language "
+            "(`lang` of the body, else `Accept-Language`; English when neither names zh)."
+        ),
+    ]
     source: Annotated[
         str,
         msgspec.Meta(description="Where the field was sent: `body`, `query`, `path` or `header`."),

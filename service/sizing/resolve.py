@@ -452,6 +452,8 @@ def resolve_model(
             "workload.model",
             f"unknown model preset {model!r} (GET /v1/models lists them){hint}",
             suggestions,
+            zh=f"未知模型预设 {model!r}（GET /v1/models 列出全部预设）"
+            + (f"；是否想写 {', '.join(suggestions)}？" if suggestions else ""),
         )
     notes.append(f"Model {preset.id}: {preset.params_b:.3f}B parameters ({preset.source}).")
     return preset.id, arch_from_preset(preset), preset
@@ -535,6 +537,8 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             raise InputError(
                 "workload.method",
                 f"{method} adapts transformer linears; {arch.kind} models train 'full' or 'freeze'",
+                zh=f"{method} 作用于 Transformer 的线性层；{arch.kind} 模型只能用 'full' "
+                "或 'freeze' 训练",
             )
         rank = w.lora_rank if isinstance(w, Finetune) else 16
         targets = w.lora_targets if isinstance(w, Finetune) else "all_linear"
@@ -982,6 +986,8 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
             "workload.seq_len",
             f"{preset.id} has {preset.max_positions} positions; seq_len {workload.seq_len} "
             "exceeds it",
+            zh=f"{preset.id} 最多支持 {preset.max_positions} 个位置，"
+            f"seq_len {workload.seq_len} 超出了上限",
         )
     budget = training_budget(workload, arch, notes)
     if not arch.transformer:

@@ -633,6 +633,7 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
         raise InputError(
             "workload.quant_bits",
             f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
+            zh=f"quant_bits 只适用于 'qlora' 方法（当前方法为 {workload.method!r}）",
         )
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
@@ -648,6 +649,8 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
             "workload.prompt_len",
             f"prompt_len ({workload.prompt_len}) exceeds context_len "
             f"({workload.context_len}), which counts prompt and output together",
+            zh=f"prompt_len（{workload.prompt_len}）超过了 context_len（{workload.context_len}）；"
+            "context_len 包含提示与输出两部分",
         )
     if placement is not None:
         _validate_layout(workload, placement)
@@ -679,7 +682,11 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         spec.experts_per_token is not None or spec.shared_experts is not None
     ):
         field = "experts_per_token" if spec.experts_per_token is not None else "shared_experts"
-        raise InputError(f"{path}.{field}", f"{field} needs experts (the routed expert count)")
+        raise InputError(
+            f"{path}.{field}",
+            f"{field} needs experts (the routed expert count)",
+            zh=f"{field} 需要同时给出 experts（路由专家数）",
+        )
     if (
         spec.experts is not None
         and spec.experts_per_token is not None
@@ -688,12 +695,14 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         raise InputError(
             f"{path}.experts_per_token",
             f"experts_per_token ({spec.experts_per_token}) exceeds experts ({spec.experts})",
+            zh=f"experts_per_token（{spec.experts_per_token}）超过了 experts（{spec.experts}）",
         )
     if (spec.encoder_layers is None) != (spec.decoder_layers is None):
         field = "decoder_layers" if spec.encoder_layers is not None else "encoder_layers"
         raise InputError(
             f"{path}.{field}",
             "an encoder-decoder model needs both encoder_layers and decoder_layers",
+            zh="编码器-解码器模型需要同时给出 encoder_layers 和 decoder_layers",
         )
     if spec.encoder_layers is not None and spec.layers is not None:
         total = spec.encoder_layers + (spec.decoder_layers or 0)
@@ -702,11 +711,14 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
                 f"{path}.layers",
                 f"layers ({spec.layers}) must equal encoder_layers + decoder_layers ({total}) "
                 "or be left out",
+                zh=f"layers（{spec.layers}）必须等于 encoder_layers + decoder_layers（{total}），"
+                "或者不填",
             )
     if spec.active_params_b is not None and spec.active_params_b > spec.params_b:
         raise InputError(
             f"{path}.active_params_b",
             f"active_params_b ({spec.active_params_b}) exceeds params_b ({spec.params_b})",
+            zh=f"active_params_b（{spec.active_params_b}）超过了 params_b（{spec.params_b}）",
         )
     if (
         spec.heads is not None
@@ -717,6 +729,7 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         raise InputError(
             f"{path}.heads",
             f"heads ({spec.heads}) must divide hidden ({spec.hidden}) unless head_dim is given",
+            zh=f"heads（{spec.heads}）必须整除 hidden（{spec.hidden}），除非给出 head_dim",
         )
     if (
         spec.kv_heads is not None
@@ -726,6 +739,7 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
         raise InputError(
             f"{path}.kv_heads",
             f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
+            zh=f"kv_heads（{spec.kv_heads}）必须整除 heads（{spec.heads}）",
         )
 
 
@@ -738,17 +752,21 @@ def _validate_rlhf(w: Rlhf) -> None:
         raise InputError(
             "workload.critic_model",
             f"only PPO trains a critic; {w.algorithm.upper()} has none",
+            zh=f"只有 PPO 训练价值模型（critic）；{w.algorithm.upper()} 没有",
         )
     if w.reward_model is not None and w.algorithm == "dpo":
         raise InputError(
             "workload.reward_model",
             "DPO learns from preference pairs and runs no reward model",
+            zh="DPO 直接从偏好对学习，不运行奖励模型",
         )
     if w.response_len > w.seq_len:
         raise InputError(
             "workload.response_len",
             f"response_len ({w.response_len}) exceeds seq_len ({w.seq_len}), which counts "
             "prompt and response together",
+            zh=f"response_len（{w.response_len}）超过了 seq_len（{w.seq_len}）；"
+            "seq_len 包含提示与回复两部分",
         )
 
 
