@@ -351,6 +351,7 @@ def _texts(
                 "cpu_fit",
                 lang,
                 n=c.nodes,
+                nodes="1 node" if c.nodes == 1 else f"{c.nodes} nodes",
                 v=row.vcpus * c.nodes,
                 m=row.memory_gib * c.nodes,
                 need_v=need.vcpus,

@@ -33,7 +33,7 @@ _T: dict[str, dict[Lang, str]] = {
     "cpu_fit": {
         "zh": "CPU 方案：{n} 台共 {v} vCPU、{m:g} GiB 内存，"
         "满足约 {need_v} vCPU / {need_m:.0f} GiB 的需求。",
-        "en": "CPU-only: {n} node(s) with {v} vCPUs and {m:g} GiB RAM in total cover the "
+        "en": "CPU-only: {nodes} with {v} vCPUs and {m:g} GiB RAM in total cover the "
         "~{need_v} vCPUs / {need_m:.0f} GiB needed.",
     },
     "hidden_spot": {
@@ -163,6 +163,14 @@ _T: dict[str, dict[Lang, str]] = {
         "注意力改用 PyTorch SDPA 或 xformers，速度略慢。",
         "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
         "PyTorch SDPA or xformers, somewhat slower.",
+    },
+    "int4_no_awq": {
+        "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
+        "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
+        "Marlin 慢）。",
+        "en": "{acc} (Volta, compute capability 7.0) has no AWQ kernels in vLLM/SGLang (they "
+        "need 7.5 or newer): an AWQ checkpoint will not load; serve a GPTQ INT4 checkpoint (its "
+        "kernels run on Volta, slower than Marlin on Ampere and newer).",
     },
     "kernels_unverified": {
         "zh": "{acc} 上的量化推理算子未经核实，请先确认所用引擎支持该量化格式。",
