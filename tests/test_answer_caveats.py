@@ -50,8 +50,11 @@ def test_int4_on_ampere_has_no_awq_caveat(client: TestClient[Litestar]) -> None:
 
 def test_one_cpu_node_is_singular_and_several_are_plural(client: TestClient[Litestar]) -> None:
     body = recommend(client, {**SMALL_PREPROCESS, "top_k": 10}, "en")
-    fits = {o["nodes"]: r for o in body["options"] for r in o["reasons"] if r.startswith("CPU-only")}
-    assert 1 in fits and any(n > 1 for n in fits), fits
+    fits = {
+        o["nodes"]: r for o in body["options"] for r in o["reasons"] if r.startswith("CPU-only")
+    }
+    assert 1 in fits
+    assert any(n > 1 for n in fits), fits
     assert fits[1].startswith("CPU-only: 1 node with "), fits[1]
     for n, reason in fits.items():
         assert "node(s)" not in reason
