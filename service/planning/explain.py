@@ -45,6 +45,7 @@ from service.sizing import (
     estimate_resolved,
     host_for,
 )
+from service.sizing.batch import at_concurrency, batches_to_target
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -336,6 +337,9 @@ def _estimate_for(
         return None
     row = c.offer.instance
     placement = None
+    if c.fit is not None and c.fit.batch is not None:
+        # the option's batch on every node, not one sequence
+        rw = at_concurrency(rw, c.fit.batch * c.nodes)
     if row.accelerator is not None:
         placement = Placement(
             accelerator=row.accelerator,
@@ -393,7 +397,8 @@ def _advice_context(
         precision=getattr(req.workload, "precision", "bf16"),
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
-            if getattr(req.workload, "concurrency", None) == 1
+            if getattr(req.workload, "concurrency", None) in (1, None)
+            and not batches_to_target(req.workload)
             else None
         ),
     )

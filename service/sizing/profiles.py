@@ -277,6 +277,15 @@ class EngineProfile:
     reservation: str = ""
     """How much device memory the engine takes at start-up whatever the job needs (its
     KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
+    max_batch: int = 256
+    """Sequences the engine's scheduler runs at once by default (continuous batching):
+    vLLM ``max_num_seqs`` = 256 (vllm-project/vllm@v0.6.3, vllm/engine/arg_utils.py,
+    ``EngineArgs.max_num_seqs``); TensorRT-LLM ``--max_batch_size`` 256
+    (NVIDIA/TensorRT-LLM@v0.12.0, tensorrt_llm/commands/build.py); LMDeploy TurboMind
+    ``max_batch_size`` 128 (InternLM/lmdeploy@v0.4.0, lmdeploy/messages.py,
+    ``TurbomindEngineConfig``). SGLang sizes ``max_running_requests`` from its KV pool and
+    MindIE's default is not public: vLLM's ceiling. Plain transformers ``generate()`` has
+    no continuous batching: 1 (each replica serves one request at a time)."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -318,6 +327,7 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
         fused_int4=True,
+        max_batch=128,
         reservation="LMDeploy TurboMind gives its KV-cache pool cache_max_entry_count (0.8) of "
         "the memory left free after loading the weights (TurbomindEngineConfig), so nvidia-smi "
         "shows more than the estimate",
@@ -351,6 +361,7 @@ ENGINES: dict[str, EngineProfile] = {
         "devices and run in turn, whole-prompt prefill",
         expert_overhead_s=80e-6,
         kv_passes=5.0,
+        max_batch=1,
     ),
     "mindie": EngineProfile(
         name="mindie",

@@ -869,7 +869,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                     else f"2 x {arch.layers} layers x {kv_heads} KV heads x {head_dim}"
                 )
                 + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
-                f"{w.concurrency} sequences."
+                f"{w.streams} sequences."
             )
         elif arch.kind == SEQ2SEQ and arch.decoder_layers:
             # each decoder layer caches its self-attention K/V and the cross-attention K/V
@@ -885,7 +885,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         eng = engine_profile(w.engine)
         prompt = w.prompt_len or w.context_len
         if eng.chunked_prefill:
-            chunk = min(prompt * w.concurrency, eng.prefill_chunk)
+            chunk = min(prompt * w.streams, eng.prefill_chunk)
             how = f"{eng.label} prefills in chunks of up to {eng.prefill_chunk} tokens"
         else:
             chunk = prompt
@@ -899,7 +899,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
             * (2 * q + 2 * kv_heads * head_dim + 3 * (arch.intermediate or 4 * arch.hidden))
         )
         if arch.vocab:
-            act_s += w.concurrency * arch.vocab * 4.0
+            act_s += w.streams * arch.vocab * 4.0
         notes.append(
             f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
@@ -915,7 +915,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         kv_per_token=kv_per_token,
         kv_shards_max=max(shards, 1),
         context_len=w.context_len,
-        concurrency=w.concurrency,
+        concurrency=w.streams,
         act_unsharded=act_u,
         act_sharded=act_s,
         engine=w.engine,
@@ -1050,7 +1050,7 @@ def _image_inference(
         s = (size // 16) ** 2 + 1
         u, sh = f.layer_activation_bytes(
             s=s,
-            b=w.concurrency,
+            b=w.streams,
             h=arch.hidden,
             heads=arch.heads,
             head_dim=arch.head_dim or arch.hidden // arch.heads,
@@ -1062,7 +1062,7 @@ def _image_inference(
         act = u + sh
     else:
         per_sample, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
-        act = per_sample * w.concurrency
+        act = per_sample * w.streams
         notes.append(
             "Image-model serving: the training activation figure is used as an upper bound."
         )
@@ -1071,7 +1071,7 @@ def _image_inference(
         kv_per_token=0.0,
         kv_shards_max=1,
         context_len=w.context_len,
-        concurrency=w.concurrency,
+        concurrency=w.streams,
         act_unsharded=act,
         act_sharded=0.0,
     )

@@ -381,9 +381,27 @@ class Inference(
         int,
         msgspec.Meta(ge=1, le=1_048_576, description="Prompt + output tokens per sequence."),
     ] = 4096
-    concurrency: Annotated[
-        int, msgspec.Meta(ge=1, le=100_000, description="Sequences served at once.")
-    ] = 1
+    concurrency: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=100_000,
+                description="Sequences served at once; default 1. Left out with "
+                "`target_tokens_per_s`, the planner batches each server as a serving engine "
+                "does (continuous batching): as many sequences as its KV cache holds, at most "
+                "the engine's default batch (vLLM 256), fewer when fewer reach the target; "
+                "each option says the concurrency it assumed.",
+            ),
+        ]
+        | None
+    ) = None
+
+    @property
+    def streams(self) -> int:
+        """Sequences sized at once: ``concurrency``, 1 when not given."""
+        return self.concurrency or 1
+
     output_tokens: (
         Annotated[
             float,
