@@ -278,14 +278,16 @@ class EngineProfile:
     """How much device memory the engine takes at start-up whatever the job needs (its
     KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
     max_batch: int = 256
-    """Sequences the engine's scheduler runs at once by default (continuous batching):
-    vLLM ``max_num_seqs`` = 256 (vllm-project/vllm@v0.6.3, vllm/engine/arg_utils.py,
-    ``EngineArgs.max_num_seqs``); TensorRT-LLM ``--max_batch_size`` 256
-    (NVIDIA/TensorRT-LLM@v0.12.0, tensorrt_llm/commands/build.py); LMDeploy TurboMind
-    ``max_batch_size`` 128 (InternLM/lmdeploy@v0.4.0, lmdeploy/messages.py,
-    ``TurbomindEngineConfig``). SGLang sizes ``max_running_requests`` from its KV pool and
-    MindIE's default is not public: vLLM's ceiling. Plain transformers ``generate()`` has
-    no continuous batching: 1 (each replica serves one request at a time)."""
+    """Sequences the engine's scheduler runs at once by default (continuous batching), the
+    ceiling of :mod:`service.sizing.batch`. vLLM ``max_num_seqs``: 256 for the V0 engine
+    (the one Volta runs; 1024 for V1 there), vllm-project/vllm@001999d2
+    vllm/engine/arg_utils.py ``EngineArgs.__post_init__`` — the smaller kept. LMDeploy
+    ``max_batch_size``: 128 on CUDA devices other than A100/A800 (384) and
+    H100/H800/H200 (1024), 256 on Ascend, InternLM/lmdeploy@726c5fe9 lmdeploy/utils.py
+    ``get_max_batch_size`` — the common 128 kept. SGLang sizes ``max_running_requests``
+    from its KV pool, and no default of TensorRT-LLM or MindIE is checked here: vLLM's
+    256. Plain transformers ``generate()`` has no continuous batching: 1 (each replica
+    serves one request at a time)."""
 
 
 ENGINES: dict[str, EngineProfile] = {
