@@ -62,3 +62,36 @@ def test_one_cpu_node_is_singular_and_several_are_plural(client: TestClient[Lite
             assert reason.startswith(f"CPU-only: {n} nodes with "), reason
     zh = recommend(client, {**SMALL_PREPROCESS, "top_k": 10}, "zh")
     assert any(r.startswith("CPU 方案：1 台共") for o in zh["options"] for r in o["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ("32,768 positions", "200,000 tokens", "YaRN")),
+        ("zh", ("32,768 个位置", "200,000", "YaRN")),
+    ],
+)
+def test_a_sequence_longer_than_the_trained_context_is_said(
+    client: TestClient[Litestar], lang: str, words: tuple[str, ...]
+) -> None:
+    """Qwen2.5-7B's config.json has max_position_embeddings 32768: a 200k fine-tune is
+    sized as asked (RoPE models are stretched past it) but the answer says so."""
+    body = {
+        "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora",
+                     "seq_len": 200_000, "tokens": 1e8},
+    }  # fmt: skip
+    warned = [w for w in recommend(client, body, lang)["warnings"] if "YaRN" in w]
+    assert len(warned) == 1
+    assert all(word in warned[0] for word in words), warned[0]
+
+
+def test_serving_past_the_trained_context_is_said_and_within_it_is_not(
+    client: TestClient[Litestar],
+) -> None:
+    long = {"workload": {"kind": "inference", "model": "llama-2-7b", "context_len": 8192}}
+    assert any("4,096 positions" in w for w in recommend(client, long, "en")["warnings"])
+    within = {"workload": {"kind": "inference", "model": "llama-2-7b", "context_len": 4096}}
+    assert not any("positions" in w for w in recommend(client, within, "en")["warnings"])
+    estimate = client.post("/v1/estimate", json=long)
+    assert estimate.status_code == 200, estimate.text
+    assert any("trained to 4096 positions" in a for a in estimate.json()["assumptions"])

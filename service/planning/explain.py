@@ -133,6 +133,9 @@ def explain(
     terms = parts.terms
     open_ended = terms.open_ended
     warnings = list(ctx.snapshot.warnings)
+    if rw.beyond_positions is not None:
+        asked, trained = rw.beyond_positions
+        warnings.append(texts.t("beyond_positions", lang, m=rw.model_id, n=asked, p=trained))
     hints: list[RelaxHint] = []
     no_fit = None
     if not top:

@@ -164,6 +164,15 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
         "PyTorch SDPA or xformers, somewhat slower.",
     },
+    "beyond_positions": {
+        "zh": "{m} 的训练上下文为 {p:,} 个位置，每条序列 {n:,} 个 token 超出了它：本回答按所给长度"
+        "估算显存与时间，但超出训练长度后的效果没有保证，需要 RoPE 外推（如模型卡支持的 YaRN）"
+        "或换用训练上下文更长的模型。",
+        "en": "{m} was trained on sequences of up to {p:,} positions; {n:,} tokens per sequence "
+        "go beyond that: memory and time are sized for the length asked, but quality past the "
+        "trained context is not assured and needs RoPE scaling (such as YaRN, where the model "
+        "card supports it) or a model trained on longer sequences.",
+    },
     "batched_target": {
         "zh": "未给出并发数：按推理引擎的连续批处理，假设同时处理约 {b} 个请求，"
         "这是单台达到目标吞吐所需的最少并发。",

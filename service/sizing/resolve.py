@@ -241,6 +241,9 @@ class ResolvedWorkload:
     """Forward FLOPs per sample at the workload's image size (vision models)."""
     data_gb: float = 0.0
     target_hours: float | None = None
+    beyond_positions: tuple[int, int] | None = None
+    """(tokens per sequence, the preset's trained positions) when the job's sequences are
+    longer than the decoder was trained on (:func:`positions_note`); ``None`` otherwise."""
 
     @property
     def params_b(self) -> float:
@@ -931,6 +934,31 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
 # --- entry point ----------------------------------------------------------------------
 
 
+def positions_note(
+    workload: Workload, arch: Arch, preset: ModelPreset | None, notes: list[str]
+) -> tuple[int, int] | None:
+    """A decoder's sequences longer than its trained positions (``max_position_embeddings``
+    of its config.json): not refused, since RoPE models are stretched past them (YaRN,
+    dynamic NTK) and memory and time are still sized for the length asked, but said —
+    quality past the trained context is not the model's. Encoders refuse it (learned
+    absolute positions end there)."""
+    if preset is None or not preset.max_positions or arch.kind not in ("decoder", "moe"):
+        return None
+    if isinstance(workload, Inference):
+        length = workload.context_len
+    elif isinstance(workload, Pretrain | Finetune):
+        length = workload.seq_len
+    else:
+        return None
+    if length <= preset.max_positions:
+        return None
+    notes.append(
+        f"{preset.id} was trained to {preset.max_positions} positions; {length} tokens per "
+        "sequence go beyond them (sized as asked; needs RoPE scaling such as YaRN)."
+    )
+    return length, preset.max_positions
+
+
 def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
     """Validate and resolve ``workload`` once: model, architecture and byte budgets.
 
@@ -958,6 +986,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     image_model = arch.kind in IMAGE_KINDS
     image_size = workload.image_size
     sample_flops = _sample_flops(preset, image_size)
+    beyond = positions_note(workload, arch, preset, notes)
     if isinstance(workload, Inference):
         inf = inference_budget(workload, arch, notes)
         if image_model:
@@ -973,6 +1002,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
             assumptions=tuple(notes),
             image_model=image_model,
             sample_flops=sample_flops,
+            beyond_positions=beyond,
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
@@ -1008,6 +1038,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
         tokens=workload.tokens,
         assumptions=tuple(notes),
         image_model=image_model,
+        beyond_positions=beyond,
         sample_flops=sample_flops,
     )
 
