@@ -284,7 +284,9 @@ def arch_from_preset(p: ModelPreset) -> Arch:
         )
     if p.heads is None or p.layers is None:
         raise InputError(
-            "workload.model", f"preset {p.id} lacks the layers/heads a {p.kind} model needs"
+            "workload.model",
+            f"preset {p.id} lacks the layers/heads a {p.kind} model needs",
+            zh=f"预设 {p.id} 缺少 {p.kind} 模型所需的层数/注意力头数",
         )
     head_dim = p.head_dim or p.hidden // p.heads
     per_token_i = None
@@ -346,7 +348,11 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     nearest preset's shape (scaled where a given field changes it)."""
     base = nearest_preset(spec.params_b, models)
     if base is None or base.hidden is None or base.heads is None or base.layers is None:
-        raise InputError("workload.model", "no decoder preset is registered to infer a shape from")
+        raise InputError(
+            "workload.model",
+            "no decoder preset is registered to infer a shape from",
+            zh="没有可用来推断模型结构的解码器预设",
+        )
     given = {
         k
         for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab")
