@@ -91,3 +91,28 @@ def test_the_batch_is_what_fits_or_the_fewest_that_reach_the_target() -> None:
     assert smallest is not None
     assert rate(smallest) >= 500.0 > rate(smallest - 1)
     assert batch_for(lambda b: False, rate, 256, 1.0) is None
+
+
+@pytest.mark.parametrize("model", ["resnet-50", "vit-b-16"])
+def test_an_image_model_is_not_batched_by_the_kv_cache(
+    client: TestClient[Litestar], model: str
+) -> None:
+    """Image models have no KV cache: without a concurrency they are sized as with 1."""
+    target = {"kind": "inference", "model": model, "target_tokens_per_s": 500}
+    unsaid = recommend(client, target)["options"]
+    single = recommend(client, {**target, "concurrency": 1})["options"]
+    assert unsaid
+    key = [(o["instance_type"], o["nodes"], o["per_device_gib"]) for o in unsaid]
+    assert key == [(o["instance_type"], o["nodes"], o["per_device_gib"]) for o in single]
+    assert not any("No concurrency was given" in r for o in unsaid for r in o["reasons"])
+
+
+def test_the_estimate_states_the_batch_it_was_sized_at(client: TestClient[Litestar]) -> None:
+    body = recommend(client, TARGET_14B)
+    top = body["options"][0]
+    batch = assumed(top, r"assumed about (\d+) requests served at once")
+    assert batch is not None
+    sequences = batch * top["nodes"]
+    kv = [a for a in body["estimate"]["assumptions"] if a.startswith("KV cache")]
+    assert len(kv) == 1
+    assert kv[0].endswith(f"x {sequences} sequences."), kv[0]

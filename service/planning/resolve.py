@@ -256,7 +256,9 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
         engine=req.workload.engine if isinstance(req.workload, Inference) else None,
         batch_ceiling=(
             batch_ceiling(req.workload)
-            if isinstance(req.workload, Inference) and batches_to_target(req.workload)
+            if isinstance(req.workload, Inference)
+            and batches_to_target(req.workload)
+            and not rw.image_model  # images/s do not grow with a KV-cache batch
             else None
         ),
     )

@@ -44,7 +44,13 @@ def at_concurrency(rw: ResolvedWorkload, concurrency: int) -> ResolvedWorkload:
     assert isinstance(workload, Inference)
     assert rw.arch is not None
     served = msgspec.structs.replace(workload, concurrency=concurrency)
-    return dataclasses.replace(rw, workload=served, inference=inference_budget(served, rw.arch, []))
+    asked: list[str] = []
+    inference_budget(workload, rw.arch, asked)
+    notes: list[str] = []
+    budget = inference_budget(served, rw.arch, notes)
+    said = dict(zip(asked, notes, strict=True))  # the KV-cache note names the sequences
+    assumptions = tuple(said.get(note, note) for note in rw.assumptions)
+    return dataclasses.replace(rw, workload=served, inference=budget, assumptions=assumptions)
 
 
 def batch_for(
