@@ -25,6 +25,7 @@ from service.api.answer_quality import AnswerQuality
 from service.api.body import declared_lang, decode_json
 from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
 from service.api.state import STATE_KEY, Suanli
+from service.catalog.aggregate import CatalogSnapshot
 from service.planning.recommend import PlanContext, recommend
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.cache import answer_fingerprint, request_digest, request_key
@@ -106,14 +107,7 @@ async def _answer(
 
     def compute() -> bytes:
         # Built on a miss only: a hit needs the key, not the planner's context.
-        ctx = PlanContext(
-            snapshot=snapshot,
-            accelerators=suanli.accelerators,
-            models=suanli.models,
-            stale_live=stale,
-            memo=suanli.placements,
-        )
-        result = recommend(decoded.request, ctx, decoded.lang)
+        result = recommend(decoded.request, _context(suanli, snapshot, stale), decoded.lang)
         QUALITY.computed(key, result)
         return _encoder.encode(result)
 
@@ -122,6 +116,31 @@ async def _answer(
     scope.setdefault("state", {})["cache"] = "hit" if hit else "miss"
     await send_json(send, 200, answer, _HIT if hit else _MISS)
 
+
+def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -> PlanContext:
+    """The planner's context for a miss: the last one while nothing it holds changed
+    (misses in a row share it; a reload or a live price going stale makes another)."""
+    ctx = _last_context[0]
+    if (
+        ctx is None
+        or ctx.snapshot is not snapshot
+        or ctx.stale_live is not stale
+        or ctx.memo is not suanli.placements
+        or ctx.accelerators is not suanli.accelerators
+        or ctx.models is not suanli.models
+    ):
+        ctx = _last_context[0] = PlanContext(
+            snapshot=snapshot,
+            accelerators=suanli.accelerators,
+            models=suanli.models,
+            stale_live=stale,
+            memo=suanli.placements,
+        )
+    return ctx
+
+
+_last_context: list[PlanContext | None] = [None]
+"""One slot (process-wide, like the planner's memo it points to)."""
 
 _HIT = ((CACHE_HEADER.lower().encode(), b"hit"),)
 _MISS = ((CACHE_HEADER.lower().encode(), b"miss"),)

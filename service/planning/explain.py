@@ -16,6 +16,7 @@ from typing import Literal
 
 import msgspec
 
+from service.catalog.models import AcceleratorSpec
 from service.catalog.names import localized_name
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
@@ -41,15 +42,19 @@ from service.planning.schema import (
 from service.sizing import (
     EstimateResponse,
     HostRequirements,
+    PlacedEstimate,
     ResolvedWorkload,
     estimate_resolved,
     host_for,
+    placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
 """Advice pieces kept per class of answers (a dozen topics, a few variants each)."""
+PLACED_ESTIMATES = 32
+"""Estimate parts kept per class of answers (one per placement its top options show)."""
 
 
 class AnswerParts:
@@ -58,13 +63,14 @@ class AnswerParts:
     figures (:class:`~service.planning.options.OptionParts`), the providers' names and the
     catalogs cited. Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
 
-    __slots__ = ("_advice", "_names", "catalogs", "options", "terms")
+    __slots__ = ("_advice", "_names", "_placed", "catalogs", "options", "terms")
 
     def __init__(self, terms: OptionTerms, ctx: PlanContext) -> None:
         self.terms = terms
         self.options = OptionParts(terms)
         self._names: dict[str, str] = {}
         self._advice: dict[tuple[object, ...], Advice] = {}
+        self._placed: dict[Placement, PlacedEstimate] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -81,6 +87,19 @@ class AnswerParts:
         if len(self._advice) >= ADVICE_PIECES:
             self._advice.clear()
         return self._advice
+
+    def placed(
+        self, rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement
+    ) -> PlacedEstimate:
+        """The length-independent part of the estimate on ``placement`` (memory fit and
+        notes: the class's job at any length holds the same memory, so it is sized once per
+        placement its answers show, bounded)."""
+        placed = self._placed.get(placement)
+        if placed is None:
+            if len(self._placed) >= PLACED_ESTIMATES:
+                self._placed.clear()
+            placed = self._placed[placement] = placed_estimate(rw, spec, placement)
+        return placed
 
     def name(self, ctx: PlanContext, provider: str) -> str:
         """The provider's name in the answer's language."""
@@ -158,7 +177,7 @@ def explain(
     alternative = None
     if first is not None and not first.priced:
         alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, placer, req, ctx)
-    estimate = _estimate_for(first, rw, req, ctx)
+    estimate = _estimate_for(first, rw, req, ctx, parts)
     host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
         options=options,
@@ -334,22 +353,29 @@ def _accel_text(c: Candidate | None, lang: Lang) -> str:
 
 
 def _estimate_for(
-    c: Candidate | None, rw: ResolvedWorkload, req: RecommendRequest, ctx: PlanContext
+    c: Candidate | None,
+    rw: ResolvedWorkload,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    parts: AnswerParts,
 ) -> EstimateResponse | None:
     if c is None:
         return None
     row = c.offer.instance
     placement = None
+    place = parts.placed
     if c.fit is not None and c.fit.batch is not None:
-        # the option's batch on every node, not one sequence
+        # the option's batch on every node, not one sequence; not kept by placement alone
+        # (the same devices split over other nodes hold another batch)
         rw = at_concurrency(rw, c.fit.batch * c.nodes)
+        place = placed_estimate
     if row.accelerator is not None:
         placement = Placement(
             accelerator=row.accelerator,
             count=c.devices,
             zero_stage=_zero_stage(c, req),
         )
-    return estimate_resolved(rw, placement, ctx.accelerators)
+    return estimate_resolved(rw, placement, ctx.accelerators, place)
 
 
 def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:

@@ -13,7 +13,7 @@ Pure functions, no I/O, no clock. The planner calls them as a façade:
 """
 
 from service.sizing.compute import compute_for, inference_throughput, preprocess_hours, time_for
-from service.sizing.estimate import estimate, estimate_resolved
+from service.sizing.estimate import PlacedEstimate, estimate, estimate_resolved, placed_estimate
 from service.sizing.host import host_for
 from service.sizing.memory import (
     Layout,
@@ -65,6 +65,7 @@ __all__ = [
     "ModelPreset",
     "ModelRegistry",
     "ModelSpec",
+    "PlacedEstimate",
     "Placement",
     "PlacementEcho",
     "Preprocess",
@@ -84,6 +85,7 @@ __all__ = [
     "inference_throughput",
     "memory_for",
     "memory_ladder",
+    "placed_estimate",
     "preprocess_hours",
     "resolve_workload",
     "time_for",

@@ -40,7 +40,13 @@ from service.sizing.resolve import (
     ResolvedWorkload,
     resolve_workload,
 )
-from service.sizing.results import EstimateResponse, MemoryBreakdown, PlacementEcho, TimeEstimate
+from service.sizing.results import (
+    EstimateResponse,
+    HostRequirements,
+    MemoryBreakdown,
+    PlacementEcho,
+    TimeEstimate,
+)
 from service.sizing.uncertainty import SPREADS, throughput_range
 from service.sizing.workload import (
     Finetune,
@@ -78,11 +84,44 @@ def estimate(
     return estimate_resolved(resolve(workload, models), placement, accelerators)
 
 
+PlacedEstimate = tuple[MemoryBreakdown, PlacementEcho, tuple[str, ...], bool]
+"""What a placement's estimate says whatever the job's length
+(:data:`~service.sizing.resolve.LENGTH_FIELDS`): its memory fit, its echo, every note after
+the workload's own assumptions (the ZeRO-Offload one, which shows the job's hours, as
+:data:`OFFLOAD_NOTE`) and whether time is estimated (whether the work and the peak are
+known, which the notes explain)."""
+
+OFFLOAD_NOTE = "\x00offload"
+"""Where the ZeRO-Offload note goes in a :data:`PlacedEstimate`'s notes (by identity)."""
+
+
+def placed_estimate(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement
+) -> PlacedEstimate:
+    """The length-independent part of ``rw``'s estimate on ``placement`` (the ZeRO stage /
+    TP chosen as the smallest that fits unless given)."""
+    notes: list[str] = []
+    memory, echo = _place(rw, spec, placement, notes)
+    devices = placement.count
+    time = _time(rw, spec, devices, echo)
+    _time_notes(rw, spec, devices, time, notes)
+    if rw.inference is not None:
+        _serving_notes(rw, spec, devices, notes)
+    _closing_notes(rw, memory, host_for(rw, devices), notes)
+    return memory, echo, tuple(notes), time is not None
+
+
 def estimate_resolved(
-    rw: ResolvedWorkload, placement: Placement | None, accelerators: AcceleratorLookup
+    rw: ResolvedWorkload,
+    placement: Placement | None,
+    accelerators: AcceleratorLookup,
+    place: Callable[
+        [ResolvedWorkload, AcceleratorSpec, Placement], PlacedEstimate
+    ] = placed_estimate,
 ) -> EstimateResponse:
     """:func:`estimate` of a workload already validated and resolved (the planner has
-    both for the placement it chose)."""
+    both for the placement it chose). ``place``: what computes the length-independent
+    part (the planner passes one that keeps it for the same job at other lengths)."""
     notes = list(rw.assumptions)
     if rw.kind == "preprocess":
         return _preprocess_estimate(rw, placement, notes)
@@ -104,65 +143,24 @@ def estimate_resolved(
     echo = None
     throughput = None
     time: TimeEstimate | None = None
+    host = host_for(rw, devices)
     if spec is not None and placement is not None:
-        memory, echo = _place(rw, spec, placement, notes)
-        time = time_for(
-            rw,
-            spec,
-            devices,
-            pipeline_parallel=echo.pipeline_parallel or 1,
-            tensor_parallel=echo.tensor_parallel or 1,
-            zero_stage=echo.zero_stage,
-        )
-        _time_notes(rw, spec, devices, time, notes)
+        memory, echo, placed_notes, timed = place(rw, spec, placement)
+        time = _time(rw, spec, devices, echo)
+        if timed != (time is not None):  # kept for another job than this one: not its notes
+            memory, echo, placed_notes, timed = placed_estimate(rw, spec, placement)
+        for note in placed_notes:
+            if note is OFFLOAD_NOTE:
+                _offload_note(rw, devices, notes)
+            else:
+                notes.append(note)
         if rw.inference is not None:
-            w = rw.workload
-            if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
-                notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
             rate = inference_throughput(rw, spec, devices)
             throughput = rate if rate > 0 else None
-            if spec.mem_bandwidth_gbps:
-                eng = engine_profile(rw.inference.engine)
-                eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
-                notes.append(
-                    f"Decode throughput ({eng.note}): each step reads the weights it touches "
-                    f"and the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps:g} GB/s"
-                    + (" per device" if devices > 1 else "")
-                    + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
-                    f"{eng.layer_overhead_s * 1e6:g} µs per layer of launch overhead; or "
-                    "compute, whichever is slower."
-                )
-                if rw.inference.expert_weights:
-                    notes.append(
-                        "MoE decode: a step reads only the routed experts its batch uses "
-                        "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
-                    )
-            elif not rw.image_model:
-                notes.append(
-                    f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
-                    "no time or price per token) is estimated."
-                )
     else:
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
-    spread = SPREADS["train_memory" if rw.training is not None else "inference_memory"]
-    notes.append(
-        f"Memory range {memory.range_gib[0]:.1f}-{memory.range_gib[1]:.1f} GiB: the 5th-95th "
-        f"percentile of measured/estimated over {spread.cases} published measurements of "
-        f"{'training' if rw.training is not None else 'serving'} jobs."
-    )
-    _overhead_note(rw, notes)
-    host = host_for(rw, devices)
-    notes.append(
-        f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
-        "at least 32 GiB RAM (seed practice), RAM for one 16-bit copy of the weights (+20 %) and "
-        "8 GiB per accelerator; disk for the weights, two checkpoints and the tokenized data."
-    )
-    if host.network == "rdma":
-        notes.append(
-            f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
-            "networking is required."
-        )
+        _closing_notes(rw, memory, host, notes)
     kv = (
         rw.inference.kv_per_token
         if rw.inference is not None and rw.inference.kv_per_token
@@ -180,6 +178,72 @@ def estimate_resolved(
         throughput_range=None if throughput is None else throughput_range(throughput),
         kv_cache_bytes_per_token=kv,
     )
+
+
+def _time(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, echo: PlacementEcho
+) -> TimeEstimate | None:
+    return time_for(
+        rw,
+        spec,
+        devices,
+        pipeline_parallel=echo.pipeline_parallel or 1,
+        tensor_parallel=echo.tensor_parallel or 1,
+        zero_stage=echo.zero_stage,
+    )
+
+
+def _serving_notes(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, notes: list[str]
+) -> None:
+    assert rw.inference is not None
+    w = rw.workload
+    if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
+        notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
+    if spec.mem_bandwidth_gbps:
+        eng = engine_profile(rw.inference.engine)
+        eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
+        notes.append(
+            f"Decode throughput ({eng.note}): each step reads the weights it touches "
+            f"and the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps:g} GB/s"
+            + (" per device" if devices > 1 else "")
+            + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
+            f"{eng.layer_overhead_s * 1e6:g} µs per layer of launch overhead; or "
+            "compute, whichever is slower."
+        )
+        if rw.inference.expert_weights:
+            notes.append(
+                "MoE decode: a step reads only the routed experts its batch uses "
+                "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
+            )
+    elif not rw.image_model:
+        notes.append(
+            f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
+            "no time or price per token) is estimated."
+        )
+
+
+def _closing_notes(
+    rw: ResolvedWorkload, memory: MemoryBreakdown, host: HostRequirements, notes: list[str]
+) -> None:
+    """Memory range, overhead and host notes (``host``: only its network is read)."""
+    spread = SPREADS["train_memory" if rw.training is not None else "inference_memory"]
+    notes.append(
+        f"Memory range {memory.range_gib[0]:.1f}-{memory.range_gib[1]:.1f} GiB: the 5th-95th "
+        f"percentile of measured/estimated over {spread.cases} published measurements of "
+        f"{'training' if rw.training is not None else 'serving'} jobs."
+    )
+    _overhead_note(rw, notes)
+    notes.append(
+        f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
+        "at least 32 GiB RAM (seed practice), RAM for one 16-bit copy of the weights (+20 %) and "
+        "8 GiB per accelerator; disk for the weights, two checkpoints and the tokenized data."
+    )
+    if host.network == "rdma":
+        notes.append(
+            f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
+            "networking is required."
+        )
 
 
 def _place(
@@ -303,14 +367,18 @@ def _time_notes(
             f"(6·N + attention) / ({devices} x {peak:g} TFLOPS dense x MFU {util:.2f}); MFU "
             f"prior: {basis}."
         )
+    notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
+    if rw.arch is not None and rw.arch.active_params < rw.arch.params:
+        notes.append("MoE: compute counts active parameters, memory counts all experts.")
+
+
+def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:
     off = offload_seconds(rw, devices)
     if off:
         notes.append(
             f"ZeRO-Offload moves gradients and weights over the host link ({HOST_LINK_GBPS:g} "
             f"GB/s per device, PCIe 4.0 x16): +{off / 3600:.2f} h."
         )
-    if rw.arch is not None and rw.arch.active_params < rw.arch.params:
-        notes.append("MoE: compute counts active parameters, memory counts all experts.")
 
 
 def _overhead_note(rw: ResolvedWorkload, notes: list[str]) -> None:

@@ -60,6 +60,21 @@ Training profiles (``workload.framework``):
   https://github.com/huggingface/peft/blob/v0.10.0/src/peft/utils/other.py); LLaMA-Factory
   and ms-swift prepare the model themselves and keep them 16-bit, torchtune and Unsloth
   too.
+- ``nonreentrant_checkpointing``: ms-swift replaces ``torch.utils.checkpoint.checkpoint``
+  with a non-reentrant one on torch >= 2.1 (``fix_gradient_checkpointing_warning`` in
+  swift/llm/utils/model.py, called after every model load,
+  https://github.com/modelscope/ms-swift/blob/0004b835787a3d7430295b1b2ee7b71fede00822/swift/llm/utils/model.py;
+  ``_use_reentrant = is_moe`` in its later releases). Non-reentrant checkpointing frees
+  only what autograd saves through saved-tensor hooks; a tensor an autograd Function keeps
+  as a plain ``ctx`` attribute stays alive. bitsandbytes before 0.43.2 did exactly that
+  with each 4-bit linear's input (``ctx.tensors = (A, B)`` in ``MatMul4Bit.forward``,
+  bitsandbytes/autograd/_functions.py,
+  https://github.com/TimDettmers/bitsandbytes/blob/29e3420c6de4c62086603aff47107ef378062e91/bitsandbytes/autograd/_functions.py;
+  0.43.2 keeps ``(None, B)``: "activations being unnecessary for frozen parameters, yet
+  the memory for them was still erroneously allocated", CHANGELOG 0.43.2,
+  https://github.com/TimDettmers/bitsandbytes/blob/main/CHANGELOG.md). Hugging Face
+  Trainer/PEFT and LLaMA-Factory checkpoint reentrantly (the checkpointed forward runs
+  under ``no_grad``, so nothing is kept).
 - ``speed``: relative steady-state throughput against an optimized baseline (fused
   kernels, packed sequences); see :mod:`service.sizing.mfu`.
 """
@@ -105,6 +120,8 @@ class FrameworkProfile:
     """Eager (non-FlashAttention) attention keeps fp32 probabilities for the backward."""
     kbit_upcast: bool = False
     """QLoRA: the parameters left unquantized (embeddings, head, norms) are cast to fp32."""
+    nonreentrant_checkpointing: bool = False
+    """Gradient checkpointing is non-reentrant (tensors kept on ``ctx`` survive)."""
     speed: float = 1.0
     """Steady-state throughput relative to an optimized trainer (1.0)."""
     speed_note: str = ""
@@ -171,6 +188,7 @@ PROFILES: dict[str, FrameworkProfile] = {
         speed=0.8,
         speed_note=_HF_SPEED,
         fp32_softmax=True,
+        nonreentrant_checkpointing=True,
     ),
     "torchtune": FrameworkProfile(
         name="torchtune",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 
 import msgspec
@@ -781,6 +782,13 @@ def training_activations(
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
+        kept = kept_4bit_inputs(w, arch, B)
+        if kept:
+            unsharded += kept
+            how += (
+                "; this bitsandbytes release keeps every 4-bit linear's input, which "
+                f"non-reentrant checkpointing cannot free (+{kept / f.GIB:.2f} GiB)"
+            )
     elif selective_recompute(w):
         # every other matmul output saved: half of q, k, v, o, gate, up, down per layer
         q_dim = arch.heads * (arch.head_dim or arch.hidden // arch.heads)
@@ -825,12 +833,62 @@ def training_activations(
             how += "; the loss peak and the recomputed layer do not coincide (the larger counts)"
         else:
             sharded += logits
+    if isinstance(w, Finetune) and w.bitsandbytes_version and not kept_4bit_inputs(w, arch, B):
+        notes.append(
+            f"bitsandbytes {w.bitsandbytes_version}: no 4-bit linear input is kept past "
+            "checkpointing here (from 0.43.2 bitsandbytes keeps none; before it, only "
+            "ms-swift's non-reentrant checkpointing of a 4-bit base keeps them)."
+        )
     attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
     notes.append(
         f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "
         f"{how}; logits {logits / f.GIB:.2f} GiB ({prof.label}: {prof.loss_note})."
     )
     return unsharded, sharded
+
+
+BNB_INPUTS_FIXED = (0, 43, 2)
+"""bitsandbytes 0.43.2 stopped keeping the 4-bit matmul's input (``ctx.tensors = (None,
+B)``; CHANGELOG 0.43.2, https://github.com/TimDettmers/bitsandbytes/blob/main/CHANGELOG.md)."""
+
+
+def _release(version: str) -> tuple[int, int, int]:
+    """(major, minor, patch) of a release string such as ``0.41.3.post2``."""
+    major, minor, patch = ([int(p) for p in re.findall(r"[0-9]+", version)] + [0, 0, 0])[:3]
+    return major, minor, patch
+
+
+def kept_4bit_inputs(w: Pretrain | Finetune, arch: Arch, B: float) -> float:
+    """Bytes of 4-bit linears' inputs that survive checkpointing, over all layers.
+
+    bitsandbytes before 0.43.2 keeps ``A`` on ``ctx`` in ``MatMul4Bit.forward``
+    (``ctx.tensors = (A, B)``, not ``save_for_backward``,
+    https://github.com/TimDettmers/bitsandbytes/blob/29e3420c6de4c62086603aff47107ef378062e91/bitsandbytes/autograd/_functions.py);
+    non-reentrant checkpointing (ms-swift's, see profiles) keeps every layer's graph and
+    frees only hooked saved tensors, so these inputs live until that layer's backward.
+    Linears that read one tensor share it (q/k/v or Qwen's c_attn read the norm output;
+    gate and up the second norm's): per token the qkv input (h), the attention output
+    (h), the MLP input (h; a MoE copies it for each routed expert and the shared one) and
+    the MLP's inner activation (``intermediate``), in the compute dtype (ms-swift sets
+    ``bnb_4bit_compute_dtype`` to the model dtype: ``select_bnb`` in
+    https://github.com/modelscope/ms-swift/blob/46922151e06cdfc110882e182757674f12352f2c/swift/llm/utils/argument.py).
+    That checkpointing cannot see a plain ``ctx`` attribute is what bitsandbytes issue
+    #2034 describes for the weight it still keeps that way
+    (https://github.com/bitsandbytes-foundation/bitsandbytes/issues/2034)."""
+    if not (
+        isinstance(w, Finetune)
+        and w.effective_quant_bits == 4
+        and w.bitsandbytes_version is not None
+        and _release(w.bitsandbytes_version) < BNB_INPUTS_FIXED
+        and framework_profile(w.framework).nonreentrant_checkpointing
+        and arch.layers
+        and arch.hidden
+    ):
+        return 0.0
+    h = arch.hidden
+    mlp_inputs = h * (arch.experts_per_token + arch.shared_experts) if arch.experts > 1 else h
+    per_token = 2 * h + mlp_inputs + (arch.intermediate or 4 * h)
+    return float(arch.layers) * w.seq_len * w.micro_batch_size * per_token * B
 
 
 def loss_bytes(prof: FrameworkProfile, s: int, b: int, vocab: int, B: float) -> float:

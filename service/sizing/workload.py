@@ -341,6 +341,20 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
             "projections) or `all_linear` (also the MLP)."
         ),
     ] = "all_linear"
+    bitsandbytes_version: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                pattern=r"^[0-9]+\.[0-9]+(\.[0-9]+)?([.+-][0-9A-Za-z.+-]*)?$",
+                max_length=40,
+                description="bitsandbytes release the QLoRA run uses (e.g. `0.41.3.post2`); "
+                "before 0.43.2 each 4-bit linear kept its input for the backward, which "
+                "non-reentrant checkpointing (ms-swift) cannot free, so every layer holds "
+                "those inputs; default: a current release. Only with qlora.",
+            ),
+        ]
+        | None
+    ) = None
 
     @property
     def effective_quant_bits(self) -> int | None:
@@ -643,16 +657,17 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
     """Cross-field checks the decoder cannot express; raise :class:`InputError` naming
     the request path (``workload.quant_bits``, ``workload.model.kv_heads``, ...)."""
-    if (
-        isinstance(workload, Finetune)
-        and workload.quant_bits is not None
-        and workload.method != "qlora"
-    ):
-        raise InputError(
-            "workload.quant_bits",
-            f"quant_bits applies only to method 'qlora' (method is {workload.method!r})",
-            zh=f"quant_bits 只适用于 'qlora' 方法（当前方法为 {workload.method!r}）",
-        )
+    for qlora_only in ("quant_bits", "bitsandbytes_version"):
+        if (
+            isinstance(workload, Finetune)
+            and getattr(workload, qlora_only) is not None
+            and workload.method != "qlora"
+        ):
+            raise InputError(
+                f"workload.{qlora_only}",
+                f"{qlora_only} applies only to method 'qlora' (method is {workload.method!r})",
+                zh=f"{qlora_only} 只适用于 'qlora' 方法（当前方法为 {workload.method!r}）",
+            )
     model = getattr(workload, "model", None)
     if isinstance(model, ModelSpec):
         validate_model_spec(model)

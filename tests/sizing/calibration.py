@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 import sys
 from dataclasses import dataclass
@@ -44,7 +45,9 @@ DESCRIPTIVE: dict[str, str] = {
     "torch_compile": "compilation changes speed by a few percent; for torchtune it also "
     "compiles the loss (compiled_loss, see translate())",
     "fp8_scope": "which layers run FP8; precision carries that FP8 is used",
-    "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the bits",
+    "quantization": "the int4/int8 method (AWQ/GPTQ/bnb); precision and quant_bits carry the "
+    "bits, and a bnb case whose notes name its bitsandbytes release sends it as "
+    "bitsandbytes_version (see translate())",
     "output_len": "the generated part of context_len",
     "global_batch_size": "optimizer batch; throughput per token does not depend on it",
     "lora_modules": "module names; lora_targets carries attention vs all linear",
@@ -91,6 +94,9 @@ FRAMEWORKS: dict[str, tuple[str, str, dict[str, Any]]] = {
 }
 """Frameworks the data names that the API has no profile for: the closest profile, why,
 and the workload fields the framework's own code fixes."""
+
+BNB_RELEASE = re.compile(r"bitsandbytes ([0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)")
+"""A bitsandbytes release named in a case's notes."""
 
 PLACEMENT_DESCRIPTIVE = {
     "context_parallel",
@@ -171,6 +177,11 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         # (training.compile_loss, torchtune/training/_compile.py); torchtitan compiles the
         # transformer blocks only, not the loss
         w["compiled_loss"] = True
+    bnb = BNB_RELEASE.search(str(case.get("notes", "")))
+    if str(case["workload"].get("quantization", "")).startswith("bnb") and bnb:
+        # the environment the source states (e.g. the ms-swift benchmark's "bitsandbytes
+        # 0.41.3.post2"): which release decides whether 4-bit inputs are kept
+        w.setdefault("bitsandbytes_version", bnb.group(1))
     if w.get("framework") in FRAMEWORKS:
         profile, _, fixed = FRAMEWORKS[w["framework"]]
         w = {**fixed, **w, "framework": profile}

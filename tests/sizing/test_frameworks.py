@@ -378,3 +378,45 @@ def test_serving_engines_say_what_they_preallocate() -> None:
     hf = " ".join(rw_of(**base, engine="hf").assumptions)
     assert "pre-allocates gpu_memory_utilization" in vllm
     assert "nvidia-smi" not in hf
+
+
+def test_old_bitsandbytes_under_ms_swift_keeps_every_4bit_linear_input() -> None:
+    """bitsandbytes before 0.43.2 keeps each 4-bit linear's input on ``ctx`` (outside
+    save_for_backward); ms-swift's non-reentrant checkpointing cannot drop it, so every
+    layer holds the inputs of its quantized linears until the backward: qkv and MLP input
+    (h each), attention output (h) and the MLP's inner activation (intermediate), 16-bit."""
+    base = {
+        "kind": "finetune",
+        "model": "qwen-7b",
+        "method": "qlora",
+        "seq_len": 2048,
+        "micro_batch_size": 2,
+        "framework": "ms-swift",
+    }
+    # Qwen-7B: 32 layers, hidden 4096, MLP width 11008 (intermediate_size 22016 / 2)
+    stashed = 32 * 2048 * 2 * (3 * 4096 + 11008) * 2.0
+    old = acts(**base, bitsandbytes_version="0.41.3.post2")
+    assert old - acts(**base) == pytest.approx(stashed)
+    # the fixed release, reentrant checkpointing (HF) and no checkpointing add nothing
+    assert acts(**base, bitsandbytes_version="0.43.2") == pytest.approx(acts(**base))
+    hf = {**base, "framework": "hf"}
+    assert acts(**hf, bitsandbytes_version="0.41.3") == pytest.approx(acts(**hf))
+    nogc = {**base, "gradient_checkpointing": False}
+    assert acts(**nogc, bitsandbytes_version="0.41.3") == pytest.approx(acts(**nogc))
+    # a sent release that changes nothing is still answered, not ignored
+    notes = rw_of(**hf, bitsandbytes_version="0.41.3").assumptions
+    assert any("bitsandbytes 0.41.3: no 4-bit linear input is kept" in n for n in notes)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"method": "lora", "bitsandbytes_version": "0.41.3"}, "workload.bitsandbytes_version"),
+        ({"method": "qlora", "bitsandbytes_version": "latest"}, "workload.bitsandbytes_version"),
+    ],
+)
+def test_bitsandbytes_version_is_checked(extra: dict[str, Any], field: str) -> None:
+    obj = {"kind": "finetune", "model": "qwen-7b", "framework": "ms-swift", **extra}
+    with pytest.raises((InputError, msgspec.ValidationError)) as err:
+        rw_of(**obj)
+    assert "bitsandbytes_version" in str(err.value)
