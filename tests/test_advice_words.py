@@ -114,11 +114,13 @@ def test_a_throughput_target_at_concurrency_one_says_batching_needs_fewer_gpus(
     client: TestClient[Litestar], lang: str, words: str
 ) -> None:
     target = {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000}
-    topics = advice(client, {"workload": target}, lang)
+    topics = advice(client, {"workload": {**target, "concurrency": 1}}, lang)
     assert words in topics["concurrency"]
     assert "1,000" in topics["concurrency"]
     batched = advice(client, {"workload": {**target, "concurrency": 32}}, lang)
     assert "concurrency" not in batched
+    # no concurrency given: the planner batches each server itself (N1), nothing to advise
+    assert "concurrency" not in advice(client, {"workload": target}, lang)
 
 
 @pytest.mark.parametrize(("lang", "already"), [("en", "already INT4"), ("zh", "已是 INT4")])

@@ -101,3 +101,68 @@ def test_a_truncated_body_is_malformed_json_not_an_unknown_field(
     )
     assert response.status_code == 400
     assert response.json()["detail"].startswith("JSON is malformed")
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "zh"),
+    [
+        ({"sort": "cheap"}, "sort", "应为 memory、price、price_per_accelerator、total_memory 之一"),
+        ({"limit": "x"}, "limit", "应为整数，实际为 'x'"),
+        ({"limit": "0"}, "limit", "应为 ≥ 1 的整数"),
+        ({"priced_only": "yes"}, "priced_only", "应为 true 或 false"),
+        ({"sortby": "price"}, "sortby", "未知查询参数 'sortby'"),
+        ({"sort": ["price", "memory"]}, "sort", "重复给出"),
+    ],
+)
+def test_offers_query_errors_follow_accept_language(
+    client: TestClient[Litestar], params: dict[str, Any], key: str, zh: str
+) -> None:
+    """Review N6: the query parser's own messages were English under zh."""
+    said = client.get("/v1/offers", params=params, headers={"accept-language": "zh-CN"})
+    assert said.status_code == 400
+    item = said.json()["extra"][0]
+    assert item["key"] == key
+    assert item["message"].startswith(zh), item["message"]
+    english = client.get("/v1/offers", params=params).json()["extra"][0]
+    assert re.search(r"[\u4e00-\u9fff]", english["message"]) is None
+    assert english.get("suggestions") == item.get("suggestions")
+
+
+@pytest.mark.parametrize(
+    ("placement", "workload", "key", "zh"),
+    [
+        ({"accelerator": "A10", "count": 3, "tensor_parallel": 2}, "inference",
+         "placement.tensor_parallel", "必须整除设备数"),
+        ({"accelerator": "A10", "count": 2, "pipeline_parallel": 2}, "inference",
+         "placement.pipeline_parallel", "流水线并行只用于训练任务"),
+        ({"accelerator": "A10", "count": 1, "zero_stage": 3}, "inference",
+         "placement.zero_stage", "ZeRO 阶段只适用于训练任务"),
+        ({"accelerator": "A1000", "count": 1}, "inference", "placement.accelerator", "未知加速卡"),
+    ],
+)  # fmt: skip
+def test_estimate_placement_errors_follow_accept_language(
+    client: TestClient[Litestar], placement: dict[str, Any], workload: str, key: str, zh: str
+) -> None:
+    body = {"workload": {"kind": workload, "model": "qwen2.5-7b"}, "placement": placement}
+    said = client.post("/v1/estimate", json=body, headers={"accept-language": "zh-CN"})
+    assert said.status_code == 400, said.text
+    item = said.json()["extra"][0]
+    assert item["key"] == key
+    assert zh in item["message"], item["message"]
+
+
+@pytest.mark.parametrize(
+    ("body", "zh"),
+    [(b'{"a":', "JSON 格式错误：输入数据不完整"), (b'{"x": tru}', "JSON 格式错误：非法字符（第 ")],
+)
+def test_malformed_json_is_said_in_chinese(
+    client: TestClient[Litestar], body: bytes, zh: str
+) -> None:
+    headers = {"content-type": "application/json", "accept-language": "zh-CN"}
+    said = client.post("/v1/recommend", content=body, headers=headers)
+    assert said.status_code == 400
+    assert said.json()["detail"].startswith(zh), said.json()
+    english = client.post(
+        "/v1/recommend", content=body, headers={"content-type": "application/json"}
+    )
+    assert english.json()["detail"].startswith("JSON is malformed: ")

@@ -102,6 +102,29 @@ def validation_detail(where: str, lang: str) -> str:
 
 
 _VALIDATION_FAILED = "Validation failed for "
+_MALFORMED = "JSON is malformed: "
+_ZH_MALFORMED = (
+    ("input data was truncated", "输入数据不完整（被截断）"),
+    ("trailing characters", "末尾有多余字符"),
+    ("invalid character", "非法字符"),
+    ("invalid escape character in string", "字符串中有非法转义字符"),
+    ("invalid utf-8 sequence", "非法的 UTF-8 字节序列"),
+    ("nesting too deep", "嵌套过深"),
+    ("expected ", "应为 "),
+)
+"""msgspec's JSON syntax errors (and :func:`_malformed`'s), phrase by phrase, in Chinese;
+what is not listed stays as msgspec says it."""
+
+
+def malformed_in_chinese(detail: str) -> str:
+    """``JSON is malformed: input data was truncated`` -> ``JSON 格式错误：输入数据不完整…``."""
+    rest = detail.removeprefix(_MALFORMED)
+    for english, chinese in _ZH_MALFORMED:
+        rest = rest.replace(english, chinese)
+    return "JSON 格式错误：" + _AT_BYTE.sub(r"（第 \g<n> 字节）", rest)
+
+
+_AT_BYTE = re.compile(r" \(byte (?P<n>\d+)\)")
 
 
 def in_chinese(detail: str, extra: Any) -> tuple[str, Any]:
@@ -109,6 +132,8 @@ def in_chinese(detail: str, extra: Any) -> tuple[str, Any]:
     sources and suggestions unchanged: they are what a client sends back)."""
     if detail.startswith(_VALIDATION_FAILED):
         detail = validation_detail(detail.removeprefix(_VALIDATION_FAILED), "zh")
+    elif detail.startswith(_MALFORMED):
+        detail = malformed_in_chinese(detail)
     if isinstance(extra, list):
         extra = [
             {**item, "message": zh_message(item["message"]) or item["message"]}

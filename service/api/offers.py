@@ -15,6 +15,7 @@ from litestar import Controller, Request, get
 from service.api.query import parse_query
 from service.api.state import SuanliDep
 from service.offers import OfferPage, OfferQuery, list_offers
+from service.runtime.errors import error_lang
 
 DESCRIPTION = """Every provider's offers in one list: one instance type in one region
 under one billing mode, with its price (CNY), the price's source and date, and the
@@ -39,4 +40,5 @@ class OffersController(Controller):
     )
     def list_offers(self, request: Request[Any, Any, Any], suanli: SuanliDep) -> OfferPage:
         query = parse_query(request.query_params.multi_items(), OfferQuery)
-        return list_offers(query, suanli.catalog.snapshot, suanli.accelerators)
+        lang = error_lang(None, request.headers.get("accept-language"))
+        return list_offers(query, suanli.catalog.snapshot, suanli.accelerators, lang)

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import inspect as mi
 
+from service.api.body import zh_message
 from service.runtime.errors import InputError, closest
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -63,15 +64,27 @@ def _scalar(name: str, raw: str, kind: mi.Type) -> object:
     if isinstance(kind, mi.BoolType):
         if raw in ("true", "false"):
             return raw == "true"
-        raise InputError(name, f"expected true or false, got {raw!r}", source="query")
+        raise InputError(
+            name,
+            f"expected true or false, got {raw!r}",
+            source="query",
+            zh=f"应为 true 或 false，实际为 {raw!r}",
+        )
     if isinstance(kind, mi.IntType):
         if _INTEGER.match(raw):
             return int(raw)
-        raise InputError(name, f"expected an integer, got {raw!r}", source="query")
+        raise InputError(
+            name,
+            f"expected an integer, got {raw!r}",
+            source="query",
+            zh=f"应为整数，实际为 {raw!r}",
+        )
     if isinstance(kind, mi.FloatType):
         if _NUMBER.match(raw) and math.isfinite(float(raw)):
             return float(raw)
-        raise InputError(name, f"expected a number, got {raw!r}", source="query")
+        raise InputError(
+            name, f"expected a number, got {raw!r}", source="query", zh=f"应为数字，实际为 {raw!r}"
+        )
     if isinstance(kind, mi.LiteralType) and raw not in kind.values:
         allowed = [str(v) for v in kind.values]
         raise InputError(
@@ -79,6 +92,7 @@ def _scalar(name: str, raw: str, kind: mi.Type) -> object:
             f"expected one of {', '.join(allowed)}; got {raw!r}",
             closest(raw, allowed),
             source="query",
+            zh=f"应为 {'、'.join(allowed)} 之一，实际为 {raw!r}",
         )
     return raw
 
@@ -94,12 +108,21 @@ def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
         field = fields.get(name)
         if field is None:
             raise InputError(
-                name, f"unknown query parameter {name!r}", closest(name, fields), source="query"
+                name,
+                f"unknown query parameter {name!r}",
+                closest(name, fields),
+                source="query",
+                zh=f"未知查询参数 {name!r}",
             )
         if _is_list(field.type):
             values.setdefault(name, []).append(_scalar(name, raw, _item_type(field.type)))
         elif name in values:
-            raise InputError(name, "given more than once: give it once", source="query")
+            raise InputError(
+                name,
+                "given more than once: give it once",
+                source="query",
+                zh="重复给出：只能给一次",
+            )
         else:
             values[name] = _scalar(name, raw, _unwrap(field.type))
     try:
@@ -108,8 +131,9 @@ def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
         text = str(exc)
         match = _AT_PATH.match(text)
         if match is None:
-            raise InputError("query", text, source="query") from None
-        raise InputError(match["field"], match["message"], source="query") from None
+            raise InputError("query", text, source="query", zh=zh_message(text)) from None
+        message = match["message"]
+        raise InputError(match["field"], message, source="query", zh=zh_message(message)) from None
 
 
 def query_parameters(kind: type[msgspec.Struct], ref_template: str) -> list[dict[str, Any]]:

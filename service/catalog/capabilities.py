@@ -37,6 +37,10 @@ class Generation:
     modern_engines: bool
     """vLLM's current (V1) engine and FlashAttention-2 run on it."""
     source: str
+    awq_kernels: bool | None = None
+    """vLLM's AWQ int4 kernels (``None``: as ``int4_kernels``). Volta has GPTQ but no AWQ:
+    https://docs.vllm.ai/en/v0.9.2/features/quantization/supported_hardware.html (AWQ needs
+    Turing, SM 7.5, or newer; GPTQ runs on Volta, SM 7.0)."""
 
 
 _FA2 = (
@@ -54,7 +58,7 @@ GENERATIONS: dict[str, Generation] = {
                          f"{_FA2}; {_VLLM_QUANT} (no column below Volta: SM 7.0 is the floor)"),
     "Volta": Generation("Volta", False, True, True, False,
                         f"{_FA2}; {_VLLM_QUANT} (GPTQ, bitsandbytes yes; AWQ, W8A8 no); "
-                        f"{_VLLM_V100}"),
+                        f"{_VLLM_V100}", awq_kernels=False),
     "Turing": Generation("Turing", False, True, True, True,
                          f"{_FA2}; {_VLLM_QUANT} (AWQ, GPTQ, W8A8 int8 yes; FP8 W8A8 no)"),
     "Ampere": Generation("Ampere", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
@@ -137,4 +141,6 @@ def hardware_notes(spec: AcceleratorSpec, precision: str, serving: bool) -> tupl
         kernels = gen.int8_kernels if precision == "int8" else gen.int4_kernels
         if kernels is None:
             notes.append("kernels_unverified")
+        elif precision == "int4" and kernels and gen.awq_kernels is False:
+            notes.append("int4_no_awq")
     return tuple(notes)

@@ -32,7 +32,7 @@ from service.offers.schema import (
     SortKey,
 )
 from service.planning.schema import CatalogRef
-from service.runtime.errors import InputError, closest
+from service.runtime.errors import ErrorLang, InputError, closest
 
 
 class _Resolved(msgspec.Struct, frozen=True):
@@ -351,9 +351,13 @@ def _groups(offers: Sequence[OfferItem], keys: Sequence[GroupKey]) -> list[Offer
 
 
 def list_offers(
-    query: OfferQuery, snapshot: CatalogSnapshot, registry: AcceleratorRegistry
+    query: OfferQuery,
+    snapshot: CatalogSnapshot,
+    registry: AcceleratorRegistry,
+    lang: ErrorLang = "en",
 ) -> OfferPage:
-    """Every offer of ``snapshot`` matching ``query``, sorted, paged and grouped.
+    """Every offer of ``snapshot`` matching ``query``, sorted, paged and grouped; the
+    warnings in ``lang`` (the request's ``Accept-Language``).
 
     Raises :class:`InputError` (a 400 naming the query parameter, with suggestions) for
     unknown accelerator, provider or region names and a count range that is empty.
@@ -376,16 +380,46 @@ def list_offers(
             CatalogRef(provider=c.name, as_of=c.as_of, prices_as_of=c.prices_as_of)
             for c in snapshot.providers
         ],
-        warnings=[*snapshot.warnings, *_unlisted(query, index, registry)],
+        warnings=[
+            *snapshot.warnings,
+            *_unlisted(query, index, registry, lang),
+            *_unpriced(query, index, resolved, lang, bool(offers)),
+        ],
     )
 
 
-def _unlisted(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry) -> list[str]:
+def _unlisted(
+    query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry, lang: ErrorLang
+) -> list[str]:
     """A sentence per asked accelerator that no loaded catalog lists: an empty page for
     ``H800`` says that no cloud here sells it, not merely that the filters matched nothing."""
     return [
-        f"No loaded provider catalog lists {name}: it is a known accelerator, but none of "
-        "the loaded clouds offers it."
+        f"已加载的云厂商目录中没有 {name}：这是已知的加速卡，但已加载的云都不提供。"
+        if lang == "zh"
+        else f"No loaded provider catalog lists {name}: it is a known accelerator, but none "
+        "of the loaded clouds offers it."
         for name in query.accelerator
         if not {spec.name for spec in registry.matching(name)} & index.accelerators
+    ]
+
+
+def _unpriced(
+    query: OfferQuery, index: OfferIndex, resolved: _Resolved, lang: ErrorLang, found: bool
+) -> list[str]:
+    """An empty page only because its offers have no known price (``max_price``,
+    ``billing`` and ``priced_only`` pass priced offers only): says how many were left out,
+    so that an L20 without public prices does not read as an L20 nobody sells."""
+    if found or not (query.priced_only or query.max_price is not None or query.billing):
+        return []
+    unpriced = msgspec.structs.replace(query, priced_only=False, max_price=None, billing=[])
+    n = sum(1 for e in index.orders[query.sort] if _keeps(e, unpriced, resolved))
+    if not n:
+        return []
+    if lang == "zh":
+        return [
+            f"另有 {n} 个符合其余条件的报价没有公开价格：价格或计费方式条件只保留已知价格的报价。"
+        ]
+    return [
+        f"{n} offers match the other filters but have no known price: price and billing "
+        "filters keep only offers whose price is known."
     ]

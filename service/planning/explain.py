@@ -48,6 +48,7 @@ from service.sizing import (
     host_for,
     placed_estimate,
 )
+from service.sizing.batch import at_concurrency, batches_to_target
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -151,6 +152,9 @@ def explain(
     terms = parts.terms
     open_ended = terms.open_ended
     warnings = list(ctx.snapshot.warnings)
+    if rw.beyond_positions is not None:
+        asked, trained = rw.beyond_positions
+        warnings.append(texts.t("beyond_positions", lang, m=rw.model_id, n=asked, p=trained))
     hints: list[RelaxHint] = []
     no_fit = None
     if not top:
@@ -359,13 +363,19 @@ def _estimate_for(
         return None
     row = c.offer.instance
     placement = None
+    place = parts.placed
+    if c.fit is not None and c.fit.batch is not None:
+        # the option's batch on every node, not one sequence; not kept by placement alone
+        # (the same devices split over other nodes hold another batch)
+        rw = at_concurrency(rw, c.fit.batch * c.nodes)
+        place = placed_estimate
     if row.accelerator is not None:
         placement = Placement(
             accelerator=row.accelerator,
             count=c.devices,
             zero_stage=_zero_stage(c, req),
         )
-    return estimate_resolved(rw, placement, ctx.accelerators, parts.placed)
+    return estimate_resolved(rw, placement, ctx.accelerators, place)
 
 
 def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:
@@ -416,7 +426,8 @@ def _advice_context(
         precision=getattr(req.workload, "precision", "bf16"),
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
-            if getattr(req.workload, "concurrency", None) == 1
+            if getattr(req.workload, "concurrency", None) in (1, None)
+            and not batches_to_target(req.workload)
             else None
         ),
     )

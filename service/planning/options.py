@@ -172,6 +172,10 @@ def fit_part(
         )
         if fit.checked_high:
             fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
+        if fit.batch is not None:
+            # one node reaches the target: the fewest requests that do; else what fits
+            key = "batched_target" if nodes == 1 else "batched_room"
+            fit_texts.append(texts.t(key, lang, b=fit.batch))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
@@ -351,6 +355,7 @@ def _texts(
                 "cpu_fit",
                 lang,
                 n=c.nodes,
+                nodes="1 node" if c.nodes == 1 else f"{c.nodes} nodes",
                 v=row.vcpus * c.nodes,
                 m=row.memory_gib * c.nodes,
                 need_v=need.vcpus,

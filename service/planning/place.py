@@ -35,6 +35,7 @@ from service.sizing import (
     preprocess_hours,
     time_for,
 )
+from service.sizing.batch import at_concurrency, batch_for
 from service.sizing.compute import device_hours_floor
 
 DEFAULT_HEADROOM = 0.10
@@ -90,6 +91,7 @@ class Placer:
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
+        self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
         self._floors: dict[tuple[str | None, float | None], object] = {}
         self._verdicts: dict[Shape, bool] = {}
@@ -260,7 +262,10 @@ class Placer:
             return limits
         max_nodes, exact = limits
         if job.serving:
-            fit = fits.fit(spec, per_node)
+            if job.batch_ceiling is not None:
+                fits, fit = self._batched(spec, per_node, job.batch_ceiling)
+            else:
+                fit = fits.fit(spec, per_node)
             if fit is None:
                 return "memory"
             tps = fits.throughput(spec, per_node)
@@ -291,6 +296,33 @@ class Placer:
                 hours = fits.hours_per_token(spec, devices, fit)
                 placements.append((nodes, devices, fit, None, hours))
         return placements
+
+    def _batched(
+        self, spec: AcceleratorSpec, devices: int, ceiling: int
+    ) -> tuple[FitCache, Fit | None]:
+        """Serving batched to the throughput target (:func:`batch_for`): the fit cache of
+        the batch one server of ``devices`` runs, and its fit marked with that batch."""
+        target = self.job.target_tokens_per_s or 0.0
+        batch = batch_for(
+            lambda b: self._at(b).fit(spec, devices) is not None,
+            lambda b: self._at(b).throughput(spec, devices),
+            ceiling,
+            target,
+        )
+        if batch is None:
+            return self.fits, None
+        fits = self._at(batch)
+        fit = fits.fit(spec, devices)
+        assert fit is not None
+        return fits, msgspec.structs.replace(fit, batch=batch)
+
+    def _at(self, batch: int) -> FitCache:
+        """The fit cache of the workload served at ``batch`` sequences (one per batch)."""
+        found = self._batches.get(batch)
+        if found is None:
+            rw = at_concurrency(self.job.rw, batch)
+            found = self._batches[batch] = FitCache(rw, self.job.headroom_frac)
+        return found
 
     def _cpu(self, row: InstanceType) -> list[Variant] | str:
         need = self.need

@@ -33,7 +33,7 @@ _T: dict[str, dict[Lang, str]] = {
     "cpu_fit": {
         "zh": "CPU 方案：{n} 台共 {v} vCPU、{m:g} GiB 内存，"
         "满足约 {need_v} vCPU / {need_m:.0f} GiB 的需求。",
-        "en": "CPU-only: {n} node(s) with {v} vCPUs and {m:g} GiB RAM in total cover the "
+        "en": "CPU-only: {nodes} with {v} vCPUs and {m:g} GiB RAM in total cover the "
         "~{need_v} vCPUs / {need_m:.0f} GiB needed.",
     },
     "hidden_spot": {
@@ -163,6 +163,36 @@ _T: dict[str, dict[Lang, str]] = {
         "注意力改用 PyTorch SDPA 或 xformers，速度略慢。",
         "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
         "PyTorch SDPA or xformers, somewhat slower.",
+    },
+    "beyond_positions": {
+        "zh": "{m} 的训练上下文为 {p:,} 个位置，每条序列 {n:,} 个 token 超出了它：本回答按所给长度"
+        "估算显存与时间，但超出训练长度后的效果没有保证，需要 RoPE 外推（如模型卡支持的 YaRN）"
+        "或换用训练上下文更长的模型。",
+        "en": "{m} was trained on sequences of up to {p:,} positions; {n:,} tokens per sequence "
+        "go beyond that: memory and time are sized for the length asked, but quality past the "
+        "trained context is not assured and needs RoPE scaling (such as YaRN, where the model "
+        "card supports it) or a model trained on longer sequences.",
+    },
+    "batched_target": {
+        "zh": "未给出并发数：按推理引擎的连续批处理，假设同时处理约 {b} 个请求，"
+        "这是单台达到目标吞吐所需的最少并发。",
+        "en": "No concurrency was given: assumed about {b} requests served at once (the "
+        "engine's continuous batching), the fewest with which one node reaches the target.",
+    },
+    "batched_room": {
+        "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
+        "即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限）。",
+        "en": "No concurrency was given: assumed about {b} requests served at once per node "
+        "(the engine's continuous batching), as many as its KV cache holds (at most the "
+        "engine's default batch limit).",
+    },
+    "int4_no_awq": {
+        "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
+        "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
+        "Marlin 慢）。",
+        "en": "{acc} (Volta, compute capability 7.0) has no AWQ kernels in vLLM/SGLang (they "
+        "need 7.5 or newer): an AWQ checkpoint will not load; serve a GPTQ INT4 checkpoint (its "
+        "kernels run on Volta, slower than Marlin on Ampere and newer).",
     },
     "kernels_unverified": {
         "zh": "{acc} 上的量化推理算子未经核实，请先确认所用引擎支持该量化格式。",

@@ -136,6 +136,8 @@ def estimate_resolved(
                 f"unknown accelerator {placement.accelerator!r} (GET /v1/accelerators lists "
                 f"them){hint}",
                 suggestions,
+                zh=f"未知加速卡 {placement.accelerator!r}（GET /v1/accelerators 列出全部）"
+                + (f"；是否想写 {', '.join(suggestions)}？" if suggestions else ""),
             )
     devices = placement.count if placement is not None else 1
     echo = None
@@ -254,6 +256,7 @@ def _place(
             "placement.tensor_parallel",
             f"tensor_parallel ({placement.tensor_parallel}) must divide the model's "
             f"{heads} attention heads",
+            zh=f"tensor_parallel（{placement.tensor_parallel}）必须整除模型的 {heads} 个注意力头",
         )
     fit = fit_placement(
         rw,

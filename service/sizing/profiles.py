@@ -295,6 +295,17 @@ class EngineProfile:
     reservation: str = ""
     """How much device memory the engine takes at start-up whatever the job needs (its
     KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
+    max_batch: int = 256
+    """Sequences the engine's scheduler runs at once by default (continuous batching), the
+    ceiling of :mod:`service.sizing.batch`. vLLM ``max_num_seqs``: 256 for the V0 engine
+    (the one Volta runs; 1024 for V1 there), vllm-project/vllm@001999d2
+    vllm/engine/arg_utils.py ``EngineArgs.__post_init__`` — the smaller kept. LMDeploy
+    ``max_batch_size``: 128 on CUDA devices other than A100/A800 (384) and
+    H100/H800/H200 (1024), 256 on Ascend, InternLM/lmdeploy@726c5fe9 lmdeploy/utils.py
+    ``get_max_batch_size`` — the common 128 kept. SGLang sizes ``max_running_requests``
+    from its KV pool, and no default of TensorRT-LLM or MindIE is checked here: vLLM's
+    256. Plain transformers ``generate()`` has no continuous batching: 1 (each replica
+    serves one request at a time)."""
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -336,6 +347,7 @@ ENGINES: dict[str, EngineProfile] = {
         prefill_chunk=8192,
         note="LMDeploy TurboMind: C++ engine with fused kernels (max_prefill_token_num 8192)",
         fused_int4=True,
+        max_batch=128,
         reservation="LMDeploy TurboMind gives its KV-cache pool cache_max_entry_count (0.8) of "
         "the memory left free after loading the weights (TurbomindEngineConfig), so nvidia-smi "
         "shows more than the estimate",
@@ -369,6 +381,7 @@ ENGINES: dict[str, EngineProfile] = {
         "devices and run in turn, whole-prompt prefill",
         expert_overhead_s=80e-6,
         kv_passes=5.0,
+        max_batch=1,
     ),
     "mindie": EngineProfile(
         name="mindie",

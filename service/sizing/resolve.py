@@ -242,6 +242,9 @@ class ResolvedWorkload:
     """Forward FLOPs per sample at the workload's image size (vision models)."""
     data_gb: float = 0.0
     target_hours: float | None = None
+    beyond_positions: tuple[int, int] | None = None
+    """(tokens per sequence, the preset's trained positions) when the job's sequences are
+    longer than the decoder was trained on (:func:`positions_note`); ``None`` otherwise."""
 
     @property
     def params_b(self) -> float:
@@ -299,7 +302,9 @@ def _arch_of_preset(p: ModelPreset) -> Arch:
         )
     if p.heads is None or p.layers is None:
         raise InputError(
-            "workload.model", f"preset {p.id} lacks the layers/heads a {p.kind} model needs"
+            "workload.model",
+            f"preset {p.id} lacks the layers/heads a {p.kind} model needs",
+            zh=f"预设 {p.id} 缺少 {p.kind} 模型所需的层数/注意力头数",
         )
     head_dim = p.head_dim or p.hidden // p.heads
     per_token_i = None
@@ -361,7 +366,11 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     nearest preset's shape (scaled where a given field changes it)."""
     base = nearest_preset(spec.params_b, models)
     if base is None or base.hidden is None or base.heads is None or base.layers is None:
-        raise InputError("workload.model", "no decoder preset is registered to infer a shape from")
+        raise InputError(
+            "workload.model",
+            "no decoder preset is registered to infer a shape from",
+            zh="没有可用来推断模型结构的解码器预设",
+        )
     given = {
         k
         for k in ("layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab")
@@ -944,7 +953,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                     else f"2 x {arch.layers} layers x {kv_heads} KV heads x {head_dim}"
                 )
                 + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
-                f"{w.concurrency} sequences."
+                f"{w.streams} sequences."
             )
         elif arch.kind == SEQ2SEQ and arch.decoder_layers:
             # each decoder layer caches its self-attention K/V and the cross-attention K/V
@@ -960,7 +969,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         eng = engine_profile(w.engine)
         prompt = w.prompt_len or w.context_len
         if eng.chunked_prefill:
-            chunk = min(prompt * w.concurrency, eng.prefill_chunk)
+            chunk = min(prompt * w.streams, eng.prefill_chunk)
             how = f"{eng.label} prefills in chunks of up to {eng.prefill_chunk} tokens"
         else:
             chunk = prompt
@@ -974,7 +983,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
             * (2 * q + 2 * kv_heads * head_dim + 3 * (arch.intermediate or 4 * arch.hidden))
         )
         if arch.vocab:
-            act_s += w.concurrency * arch.vocab * 4.0
+            act_s += w.streams * arch.vocab * 4.0
         notes.append(
             f"Inference workspace ({how}): one layer's intermediates for {chunk} tokens "
             "plus fp32 logits of the last position per sequence."
@@ -990,7 +999,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         kv_per_token=kv_per_token,
         kv_shards_max=max(shards, 1),
         context_len=w.context_len,
-        concurrency=w.concurrency,
+        concurrency=w.streams,
         act_unsharded=act_u,
         act_sharded=act_s,
         engine=w.engine,
@@ -1004,6 +1013,31 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
 
 
 # --- entry point ----------------------------------------------------------------------
+
+
+def positions_note(
+    workload: Workload, arch: Arch, preset: ModelPreset | None, notes: list[str]
+) -> tuple[int, int] | None:
+    """A decoder's sequences longer than its trained positions (``max_position_embeddings``
+    of its config.json): not refused, since RoPE models are stretched past them (YaRN,
+    dynamic NTK) and memory and time are still sized for the length asked, but said —
+    quality past the trained context is not the model's. Encoders refuse it (learned
+    absolute positions end there)."""
+    if preset is None or not preset.max_positions or arch.kind not in ("decoder", "moe"):
+        return None
+    if isinstance(workload, Inference):
+        length = workload.context_len
+    elif isinstance(workload, Pretrain | Finetune):
+        length = workload.seq_len
+    else:
+        return None
+    if length <= preset.max_positions:
+        return None
+    notes.append(
+        f"{preset.id} was trained to {preset.max_positions} positions; {length} tokens per "
+        "sequence go beyond them (sized as asked; needs RoPE scaling such as YaRN)."
+    )
+    return length, preset.max_positions
 
 
 def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
@@ -1033,6 +1067,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     image_model = arch.kind in IMAGE_KINDS
     image_size = workload.image_size
     sample_flops = _sample_flops(preset, image_size)
+    beyond = positions_note(workload, arch, preset, notes)
     if isinstance(workload, Inference):
         inf = inference_budget(workload, arch, notes)
         if image_model:
@@ -1048,6 +1083,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
             assumptions=tuple(notes),
             image_model=image_model,
             sample_flops=sample_flops,
+            beyond_positions=beyond,
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
@@ -1083,6 +1119,7 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
         tokens=workload.tokens,
         assumptions=tuple(notes),
         image_model=image_model,
+        beyond_positions=beyond,
         sample_flops=sample_flops,
     )
 
@@ -1125,7 +1162,7 @@ def _image_inference(
         s = (size // 16) ** 2 + 1
         u, sh = f.layer_activation_bytes(
             s=s,
-            b=w.concurrency,
+            b=w.streams,
             h=arch.hidden,
             heads=arch.heads,
             head_dim=arch.head_dim or arch.hidden // arch.heads,
@@ -1137,7 +1174,7 @@ def _image_inference(
         act = u + sh
     else:
         per_sample, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
-        act = per_sample * w.concurrency
+        act = per_sample * w.streams
         notes.append(
             "Image-model serving: the training activation figure is used as an upper bound."
         )
@@ -1146,7 +1183,7 @@ def _image_inference(
         kv_per_token=0.0,
         kv_shards_max=1,
         context_len=w.context_len,
-        concurrency=w.concurrency,
+        concurrency=w.streams,
         act_unsharded=act,
         act_sharded=0.0,
     )

@@ -90,6 +90,9 @@ class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):  # gc=False: see
     checked_high: bool = False
     """The fit was checked against the high end of ``memory.range_gib`` too (a safety
     headroom was asked for)."""
+    batch: int | None = None
+    """Serving sized by the planner's batching (:mod:`service.sizing.batch`): the
+    sequences one server runs at once; ``None`` = the request's concurrency."""
 
 
 class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):

@@ -395,9 +395,27 @@ class Inference(
         int,
         msgspec.Meta(ge=1, le=1_048_576, description="Prompt + output tokens per sequence."),
     ] = 4096
-    concurrency: Annotated[
-        int, msgspec.Meta(ge=1, le=100_000, description="Sequences served at once.")
-    ] = 1
+    concurrency: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=100_000,
+                description="Sequences served at once; default 1. Left out with "
+                "`target_tokens_per_s`, the planner batches each server as a serving engine "
+                "does (continuous batching): as many sequences as its KV cache holds, at most "
+                "the engine's default batch (vLLM 256), fewer when fewer reach the target; "
+                "each option says the concurrency it assumed.",
+            ),
+        ]
+        | None
+    ) = None
+
+    @property
+    def streams(self) -> int:
+        """Sequences sized at once: ``concurrency``, 1 when not given."""
+        return self.concurrency or 1
+
     output_tokens: (
         Annotated[
             float,
@@ -679,6 +697,8 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
             "workload.offload",
             "offload 'all' (parameters too) needs ZeRO stage 3 "
             f"(placement.zero_stage is {placement.zero_stage})",
+            zh=f"offload 'all'（参数也卸载）需要 ZeRO 第 3 阶段（placement.zero_stage 为 "
+            f"{placement.zero_stage}）",
         )
     if (
         placement is not None
@@ -688,6 +708,7 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
         raise InputError(
             "placement.zero_stage",
             f"ZeRO stages apply to training workloads, not {workload.kind!r}",
+            zh=f"ZeRO 阶段只适用于训练任务，不适用于 {workload.kind!r}",
         )
 
 
@@ -792,16 +813,21 @@ def _validate_layout(workload: Workload, placement: Placement) -> None:
         raise InputError(
             "placement.pipeline_parallel",
             "pipeline stages are sized for training workloads; serving uses tensor_parallel",
+            zh="流水线并行只用于训练任务；推理请用 tensor_parallel",
         )
     if placement.tensor_parallel is not None and isinstance(workload, Preprocess):
         raise InputError(
-            "placement.tensor_parallel", "preprocessing runs on CPUs: no tensor parallelism"
+            "placement.tensor_parallel",
+            "preprocessing runs on CPUs: no tensor parallelism",
+            zh="预处理在 CPU 上运行，没有张量并行",
         )
     if placement.count % (t * pp):
         raise InputError(
             "placement.count" if placement.tensor_parallel is None else "placement.tensor_parallel",
             f"tensor_parallel x pipeline_parallel ({t} x {pp}) must divide the device count "
             f"({placement.count})",
+            zh=f"tensor_parallel × pipeline_parallel（{t} × {pp}）必须整除设备数"
+            f"（{placement.count}）",
         )
     heads = None
     model = getattr(workload, "model", None)
@@ -811,4 +837,5 @@ def _validate_layout(workload: Workload, placement: Placement) -> None:
         raise InputError(
             "placement.tensor_parallel",
             f"tensor_parallel ({t}) must divide the attention heads ({heads})",
+            zh=f"tensor_parallel（{t}）必须整除注意力头数（{heads}）",
         )

@@ -173,6 +173,17 @@ RECOMMEND: list[Case] = [
             "lang": "en",
         },
     ),
+    _recommend(  # no concurrency: each server batched to the target (N1)
+        "serving-14b-target-batched",
+        {
+            "workload": {
+                "kind": "inference",
+                "model": "qwen2.5-14b",
+                "target_tokens_per_s": 1000,
+            },
+            "lang": "zh",
+        },
+    ),
     _recommend(
         "serving-deepseek-v3",
         {

@@ -33,8 +33,9 @@ def test_tagged_union_and_defaults() -> None:
     assert q.effective_quant_bits == 4
     i = decode({"kind": "inference", "model": {"params_b": 7}})
     assert isinstance(i, Inference)
-    assert (i.context_len, i.concurrency, i.precision) == (
+    assert (i.context_len, i.concurrency, i.streams, i.precision) == (
         4096,
+        None,  # not given: 1 sequence, or batched by the planner to a throughput target
         1,
         "bf16",
     )

@@ -1,0 +1,81 @@
+"""Batching a serving job to a throughput target: how many sequences one server runs at once.
+
+A throughput target is aggregate tokens/s over many requests, and a serving engine
+batches them (continuous batching, Yu et al. 2022, Orca; Kwon et al. 2023, vLLM): a decode
+step reads the weights once for the whole batch, so a server's rate grows with its batch
+until the KV cache fills or the scheduler's ceiling (:attr:`EngineProfile.max_batch`) is
+reached. Sizing such a target at one sequence per server replicates single-stream servers
+— tens of times the accelerators an engine needs. When the request gives no concurrency,
+the planner sizes each server at the batch its memory holds, or at the smallest batch that
+already reaches the target on one server (lower latency, same machine).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import msgspec
+
+from service.sizing.profiles import engine_profile
+from service.sizing.resolve import ResolvedWorkload, inference_budget
+from service.sizing.workload import Inference, Workload
+
+
+def batches_to_target(workload: Workload) -> bool:
+    """Serving with a throughput target and no concurrency, on an engine that batches."""
+    return (
+        isinstance(workload, Inference)
+        and workload.concurrency is None
+        and workload.target_tokens_per_s is not None
+        and engine_profile(workload.engine).max_batch > 1
+    )
+
+
+def batch_ceiling(workload: Inference) -> int:
+    """The engine's default ceiling on sequences run at once."""
+    return engine_profile(workload.engine).max_batch
+
+
+def at_concurrency(rw: ResolvedWorkload, concurrency: int) -> ResolvedWorkload:
+    """``rw`` served at ``concurrency`` sequences (KV cache, prefill chunk and logits
+    re-sized; the architecture and weights are the same)."""
+    workload = rw.workload
+    assert isinstance(workload, Inference)
+    assert rw.arch is not None
+    served = msgspec.structs.replace(workload, concurrency=concurrency)
+    asked: list[str] = []
+    inference_budget(workload, rw.arch, asked)
+    notes: list[str] = []
+    budget = inference_budget(served, rw.arch, notes)
+    said = dict(zip(asked, notes, strict=True))  # the KV-cache note names the sequences
+    assumptions = tuple(said.get(note, note) for note in rw.assumptions)
+    return dataclasses.replace(rw, workload=served, inference=budget, assumptions=assumptions)
+
+
+def batch_for(
+    fits: Callable[[int], bool], rate: Callable[[int], float], ceiling: int, target: float
+) -> int | None:
+    """Sequences one server runs: the largest batch up to ``ceiling`` that ``fits`` its
+    memory, or, when that batch reaches ``target`` tokens/s alone, the smallest that does
+    (memory grows and the rate does not fall with the batch: both searches are binary);
+    ``None`` when not even one sequence fits."""
+    if not fits(1):
+        return None
+    lo, hi = 1, ceiling
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    if rate(lo) < target:
+        return lo
+    lo, hi = 1, lo
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if rate(mid) >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

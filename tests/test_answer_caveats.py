@@ -1,0 +1,97 @@
+"""Caveats an expert adds to an answer (review items N2, N3, N5): INT4 on Volta needs a
+GPTQ checkpoint (vLLM's AWQ kernels need compute capability 7.5+), a context beyond the
+model's trained positions is said, and a single node is not "node(s)"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import TestClient
+
+INT4_72B_ON_V100 = {
+    "workload": {"kind": "inference", "model": "qwen2.5-72b", "precision": "int4"},
+    "constraints": {"accelerators": ["V100"]},
+}
+INT4_7B_ON_A10 = {
+    "workload": {"kind": "inference", "model": "qwen2.5-7b", "precision": "int4"},
+    "constraints": {"accelerators": ["A10"]},
+}
+SMALL_PREPROCESS = {"workload": {"kind": "preprocess", "data_gb": 20, "target_hours": 4}}
+
+
+def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str) -> Any:
+    response = client.post("/v1/recommend", json={**body, "lang": lang})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", ("no AWQ kernels", "7.5", "GPTQ")), ("zh", ("AWQ 算子", "7.5", "GPTQ"))],
+)
+def test_int4_on_volta_says_awq_will_not_load_and_gptq_will(
+    client: TestClient[Litestar], lang: str, words: tuple[str, ...]
+) -> None:
+    body = recommend(client, INT4_72B_ON_V100, lang)
+    assert body["options"]
+    for option in body["options"]:
+        awq = [w for w in option["warnings"] if "AWQ" in w]
+        assert len(awq) == 1, option["warnings"]
+        assert all(word in awq[0] for word in words), awq[0]
+
+
+def test_int4_on_ampere_has_no_awq_caveat(client: TestClient[Litestar]) -> None:
+    body = recommend(client, INT4_7B_ON_A10, "en")
+    assert body["options"]
+    assert not any("AWQ" in w for o in body["options"] for w in o["warnings"])
+
+
+def test_one_cpu_node_is_singular_and_several_are_plural(client: TestClient[Litestar]) -> None:
+    body = recommend(client, {**SMALL_PREPROCESS, "top_k": 10}, "en")
+    fits = {
+        o["nodes"]: r for o in body["options"] for r in o["reasons"] if r.startswith("CPU-only")
+    }
+    assert 1 in fits
+    assert any(n > 1 for n in fits), fits
+    assert fits[1].startswith("CPU-only: 1 node with "), fits[1]
+    for n, reason in fits.items():
+        assert "node(s)" not in reason
+        if n > 1:
+            assert reason.startswith(f"CPU-only: {n} nodes with "), reason
+    zh = recommend(client, {**SMALL_PREPROCESS, "top_k": 10}, "zh")
+    assert any(r.startswith("CPU 方案：1 台共") for o in zh["options"] for r in o["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ("32,768 positions", "200,000 tokens", "YaRN")),
+        ("zh", ("32,768 个位置", "200,000", "YaRN")),
+    ],
+)
+def test_a_sequence_longer_than_the_trained_context_is_said(
+    client: TestClient[Litestar], lang: str, words: tuple[str, ...]
+) -> None:
+    """Qwen2.5-7B's config.json has max_position_embeddings 32768: a 200k fine-tune is
+    sized as asked (RoPE models are stretched past it) but the answer says so."""
+    body = {
+        "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora",
+                     "seq_len": 200_000, "tokens": 1e8},
+    }  # fmt: skip
+    warned = [w for w in recommend(client, body, lang)["warnings"] if "YaRN" in w]
+    assert len(warned) == 1
+    assert all(word in warned[0] for word in words), warned[0]
+
+
+def test_serving_past_the_trained_context_is_said_and_within_it_is_not(
+    client: TestClient[Litestar],
+) -> None:
+    long = {"workload": {"kind": "inference", "model": "llama-2-7b", "context_len": 8192}}
+    assert any("4,096 positions" in w for w in recommend(client, long, "en")["warnings"])
+    within = {"workload": {"kind": "inference", "model": "llama-2-7b", "context_len": 4096}}
+    assert not any("positions" in w for w in recommend(client, within, "en")["warnings"])
+    estimate = client.post("/v1/estimate", json=long)
+    assert estimate.status_code == 200, estimate.text
+    assert any("trained to 4096 positions" in a for a in estimate.json()["assumptions"])
