@@ -39,6 +39,7 @@ WORKLOADS: dict[str, dict[str, Any]] = {
     "pretrain-7b-long": {"kind": "pretrain", "model": "llama-2-7b", "tokens": 2e11},
     "serve-13b-int4": {"kind": "inference", "model": "llama-2-13b", "precision": "int4"},
     "batch-7b": {"kind": "inference", "model": "llama-2-7b", "output_tokens": 5e8},
+    "serve-14b-target": {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000},
     "preprocess": {"kind": "preprocess", "data_gb": 500},
 }  # fmt: skip
 CONSTRAINTS: dict[str, dict[str, Any]] = {

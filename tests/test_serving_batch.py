@@ -116,3 +116,23 @@ def test_the_estimate_states_the_batch_it_was_sized_at(client: TestClient[Litest
     kv = [a for a in body["estimate"]["assumptions"] if a.startswith("KV cache")]
     assert len(kv) == 1
     assert kv[0].endswith(f"x {sequences} sequences."), kv[0]
+
+
+def test_options_that_all_reach_the_target_rank_by_the_hour(
+    client: TestClient[Litestar],
+) -> None:
+    """Sized to a throughput target, every option serves the target: the capacity rented
+    is what differs, so the hourly price ranks them. Per million tokens (the open-ended
+    rule) ranked 2×2 V100 at ¥28.77/h above one A100-80GB at ¥22.84/h, because the V100
+    pair's surplus capacity (1,627 tok/s for a 1,000 tok/s target) lowered its price per
+    token."""
+    for lang, words in (("en", "ranked by hourly price"), ("zh", "按每小时价格排序")):
+        options = recommend(client, TARGET_14B, lang)["options"]
+        assert len(options) >= 3
+        priced = [o for o in options if o["price_per_hour"] is not None]
+        assert all(o["throughput_tokens_per_s"] >= 1000 for o in priced)
+        # published prices in hourly order (an estimate ranks at the top of its range)
+        exact = [o["price_per_hour"] for o in priced if not o["price_estimated"]]
+        assert exact == sorted(exact), options
+        assert options[0]["price_per_hour"] < 28.77, options[0]
+        assert any(words in r for r in options[0]["reasons"]), options[0]["reasons"]

@@ -37,7 +37,9 @@ from service.planning.schema import Objective
 
 INF = math.inf
 
-BoundMode = Literal["train", "batch", "open"]
+BoundMode = Literal["train", "batch", "open", "capacity"]
+OPEN_MODES = ("open", "capacity")
+"""Serving with no job length: per token ("open") or sized to a throughput target."""
 """What a job's cost and time scale with: training tokens, inference output tokens, or
 nothing (open-ended serving is ranked by price per token)."""
 
@@ -85,7 +87,7 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
     items, speed = timing
     if hourly is None:
         return LaneBound(lane, 2.0, INF, INF, speed, INF, INF)
-    if len(items) == 1 and mode != "open" and not monthly:
+    if len(items) == 1 and mode not in OPEN_MODES and not monthly:
         # the common lane: one placement billed by the hour (what the loop below gives)
         nodes, hours, _ = items[0]
         per_hour = hourly * nodes
@@ -96,9 +98,10 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
     tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
-        if mode == "open":
-            per_token = per_hour / throughput if throughput else INF  # the cost key's money
-            item = (0.0, 0.0, per_token, per_token, 0.0)
+        if mode in OPEN_MODES:
+            per_token = per_hour / throughput if throughput else INF
+            # the cost key's money: per token, or per hour when sized to a target
+            item = (0.0, 0.0, per_hour if mode == "capacity" else per_token, per_token, 0.0)
         elif hours is None:
             item = (1.0, per_hour, INF, INF, INF)
         elif monthly:
@@ -126,7 +129,7 @@ def _timing(lane: Lane, mode: BoundMode, rate: float | None) -> Timing:
     for nodes, _devices, _fit, throughput, hours_per_token in (
         lane.placements.items if lane.placements is not None else ()
     ):
-        if mode == "open":
+        if mode in OPEN_MODES:
             hours = None
             speed = min(speed, -(throughput or 0.0))
         else:
@@ -258,7 +261,7 @@ def _cost_key(
     hourly = p.rank_hourly
     if hourly is None:
         return False, 2.0, INF, None
-    if mode != "open":
+    if mode not in OPEN_MODES:
         rate = p.spot_rate if mode == "train" else None
         key: Hashable = id(lane.placements) if rate is None else (id(lane.placements), rate)
         timing = timings.get(key)

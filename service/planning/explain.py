@@ -117,6 +117,7 @@ def answer_terms(
         objective=req.objective,
         serving=isinstance(req.workload, Inference),
         open_ended=placer.job.open_ended,
+        to_target=placer.job.to_target,
         lang=lang,
         need=placer.need,
         accelerators=ctx.accelerators,

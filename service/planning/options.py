@@ -201,6 +201,8 @@ class OptionTerms:
     objective: Objective
     serving: bool
     open_ended: bool
+    to_target: bool
+    """Sized to a throughput target: ranked by the hour (``Job.to_target``)."""
     lang: Lang
     need: HostRequirements | None
     accelerators: AcceleratorRegistry
@@ -301,7 +303,7 @@ def option_part(
 def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
     """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
     lang = terms.lang
-    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang)
+    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang, terms.to_target)
     between = (ranked, *part.middle) if ranked else part.middle
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))

@@ -65,8 +65,11 @@ class Pricer:
         budget: float | None,
         deadline_hours: float | None,
         on_demand: Mapping[tuple[str, str], float] | None = None,
+        to_target: bool = False,
     ) -> None:
         self.serving = serving
+        self.to_target = to_target
+        """Sized to a throughput target: ranked by the hour (see ``Job.to_target``)."""
         self.on_demand: Mapping[tuple[str, str], float] = on_demand or {}
         """Spot estimates at or above these prices are not entered (see Plan)."""
         self.objective = objective
@@ -132,7 +135,10 @@ class Pricer:
                 # can cost several times more per token), the hourly price as tie-break;
                 # an unknown rate never ranks as cheap.
                 per_token = money / v.throughput if v.throughput else INF
-                key = (tier, per_token, money, v.nodes, len(keys))
+                if self.to_target:  # every option serves the target: the hour decides
+                    key = (tier, money, per_token, v.nodes, len(keys))
+                else:
+                    key = (tier, per_token, money, v.nodes, len(keys))
             elif objective == "cost":
                 # Equal cost: the smallest sufficient machine first (time that scales with
                 # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose

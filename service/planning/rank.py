@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from service.catalog.aggregate import OfferBucket
 from service.planning.bounds import (
     BOUND_SLACK,
+    OPEN_MODES,
     BoundMode,
     LaneBound,
     Order,
@@ -94,7 +95,9 @@ def make_plan(
     if index is None:
         index = lane_index(buckets, flt, placer)
     on_demand = index.on_demand(placer)
-    pricer = Pricer(placer.job.open_ended, objective, budget, deadline_hours, on_demand)
+    pricer = Pricer(
+        placer.job.open_ended, objective, budget, deadline_hours, on_demand, placer.job.to_target
+    )
     mode, work = _bound_mode(placer.job)
     if count_removed:
         _every_group(buckets, flt, placer, pricer)
@@ -102,7 +105,7 @@ def make_plan(
         # Shrunk by the slack in every mode: a bound computed as log(a / b) may exceed the
         # key's log(a) - log(b) by an ulp, and exact ties (one 8-GPU node vs eight 1-GPU
         # replicas) must still be priced to be ranked by their later key elements.
-        scale = (1.0 if mode == "open" else work) * BOUND_SLACK
+        scale = (1.0 if mode in OPEN_MODES else work) * BOUND_SLACK
         order = _order(index, placer, objective, mode)
         _bounded_lanes(index, placer, pricer, order, scale, top_k)
     else:
@@ -149,7 +152,7 @@ def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMo
 def _bound_mode(wl: Job) -> tuple[BoundMode, float | None]:
     """How the job's cost scales, and its amount of work (``None``: unknown)."""
     if wl.open_ended:
-        return "open", 1.0
+        return ("capacity" if wl.to_target else "open"), 1.0
     if wl.serving:
         return "batch", wl.output_tokens
     return "train", wl.rw.tokens

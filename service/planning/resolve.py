@@ -62,6 +62,13 @@ class Job:
         """Serving with no job length: ranked by price per token, then per hour."""
         return self.serving and not self.output_tokens
 
+    @property
+    def to_target(self) -> bool:
+        """Open-ended serving sized to a throughput target: every option already serves
+        the target, so what differs is the capacity rented — ranked by the hour, price
+        per token only as tie-break (capacity beyond the target is not traffic)."""
+        return self.open_ended and bool(self.target_tokens_per_s)
+
 
 @dataclass(frozen=True, slots=True)
 class Resolved:

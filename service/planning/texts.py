@@ -56,6 +56,12 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按每百万 tokens 价格排序：约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
         "en": "Ranked by price per million tokens: about ¥{pmt:,.2f} (¥{price:,.2f}/h).",
     },
+    "rank_target_hourly": {
+        "zh": "每个方案都达到目标吞吐，按每小时价格排序：¥{price:,.2f}/小时"
+        "（满载时约 ¥{pmt:,.2f}/百万 tokens）。",
+        "en": "Every option reaches the throughput target, so ranked by hourly price: "
+        "¥{price:,.2f}/h (about ¥{pmt:,.2f} per million tokens at full load).",
+    },
     "rank_time": {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
         "en": "Ranked by time: about {hours:.1f} h.",
@@ -406,7 +412,9 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
     )
 
 
-def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -> str | None:
+def rank_reason(
+    c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool = False
+) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)
     if objective == "time" and serving and c.throughput_tokens_per_s:
@@ -419,6 +427,9 @@ def rank_reason(c: Candidate, objective: Objective, serving: bool, lang: Lang) -
     if c.total_cost is not None and c.hours is not None and not serving:
         return t("rank_cost", lang, cost=c.total_cost, hours=c.hours)
     if serving and c.hours is None and c.price_per_million_tokens is not None:
+        if to_target:
+            pmt = c.price_per_million_tokens
+            return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
         return t("rank_per_million", lang, pmt=c.price_per_million_tokens, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
 
