@@ -25,7 +25,6 @@ from service.catalog.models import (
     SpotRules,
 )
 from service.catalog.names import resolve_provider
-from service.runtime.errors import InputError
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
@@ -500,14 +499,7 @@ class ProvidersController(Controller):
             )
         accelerators = None
         if accelerator is not None:
-            matches = suanli.accelerators.matching(accelerator)
-            if not matches:
-                raise InputError(
-                    "accelerator",
-                    f"unknown accelerator {accelerator!r}",
-                    suanli.accelerators.suggest(accelerator),
-                    source="query",
-                )
+            matches = suanli.accelerators.named(accelerator, "accelerator", "query")
             accelerators = frozenset(spec.name for spec in matches)
         flt = InstanceTypeFilter(
             accelerators=accelerators,

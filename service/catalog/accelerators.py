@@ -35,6 +35,7 @@ from pathlib import Path
 import msgspec
 
 from service.catalog.models import AcceleratorSpec, normalize_name
+from service.runtime.errors import InputError
 from service.runtime.metrics import PLUGIN_CONFLICTS
 
 log = logging.getLogger(__name__)
@@ -144,6 +145,20 @@ class AcceleratorRegistry:
         if one is not None:
             return (one,)
         return self._families.get(normalize_name(query), ())
+
+    def named(self, query: str, field: str, source: str = "body") -> tuple[AcceleratorSpec, ...]:
+        """:meth:`matching`, or the 400 every field naming accelerators answers when
+        nothing matches (with suggestions, in both languages)."""
+        matches = self.matching(query)
+        if not matches:
+            raise InputError(
+                field,
+                f"unknown accelerator {query!r}",
+                self.suggest(query),
+                source=source,
+                zh=f"未知加速卡型号 {query!r}",
+            )
+        return matches
 
     def suggest(self, name: str, n: int = 3) -> list[str]:
         """Up to ``n`` canonical names close to ``name`` (for "did you mean" hints).

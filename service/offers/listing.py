@@ -71,16 +71,7 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
     if query.accelerator:
         accelerators = set()
         for name in query.accelerator:
-            matches = registry.matching(name)
-            if not matches:
-                raise InputError(
-                    "accelerator",
-                    f"unknown accelerator {name!r}",
-                    registry.suggest(name),
-                    source="query",
-                    zh=f"未知加速卡型号 {name!r}",
-                )
-            accelerators.update(spec.name for spec in matches)
+            accelerators.update(spec.name for spec in registry.named(name, "accelerator", "query"))
     providers = None
     if query.provider:
         loaded = index.providers

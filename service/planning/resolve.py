@@ -171,14 +171,7 @@ def build_filter(
     if c.accelerators is not None:
         names: set[str] = set()
         for i, query in enumerate(c.accelerators):
-            matches = ctx.accelerators.matching(query)
-            if not matches:
-                raise InputError(
-                    f"constraints.accelerators[{i}]",
-                    f"unknown accelerator {query!r}",
-                    ctx.accelerators.suggest(query),
-                    zh=f"未知加速卡型号 {query!r}",
-                )
+            matches = ctx.accelerators.named(query, f"constraints.accelerators[{i}]")
             names.update(spec.name for spec in matches)
         accelerators = frozenset(names)
     excluded = frozenset(
