@@ -22,7 +22,7 @@ from litestar.types import HTTPScope, Receive, Send
 
 from service.api import examples
 from service.api.answer_quality import AnswerQuality
-from service.api.body import declared_lang, decode_json
+from service.api.body import declared_lang, decode_json, zh_message
 from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
 from service.api.state import STATE_KEY, Suanli
 from service.catalog.aggregate import CatalogSnapshot
@@ -165,9 +165,6 @@ def _decode(body: bytes, headers: JsonHeaders) -> Decoded:
 
 def _accept_language(value: str | None) -> str | None:
     if value is not None and len(value) > MAX_ACCEPT_LANGUAGE:
-        raise InputError(
-            "accept_language",
-            f"Expected `str` of length <= {MAX_ACCEPT_LANGUAGE}",
-            source="header",
-        )
+        message = f"Expected `str` of length <= {MAX_ACCEPT_LANGUAGE}"
+        raise InputError("accept_language", message, source="header", zh=zh_message(message))
     return value
