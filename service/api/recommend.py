@@ -120,7 +120,7 @@ async def _answer(
 def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -> PlanContext:
     """The planner's context for a miss: the last one while nothing it holds changed
     (misses in a row share it; a reload or a live price going stale makes another)."""
-    ctx = _last_context[0]
+    ctx = suanli.last_context
     if (
         ctx is None
         or ctx.snapshot is not snapshot
@@ -129,7 +129,7 @@ def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -
         or ctx.accelerators is not suanli.accelerators
         or ctx.models is not suanli.models
     ):
-        ctx = _last_context[0] = PlanContext(
+        ctx = suanli.last_context = PlanContext(
             snapshot=snapshot,
             accelerators=suanli.accelerators,
             models=suanli.models,
@@ -138,9 +138,6 @@ def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -
         )
     return ctx
 
-
-_last_context: list[PlanContext | None] = [None]
-"""One slot (process-wide, like the planner's memo it points to)."""
 
 _HIT = ((CACHE_HEADER.lower().encode(), b"hit"),)
 _MISS = ((CACHE_HEADER.lower().encode(), b"miss"),)
