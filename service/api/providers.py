@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 import msgspec
@@ -506,11 +507,11 @@ class ProvidersController(Controller):
                 else f"unknown provider {name!r}; known providers: {', '.join(known)}",
                 extra={"known": known},
             )
-        if region is not None and region not in (known := offer_index(snapshot).regions):
+        if region is not None and region not in (regions := offer_index(snapshot).regions):
             raise InputError(
                 "region",
                 f"unknown region {region!r}",
-                region_suggestions(region, known) or sorted(known),
+                region_suggestions(region, regions) or sorted(regions),
                 source="query",
                 zh=f"未知地域 {region!r}（请用地域 ID）",
             )
@@ -557,7 +558,7 @@ _INSTANCE_TYPE_QUERY = (
 """The query parameters of ``instance_types`` (litestar would silently ignore others)."""
 
 
-def _strict_query(pairs: list[tuple[str, str]]) -> None:
+def _strict_query(pairs: Iterable[tuple[str, object]]) -> None:
     """A 400 for a parameter the route does not know (``?acelerator=A100`` listed every
     type) or gives twice (litestar kept one of them): nothing a user sent is ignored, as
     on ``/v1/offers`` (:func:`service.api.query.parse_query`)."""
