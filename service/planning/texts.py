@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from service.planning.candidates import Candidate
-from service.planning.cost import CHECKPOINT_INTERVAL_H, RESTART_H, SPOT_INTERRUPTIONS_PER_HOUR
+from service.planning.cost import (
+    CHECKPOINT_INTERVAL_H,
+    RESTART_H,
+    SPOT_INTERRUPTIONS_PER_HOUR,
+    ranked_money_scale,
+)
 from service.planning.schema import Lang, Objective
 
 _T: dict[str, dict[Lang, str]] = {
@@ -61,6 +66,18 @@ _T: dict[str, dict[Lang, str]] = {
         "（满载时约 ¥{pmt:,.2f}/百万 tokens）。",
         "en": "Every option reaches the throughput target, so ranked by hourly price: "
         "¥{price:,.2f}/h (about ¥{pmt:,.2f} per million tokens at full load).",
+    },
+    "rank_estimated": {
+        "zh": "价格为估算值，排序按其区间上限计（{ranked}），"
+        "只有明显更便宜时才排在有报价的方案之前。",
+        "en": "Its price is an estimate, so the ranking counts it at the top of its range "
+        "({ranked}): it goes ahead of a quoted price only when clearly cheaper.",
+    },
+    "ranked_total": {"zh": "总费用约 ¥{cost:,.2f}", "en": "about ¥{cost:,.2f} in total"},
+    "ranked_hourly": {"zh": "¥{price:,.2f}/小时", "en": "¥{price:,.2f}/h"},
+    "ranked_per_million": {
+        "zh": "约 ¥{pmt:,.2f}/百万 tokens",
+        "en": "about ¥{pmt:,.2f} per million tokens",
     },
     "rank_time": {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
@@ -414,6 +431,24 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
 
 def rank_reason(
     c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool = False
+) -> str | None:
+    """Why the option sits where it does; for an estimated price, also that the ranking
+    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`)."""
+    reason = _rank_reason(c, objective, serving, lang, to_target)
+    scale = ranked_money_scale(c.offer)
+    if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
+        return reason
+    if c.total_cost is not None and c.hours is not None and not serving and objective == "cost":
+        ranked = t("ranked_total", lang, cost=c.total_cost * scale)
+    elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
+        ranked = t("ranked_per_million", lang, pmt=c.price_per_million_tokens * scale)
+    else:
+        ranked = t("ranked_hourly", lang, price=c.price_per_hour * scale)
+    return f"{reason}{'' if lang == 'zh' else ' '}{t('rank_estimated', lang, ranked=ranked)}"
+
+
+def _rank_reason(
+    c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)
