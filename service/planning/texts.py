@@ -16,6 +16,7 @@ from service.planning.cost import (
     ranked_money_scale,
 )
 from service.planning.schema import Lang, Objective
+from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
@@ -196,19 +197,8 @@ _T: dict[str, dict[Lang, str]] = {
         "trained context is not assured and needs RoPE scaling (such as YaRN, where the model "
         "card supports it) or a model trained on longer sequences.",
     },
-    "batched_target": {
-        "zh": "未给出并发数：按推理引擎的连续批处理，假设同时处理约 {b} 个请求，"
-        "这是单台达到目标吞吐所需的最少并发。",
-        "en": "No concurrency was given: assumed about {b} requests served at once (the "
-        "engine's continuous batching), the fewest with which one node reaches the target.",
-    },
-    "batched_room": {
-        "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
-        "即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限）。",
-        "en": "No concurrency was given: assumed about {b} requests served at once per node "
-        "(the engine's continuous batching), as many as its KV cache holds (at most the "
-        "engine's default batch limit).",
-    },
+    "batched_target": BATCHED_TARGET,
+    "batched_room": BATCHED_ROOM,
     "int4_no_awq": {
         "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
         "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
