@@ -344,10 +344,10 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     if target is not None and 0 < rate < target * (1 - 1e-9):
         per_server = rate / layout.nodes
         needed = math.ceil(target / (per_server * layout.pipeline)) * layout.pipeline
+        these = f"These {layout.nodes} servers reach" if layout.nodes > 1 else "This server reaches"
         notes.append(
-            f"These {layout.nodes} server{'s' if layout.nodes > 1 else ''} reach about "
-            f"{rate:,.0f} of the {target:,.0f} tokens/s target: about {needed} such servers "
-            "are needed."
+            f"{these} about {rate:,.0f} of the {target:,.0f} tokens/s target: about {needed} "
+            "such servers are needed."
         )
 
 
