@@ -147,3 +147,14 @@ def test_an_impossible_server_split_is_a_400_in_both_languages(
     item = said.json()["extra"][0]
     assert item["key"] == key
     assert zh in item["message"]
+
+
+def test_an_image_model_over_servers_keeps_its_own_budget(client: TestClient[Litestar]) -> None:
+    """Sharing the concurrency out re-sizes a language model's KV cache; an image model
+    has none, and re-sizing it as one would drop its image budget."""
+    job = {"kind": "inference", "model": "sd-1.5", "concurrency": 8}
+    one = estimate(client, job, accelerator="A10", count=8)
+    two = estimate(client, job, accelerator="A10", count=16)
+    assert (two["placement"]["nodes"], two["placement"]["replicas"]) == (2, 2)
+    assert two["memory"] == one["memory"]
+    assert not any(a.startswith("KV cache") for a in two["assumptions"])

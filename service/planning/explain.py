@@ -370,7 +370,7 @@ def _estimate_for(
         # (the same devices split over other nodes hold another batch)
         rw = at_concurrency(rw, c.fit.batch * c.nodes)
         place = placed_estimate
-    elif c.nodes > 1 and rw.inference is not None and rw.arch is not None:
+    elif c.nodes > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
         # the planner serves the request's concurrency on every node; the estimate shares
         # its concurrency out over the replicas (one per node)
         rw = at_concurrency(rw, rw.inference.concurrency * c.nodes)

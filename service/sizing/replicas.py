@@ -155,7 +155,8 @@ def _replica(
         )
     if batch is not None:
         served = at_concurrency(rw, batch)
-    elif replicas > 1 and rw.arch is not None and rw.inference is not None:
+    elif replicas > 1 and rw.arch is not None and rw.inference is not None and not rw.image_model:
+        # (image models keep their own budget: re-sizing it as a KV-cache batch is wrong)
         served = at_concurrency(rw, math.ceil(rw.inference.concurrency / replicas))
     else:
         served = rw
