@@ -73,7 +73,27 @@ def test_region_filter(client: TestClient[Litestar]) -> None:
     items = page(client, "tencent", region="ap-chengdu", limit=500)["items"]
     assert items
     assert all("ap-chengdu" in i["regions"] for i in items)
-    assert page(client, "tencent", region="mars-1")["total"] == 0
+    # a sold-elsewhere region is an empty page; an unknown one a 400 with suggestions
+    assert page(client, "tencent", region="cn-beijing")["total"] == 0
+    typo = client.get("/v1/providers/alibaba/instance-types", params={"region": "cn-bejing"})
+    assert typo.status_code == 400
+    item = typo.json()["extra"][0]
+    assert (item["key"], item["suggestions"][0]) == ("region", "cn-beijing")
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "suggestion"),
+    [({"acelerator": "A100"}, "acelerator", "accelerator"), ({"limit": ["5", "6"]}, "limit", None)],
+)
+def test_unknown_or_repeated_parameter_is_400_not_ignored(
+    client: TestClient[Litestar], params: dict[str, Any], key: str, suggestion: str | None
+) -> None:
+    """``?acelerator=A100`` listed all 109 Alibaba types, as if nothing had been asked."""
+    response = client.get("/v1/providers/alibaba/instance-types", params=params)
+    assert response.status_code == 400, response.text
+    item = response.json()["extra"][0]
+    assert item["key"] == key
+    assert item.get("suggestions", [None])[0] == suggestion
 
 
 def test_paging(client: TestClient[Litestar]) -> None:

@@ -112,8 +112,10 @@ def test_a_truncated_body_is_malformed_json_not_an_unknown_field(
         ({"priced_only": "yes"}, "priced_only", "应为 true 或 false"),
         ({"sortby": "price"}, "sortby", "未知查询参数 'sortby'"),
         ({"sort": ["price", "memory"]}, "sort", "重复给出"),
+        ({"min_accelerators": "4", "max_accelerators": "2"}, "max_accelerators",
+         "max_accelerators（2）小于 min_accelerators（4）"),
     ],
-)
+)  # fmt: skip
 def test_offers_query_errors_follow_accept_language(
     client: TestClient[Litestar], params: dict[str, Any], key: str, zh: str
 ) -> None:
@@ -166,3 +168,39 @@ def test_malformed_json_is_said_in_chinese(
         "/v1/recommend", content=body, headers={"content-type": "application/json"}
     )
     assert english.json()["detail"].startswith("JSON is malformed: ")
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "status", "zh"),
+    [
+        ("/v1/providers/aws/instance-types", {}, 404, "未知云厂商 'aws'"),
+        ("/v1/providers/alibaba/instance-types", {"acelerator": "A100"}, 400, "未知查询参数"),
+        ("/v1/providers/alibaba/instance-types", {"region": "cn-bejing"}, 400, "未知地域"),
+        ("/v1/providers/alibaba/instance-types", {"limit": "0"}, 400, "应为 ≥ 1 的整数"),
+        ("/v1/providers/alibaba/instance-types", {"accelerator": "A1000"}, 400, "未知加速卡"),
+    ],
+)  # fmt: skip
+def test_instance_type_errors_follow_accept_language(
+    client: TestClient[Litestar], path: str, params: dict[str, Any], status: int, zh: str
+) -> None:
+    """The catalog route's own errors (unknown provider, parameter, region) were English
+    only, or not errors at all."""
+    said = client.get(path, params=params, headers={"accept-language": "zh-CN"})
+    english = client.get(path, params=params)
+    assert said.status_code == english.status_code == status
+    extra = said.json()["extra"]
+    message = said.json()["detail"] if status == 404 else extra[0]["message"]
+    assert zh in message, said.json()
+    assert not LATIN_WORDS.search(message), message
+    assert re.search(r"[\u4e00-\u9fff]", english.text) is None
+
+
+def test_an_overlong_accept_language_is_refused_in_the_language_it_starts_with(
+    client: TestClient[Litestar],
+) -> None:
+    body = {"workload": {"kind": "inference", "model": "qwen2.5-7b"}}
+    long = "zh-CN," + ",".join(["en;q=0.1"] * 40)
+    said = client.post("/v1/recommend", json=body, headers={"accept-language": long})
+    assert said.status_code == 400
+    item = said.json()["extra"][0]
+    assert (item["key"], item["message"]) == ("accept_language", "应为长度 ≤ 256 的字符串")

@@ -49,6 +49,8 @@ def test_qlora_7b_example(client: TestClient[Litestar]) -> None:
         "fits": True,
         "headroom_gib": pytest.approx(16 - m["per_device_gib"]),
         "pipeline_parallel": 1,
+        "nodes": 1,
+        "replicas": None,
     }
     assert body["time"] is None
     assert body["compute"] == {"flops": None, "tokens": None, "hardware_flops": None}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Iterable
+from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get
+from litestar import Controller, Request, get
 from litestar.exceptions import NotFoundException, ValidationException
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
+from service.api.query import given_twice, unknown_parameter
 from service.api.state import SuanliDep
 from service.catalog.aggregate import ProviderCatalog
 from service.catalog.coverage import coverage
@@ -24,7 +26,9 @@ from service.catalog.models import (
     Rdma,
     SpotRules,
 )
-from service.catalog.names import resolve_provider
+from service.catalog.names import region_suggestions, resolve_provider
+from service.offers.listing import offer_index
+from service.runtime.errors import InputError, error_lang
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
@@ -406,6 +410,7 @@ class ProvidersController(Controller):
     )
     def instance_types(
         self,
+        request: Request[Any, Any, Any],
         suanli: SuanliDep,
         name: Annotated[
             str,
@@ -487,15 +492,28 @@ class ProvidersController(Controller):
         ] = 0,
     ) -> InstanceTypePage:
         """Instance types with their prices. Filters combine with AND; a type whose
-        regions are unknown never matches a ``region`` filter unless a price names it."""
+        regions are unknown never matches a ``region`` filter unless a price names it.
+        Unknown parameters and region names are a 400 with the closest valid ones."""
+        _strict_query(request.query_params.multi_items())
         snapshot = suanli.catalog.snapshot
         resolved = resolve_provider(name, (p.name for p in snapshot.providers), fold=False)
         catalog = snapshot.provider(resolved) if resolved is not None else None
         if catalog is None:
             known = [p.name for p in snapshot.providers]
+            zh = error_lang(None, request.headers.get("accept-language")) == "zh"
             raise NotFoundException(
-                detail=f"unknown provider {name!r}; known providers: {', '.join(known)}",
+                detail=f"未知云厂商 {name!r}；已加载：{'、'.join(known)}"
+                if zh
+                else f"unknown provider {name!r}; known providers: {', '.join(known)}",
                 extra={"known": known},
+            )
+        if region is not None and region not in (regions := offer_index(snapshot).regions):
+            raise InputError(
+                "region",
+                f"unknown region {region!r}",
+                region_suggestions(region, regions) or sorted(regions),
+                source="query",
+                zh=f"未知地域 {region!r}（请用地域 ID）",
             )
         accelerators = None
         if accelerator is not None:
@@ -524,6 +542,33 @@ class ProvidersController(Controller):
     def accelerators(self, suanli: SuanliDep) -> list[AcceleratorSpec]:
         """Every GPU/NPU the catalogs use, with dense throughput figures and sources."""
         return sorted(suanli.accelerators.all(), key=lambda s: (s.vendor, s.name))
+
+
+_INSTANCE_TYPE_QUERY = (
+    "accelerator",
+    "min_accelerator_memory_gib",
+    "min_accelerators",
+    "region",
+    "max_price",
+    "billing",
+    "cpu_only",
+    "limit",
+    "offset",
+)
+"""The query parameters of ``instance_types`` (litestar would silently ignore others)."""
+
+
+def _strict_query(pairs: Iterable[tuple[str, object]]) -> None:
+    """A 400 for a parameter the route does not know (``?acelerator=A100`` listed every
+    type) or gives twice (litestar kept one of them): nothing a user sent is ignored, as
+    on ``/v1/offers`` (:func:`service.api.query.parse_query`)."""
+    seen: set[str] = set()
+    for name, _ in pairs:
+        if name not in _INSTANCE_TYPE_QUERY:
+            raise unknown_parameter(name, _INSTANCE_TYPE_QUERY)
+        if name in seen:
+            raise given_twice(name)
+        seen.add(name)
 
 
 def _example(value: object) -> list[Example]:

@@ -97,6 +97,24 @@ def _scalar(name: str, raw: str, kind: mi.Type) -> object:
     return raw
 
 
+def unknown_parameter(name: str, known: Iterable[str]) -> InputError:
+    """The 400 for a query parameter the route does not take, with the closest ones."""
+    return InputError(
+        name,
+        f"unknown query parameter {name!r}",
+        closest(name, known),
+        source="query",
+        zh=f"未知查询参数 {name!r}",
+    )
+
+
+def given_twice(name: str) -> InputError:
+    """The 400 for a scalar query parameter given more than once (which one would win?)."""
+    return InputError(
+        name, "given more than once: give it once", source="query", zh="重复给出：只能给一次"
+    )
+
+
 def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
     """``kind`` from a query string's ``(name, value)`` pairs, strictly (see module)."""
     info = mi.type_info(kind)
@@ -107,22 +125,11 @@ def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
     for name, raw in pairs:
         field = fields.get(name)
         if field is None:
-            raise InputError(
-                name,
-                f"unknown query parameter {name!r}",
-                closest(name, fields),
-                source="query",
-                zh=f"未知查询参数 {name!r}",
-            )
+            raise unknown_parameter(name, fields)
         if _is_list(field.type):
             values.setdefault(name, []).append(_scalar(name, raw, _item_type(field.type)))
         elif name in values:
-            raise InputError(
-                name,
-                "given more than once: give it once",
-                source="query",
-                zh="重复给出：只能给一次",
-            )
+            raise given_twice(name)
         else:
             values[name] = _scalar(name, raw, _unwrap(field.type))
     try:

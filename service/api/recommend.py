@@ -26,7 +26,7 @@ from litestar.types import HTTPScope, Receive, Send
 
 from service.api import examples
 from service.api.answer_quality import AnswerQuality
-from service.api.body import declared_lang, decode_json
+from service.api.body import declared_lang, decode_json, zh_message
 from service.api.raw_json import JsonHeaders, json_headers, read_body, refuse_method
 from service.api.state import STATE_KEY, Suanli
 from service.catalog.aggregate import CatalogSnapshot
@@ -127,7 +127,7 @@ async def _answer(
 def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -> PlanContext:
     """The planner's context for a miss: the last one while nothing it holds changed
     (misses in a row share it; a reload or a live price going stale makes another)."""
-    ctx = _last_context[0]
+    ctx = suanli.last_context
     if (
         ctx is None
         or ctx.snapshot is not snapshot
@@ -136,7 +136,7 @@ def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -
         or ctx.accelerators is not suanli.accelerators
         or ctx.models is not suanli.models
     ):
-        ctx = _last_context[0] = PlanContext(
+        ctx = suanli.last_context = PlanContext(
             snapshot=snapshot,
             accelerators=suanli.accelerators,
             models=suanli.models,
@@ -145,9 +145,6 @@ def _context(suanli: Suanli, snapshot: CatalogSnapshot, stale: frozenset[str]) -
         )
     return ctx
 
-
-_last_context: list[PlanContext | None] = [None]
-"""One slot (process-wide, like the planner's memo it points to)."""
 
 _HIT = ((CACHE_HEADER.lower().encode(), b"hit"),)
 _MISS = ((CACHE_HEADER.lower().encode(), b"miss"),)
@@ -172,9 +169,6 @@ def _decode(body: bytes, headers: JsonHeaders) -> Decoded:
 
 def _accept_language(value: str | None) -> str | None:
     if value is not None and len(value) > MAX_ACCEPT_LANGUAGE:
-        raise InputError(
-            "accept_language",
-            f"Expected `str` of length <= {MAX_ACCEPT_LANGUAGE}",
-            source="header",
-        )
+        message = f"Expected `str` of length <= {MAX_ACCEPT_LANGUAGE}"
+        raise InputError("accept_language", message, source="header", zh=zh_message(message))
     return value

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from service.catalog.aggregate import CatalogService
     from service.catalog.live.status import LivePriceState
     from service.hooks.loader import PluginInfo
+    from service.planning.recommend import PlanContext
     from service.runtime.cache import RequestCache, ResilientStore
     from service.runtime.catalog_sync import CatalogSync
     from service.runtime.settings import Settings
@@ -65,6 +66,10 @@ class Suanli:
         self.live_prices = live_prices
         self.placements = PlanCache()
         """Placements shared by this process's requests (see the planner)."""
+        self.last_context: PlanContext | None = None
+        """The planner's context of this app's last ``/v1/recommend`` miss (misses in a row
+        reuse it while its snapshot, registries and memo stay the same). Per app, not per
+        module: two apps in one process must not plan with each other's catalog."""
         self.decoded = DecodedBodies()
         """``/v1/recommend`` bodies that repeated (later repeats skip decoding and hashing)."""
         self._stale: frozenset[str] = frozenset()

@@ -66,6 +66,8 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
             f"max_accelerators ({query.max_accelerators}) is below min_accelerators "
             f"({query.min_accelerators})",
             source="query",
+            zh=f"max_accelerators（{query.max_accelerators}）小于 min_accelerators"
+            f"（{query.min_accelerators}）：没有报价能同时满足",
         )
     accelerators: set[str] | None = None
     if query.accelerator:

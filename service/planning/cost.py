@@ -15,7 +15,7 @@ import math
 
 import msgspec
 
-from service.catalog.models import HOURS_PER_MONTH
+from service.catalog.models import HOURS_PER_MONTH, Offer
 
 SPOT_INTERRUPTIONS_PER_HOUR = 0.05
 """Assumption: one reclaim per 20 node-hours (no published figure; stated as such)."""
@@ -64,3 +64,13 @@ def per_million_tokens(price_per_hour: float, tokens_per_s: float) -> float | No
     if tokens_per_s <= 0:
         return None
     return price_per_hour / (tokens_per_s * 3600) * 1_000_000
+
+
+def ranked_money_scale(offer: Offer) -> float:
+    """Ranking counts an estimate at the top of its range, so it goes ahead of a confirmed
+    price only when clearly cheaper; shown figures stay the point estimate. This is the
+    factor from the shown money to the ranked money (1 for confirmed prices)."""
+    price = offer.price
+    if price is None or not price.estimated or not price.price_per_hour:
+        return 1.0
+    return (price.ranking_price or price.price_per_hour) / price.price_per_hour

@@ -370,13 +370,29 @@ def _estimate_for(
         # (the same devices split over other nodes hold another batch)
         rw = at_concurrency(rw, c.fit.batch * c.nodes)
         place = placed_estimate
+    elif c.nodes > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
+        # the planner serves the request's concurrency on every node; the estimate shares
+        # its concurrency out over the replicas (one per node)
+        rw = at_concurrency(rw, rw.inference.concurrency * c.nodes)
+        place = placed_estimate
     if row.accelerator is not None:
         placement = Placement(
             accelerator=row.accelerator,
             count=c.devices,
+            nodes=c.nodes,
             zero_stage=_zero_stage(c, req),
+            tensor_parallel=_tensor_parallel(c, rw),
         )
     return estimate_resolved(rw, placement, ctx.accelerators, place)
+
+
+def _tensor_parallel(c: Candidate, rw: ResolvedWorkload) -> int | None:
+    """Serving: the option's tensor-parallel degree (the estimate, keeping less headroom,
+    could pick a smaller one than the option's fit says); plain transformers splits layers
+    over every device, which the estimate lays out itself."""
+    if c.fit is None or rw.inference is None or rw.inference.layer_split:
+        return None
+    return c.fit.tensor_parallel
 
 
 def _zero_stage(c: Candidate, req: RecommendRequest) -> Literal[0, 1, 2, 3] | None:

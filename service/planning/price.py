@@ -23,6 +23,7 @@ from service.planning.cost import (
     SPOT_INTERRUPTIONS_PER_HOUR,
     SpotOverhead,
     monthly_cost,
+    ranked_money_scale,
     spot_overhead,
 )
 from service.planning.filters import spot_above_on_demand
@@ -162,16 +163,6 @@ def spot_of(offer: Offer, v: Variant) -> SpotOverhead:
     if rate is None or rate == SPOT_INTERRUPTIONS_PER_HOUR or v.hours is None:
         return v.spot
     return spot_overhead(v.hours, v.nodes, rate)
-
-
-def ranked_money_scale(offer: Offer) -> float:
-    """Ranking counts an estimate at the top of its range, so it goes ahead of a confirmed
-    price only when clearly cheaper; shown figures stay the point estimate. This is the
-    factor from the shown money to the ranked money (1 for confirmed prices)."""
-    price = offer.price
-    if price is None or not price.estimated or not price.price_per_hour:
-        return 1.0
-    return (price.ranking_price or price.price_per_hour) / price.price_per_hour
 
 
 def balance(tier: float, money: float, speed: float, serving: bool) -> float:

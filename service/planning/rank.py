@@ -32,11 +32,11 @@ from service.planning.bounds import (
     training_cost_order,
 )
 from service.planning.candidates import Candidate
-from service.planning.cost import break_even_hours, per_million_tokens
+from service.planning.cost import break_even_hours, per_million_tokens, ranked_money_scale
 from service.planning.filters import OfferFilter, spot_above_on_demand
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
-from service.planning.price import Plan, Pricer, ranked_money_scale, spot_of
+from service.planning.price import Plan, Pricer, spot_of
 from service.planning.resolve import Job
 from service.planning.schema import Objective, RecommendRequest
 

@@ -9,8 +9,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from service.planning.candidates import Candidate
-from service.planning.cost import CHECKPOINT_INTERVAL_H, RESTART_H, SPOT_INTERRUPTIONS_PER_HOUR
+from service.planning.cost import (
+    CHECKPOINT_INTERVAL_H,
+    RESTART_H,
+    SPOT_INTERRUPTIONS_PER_HOUR,
+    ranked_money_scale,
+)
 from service.planning.schema import Lang, Objective
+from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
@@ -61,6 +67,18 @@ _T: dict[str, dict[Lang, str]] = {
         "（满载时约 ¥{pmt:,.2f}/百万 tokens）。",
         "en": "Every option reaches the throughput target, so ranked by hourly price: "
         "¥{price:,.2f}/h (about ¥{pmt:,.2f} per million tokens at full load).",
+    },
+    "rank_estimated": {
+        "zh": "价格为估算值，排序按其区间上限计（{ranked}），"
+        "只有明显更便宜时才排在有报价的方案之前。",
+        "en": "Its price is an estimate, so the ranking counts it at the top of its range "
+        "({ranked}): it goes ahead of a quoted price only when clearly cheaper.",
+    },
+    "ranked_total": {"zh": "总费用约 ¥{cost:,.2f}", "en": "about ¥{cost:,.2f} in total"},
+    "ranked_hourly": {"zh": "¥{price:,.2f}/小时", "en": "¥{price:,.2f}/h"},
+    "ranked_per_million": {
+        "zh": "约 ¥{pmt:,.2f}/百万 tokens",
+        "en": "about ¥{pmt:,.2f} per million tokens",
     },
     "rank_time": {
         "zh": "按耗时排序：约 {hours:.1f} 小时。",
@@ -179,19 +197,8 @@ _T: dict[str, dict[Lang, str]] = {
         "trained context is not assured and needs RoPE scaling (such as YaRN, where the model "
         "card supports it) or a model trained on longer sequences.",
     },
-    "batched_target": {
-        "zh": "未给出并发数：按推理引擎的连续批处理，假设同时处理约 {b} 个请求，"
-        "这是单台达到目标吞吐所需的最少并发。",
-        "en": "No concurrency was given: assumed about {b} requests served at once (the "
-        "engine's continuous batching), the fewest with which one node reaches the target.",
-    },
-    "batched_room": {
-        "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
-        "即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限）。",
-        "en": "No concurrency was given: assumed about {b} requests served at once per node "
-        "(the engine's continuous batching), as many as its KV cache holds (at most the "
-        "engine's default batch limit).",
-    },
+    "batched_target": BATCHED_TARGET,
+    "batched_room": BATCHED_ROOM,
     "int4_no_awq": {
         "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
         "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
@@ -414,6 +421,24 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
 
 def rank_reason(
     c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool = False
+) -> str | None:
+    """Why the option sits where it does; for an estimated price, also that the ranking
+    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`)."""
+    reason = _rank_reason(c, objective, serving, lang, to_target)
+    scale = ranked_money_scale(c.offer)
+    if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
+        return reason
+    if c.total_cost is not None and c.hours is not None and not serving and objective == "cost":
+        ranked = t("ranked_total", lang, cost=c.total_cost * scale)
+    elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
+        ranked = t("ranked_per_million", lang, pmt=c.price_per_million_tokens * scale)
+    else:
+        ranked = t("ranked_hourly", lang, price=c.price_per_hour * scale)
+    return f"{reason}{'' if lang == 'zh' else ' '}{t('rank_estimated', lang, ranked=ranked)}"
+
+
+def _rank_reason(
+    c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, hours=c.hours)

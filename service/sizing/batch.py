@@ -14,12 +14,34 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Literal
 
 import msgspec
 
 from service.sizing.profiles import engine_profile
 from service.sizing.resolve import ResolvedWorkload, inference_budget
 from service.sizing.workload import Inference, Workload
+
+BATCH_HEADROOM_FRAC = 0.10
+"""Device memory kept free when choosing the batch: the planner's default headroom
+(``constraints.min_headroom_pct`` = 10), so ``/v1/estimate`` batches the same job on the
+same server as ``/v1/recommend`` does."""
+
+BATCHED_TARGET: dict[Literal["zh", "en"], str] = {
+    "zh": "未给出并发数：按推理引擎的连续批处理，假设同时处理约 {b} 个请求，"
+    "这是单台达到目标吞吐所需的最少并发。",
+    "en": "No concurrency was given: assumed about {b} requests served at once (the "
+    "engine's continuous batching), the fewest with which one node reaches the target.",
+}
+"""The words for a batch that reaches the target on one server (both routes say them)."""
+BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
+    "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
+    "即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限）。",
+    "en": "No concurrency was given: assumed about {b} requests served at once per node "
+    "(the engine's continuous batching), as many as its KV cache holds (at most the "
+    "engine's default batch limit).",
+}
+"""The words for a batch as large as one server holds (the target needs more servers)."""
 
 
 def batches_to_target(workload: Workload) -> bool:

@@ -6,18 +6,21 @@ the accelerator registry come in as arguments, nothing is read from disk or the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Protocol
 
+import msgspec
+
 from service.catalog.models import AcceleratorSpec
 from service.runtime.errors import InputError
+from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
 from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,
     PREPROCESS_MB_PER_VCPU_S,
     bandwidth_efficiency,
     compute_for,
-    inference_throughput,
     offload_seconds,
     peak_tflops,
     preprocess_hours,
@@ -33,6 +36,7 @@ from service.sizing.host import (
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
+from service.sizing.replicas import ServingLayout, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
     INFER_OVERHEAD_GIB,
@@ -42,12 +46,13 @@ from service.sizing.resolve import (
 )
 from service.sizing.results import (
     EstimateResponse,
+    Fit,
     HostRequirements,
     MemoryBreakdown,
     PlacementEcho,
     TimeEstimate,
 )
-from service.sizing.uncertainty import SPREADS, throughput_range
+from service.sizing.uncertainty import SPREADS, hours_range, throughput_range
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -101,12 +106,26 @@ def placed_estimate(
     """The length-independent part of ``rw``'s estimate on ``placement`` (the ZeRO stage /
     TP chosen as the smallest that fits unless given)."""
     notes: list[str] = []
-    memory, echo = _place(rw, spec, placement, notes)
     devices = placement.count
-    time = _time(rw, spec, devices, echo)
-    _time_notes(rw, spec, devices, time, notes)
     if rw.inference is not None:
-        _serving_notes(rw, spec, devices, notes)
+        layout = _layout(rw, spec, placement)
+        memory, echo = _place_serving(layout, spec, placement, notes)
+        time = _serving_time(layout, spec, devices)
+        _time_notes(rw, spec, devices, time, notes)
+        _serving_notes(layout.rw, spec, layout.per_node, notes)
+        _layout_notes(layout, spec, notes)
+    else:
+        memory, echo = _place(rw, spec, placement, notes)
+        time = _time(rw, spec, devices, echo)
+        _time_notes(rw, spec, devices, time, notes)
+        servers, _ = node_split(devices, placement.nodes)
+        if servers > 1:
+            echo = msgspec.structs.replace(echo, nodes=servers)
+            if devices <= DEVICES_PER_NODE:  # else the host note below says it
+                notes.append(
+                    f"Over {servers} servers: RDMA (InfiniBand/RoCE/eRDMA) networking between "
+                    "them is required."
+                )
     _closing_notes(rw, memory, host_for(rw, devices), notes)
     return memory, echo, tuple(notes), time is not None
 
@@ -145,8 +164,14 @@ def estimate_resolved(
     time: TimeEstimate | None = None
     host = host_for(rw, devices)
     if spec is not None and placement is not None:
+        layout = _layout(rw, spec, placement) if rw.inference is not None else None
+        if layout is not None and layout.rw is not rw:  # batched or split over replicas
+            notes = list(layout.rw.assumptions)  # the KV cache note counts its sequences
         memory, echo, placed_notes, timed = place(rw, spec, placement)
-        time = _time(rw, spec, devices, echo)
+        if layout is not None:
+            time = _serving_time(layout, spec, devices)
+        else:
+            time = _time(rw, spec, devices, echo)
         if timed != (time is not None):  # kept for another job than this one: not its notes
             memory, echo, placed_notes, timed = placed_estimate(rw, spec, placement)
         for note in placed_notes:
@@ -154,8 +179,8 @@ def estimate_resolved(
                 _offload_note(rw, devices, notes)
             else:
                 notes.append(note)
-        if rw.inference is not None:
-            rate = inference_throughput(rw, spec, devices)
+        if layout is not None:
+            rate = layout.rate(spec)
             throughput = rate if rate > 0 else None
     else:
         memory = memory_for(rw, 1)
@@ -191,6 +216,150 @@ def _time(
         tensor_parallel=echo.tensor_parallel or 1,
         zero_stage=echo.zero_stage,
     )
+
+
+def _layout(rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement) -> ServingLayout:
+    return serving_layout(
+        rw,
+        spec,
+        placement.count,
+        placement.nodes,
+        ESTIMATE_HEADROOM_FRAC,
+        placement.tensor_parallel,
+    )
+
+
+def _serving_time(
+    layout: ServingLayout, spec: AcceleratorSpec, devices: int
+) -> TimeEstimate | None:
+    """A batch job's hours at the deployment's rate (all replicas together)."""
+    w = layout.rw.workload
+    if not isinstance(w, Inference) or w.output_tokens is None or layout.rw.arch is None:
+        return None
+    tps = layout.rate(spec)
+    if tps <= 0:
+        return None
+    hours = w.output_tokens / tps / 3600.0
+    return TimeEstimate(
+        hours=hours,
+        device_hours=hours * devices,
+        mfu=None,
+        hours_range=hours_range(hours, training=False),
+    )
+
+
+def _place_serving(
+    layout: ServingLayout, spec: AcceleratorSpec, placement: Placement, notes: list[str]
+) -> tuple[MemoryBreakdown, PlacementEcho]:
+    """Memory per device of one replica (see :mod:`service.sizing.replicas`) and the echo
+    of the whole deployment."""
+    _check_heads(layout.rw, placement)
+    fit = layout.fit
+    if fit is not None:
+        memory, tp, pp, fits = fit.memory, fit.tensor_parallel, fit.pipeline_parallel, True
+    else:
+        fits, pp = False, layout.pipeline
+        shard = placement.tensor_parallel or _tp_degrees(layout.rw, layout.devices)[-1]
+        memory = memory_for(layout.rw, layout.devices, None, shard)
+        tp = min(shard, layout.per_node)
+    _fit_notes(spec, memory, fit, notes)
+    if tp > 1 and pp == 1 and fits:
+        notes.append(
+            f"Tensor parallel degree {tp}"
+            + (" (the smallest that fits)." if placement.tensor_parallel is None else ".")
+        )
+    echo = PlacementEcho(
+        accelerator=spec.name,
+        count=placement.count,
+        zero_stage=None,
+        tensor_parallel=tp,
+        fits=fits,
+        headroom_gib=spec.memory_gib - memory.per_device_gib,
+        pipeline_parallel=pp,
+        nodes=layout.nodes,
+        replicas=layout.replicas,
+    )
+    return memory, echo
+
+
+def _fit_notes(
+    spec: AcceleratorSpec, memory: MemoryBreakdown, fit: Fit | None, notes: list[str]
+) -> None:
+    """That the job does not fit, or that the fit was checked at the memory range's top."""
+    if fit is None:
+        notes.append(
+            f"Does not fit: needs {memory.per_device_gib:.1f} GiB per device, {spec.name} has "
+            f"{spec.memory_gib:g} GiB (keeping {ESTIMATE_HEADROOM_FRAC:.0%} free)."
+        )
+    elif fit.checked_high:
+        notes.append(
+            f"Fit checked against the high end of the memory range too "
+            f"({memory.range_gib[1]:.1f} GiB of {spec.memory_gib:g} GiB)."
+        )
+
+
+def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]) -> None:
+    """How the servers serve the model, the batch assumed and what the target needs, in
+    the planner's words where it says the same thing."""
+    w = layout.rw.workload
+    assert isinstance(w, Inference)
+    servers = f"{layout.per_node} x {spec.name}"
+    if layout.pipeline > 1:
+        notes.append(
+            f"The model does not fit one server ({servers}): each replica spans "
+            f"{layout.pipeline} servers, tensor parallel {layout.per_node} within each and "
+            f"{layout.pipeline} pipeline stages across them (vLLM's distributed serving "
+            "guide). The stages work one after another on every decode step, so a replica "
+            "decodes at about one server's rate: the other "
+            + ("server adds" if layout.pipeline == 2 else f"{layout.pipeline - 1} servers add")
+            + " memory, not speed (activations sent between servers not counted)."
+        )
+    if layout.nodes > 1 and layout.replicas > 1:
+        notes.append(
+            f"{layout.replicas} replicas over {layout.nodes} servers of {servers}"
+            + (f" ({layout.pipeline} per replica)" if layout.pipeline > 1 else "")
+            + ": serving engines shard a model by tensor "
+            "parallelism within a server, not across servers, so the throughput is "
+            f"{layout.replicas} x one replica's"
+            + (", each at its share of the concurrency." if layout.batch is None else ".")
+        )
+    target = w.target_tokens_per_s
+    rate = layout.rate(spec)
+    if layout.batch is not None and target is not None:
+        reached = rate >= target * (1 - 1e-9)
+        if layout.replicas == 1:
+            key = BATCHED_TARGET if reached else BATCHED_ROOM
+            notes.append(key["en"].format(b=layout.batch))
+        else:
+            notes.append(
+                f"No concurrency was given: assumed about {layout.batch} requests served at "
+                "once per replica (the engine's continuous batching), "
+                + (
+                    f"the fewest with which each of the {layout.replicas} replicas reaches its "
+                    "share of the target."
+                    if reached
+                    else "as many as its KV cache holds (at most the engine's default batch limit)."
+                )
+            )
+    if target is not None and 0 < rate < target * (1 - 1e-9):
+        per_server = rate / layout.nodes
+        needed = math.ceil(target / (per_server * layout.pipeline)) * layout.pipeline
+        these = f"These {layout.nodes} servers reach" if layout.nodes > 1 else "This server reaches"
+        notes.append(
+            f"{these} about {rate:,.0f} of the {target:,.0f} tokens/s target: about {needed} "
+            "such servers are needed."
+        )
+
+
+def _check_heads(rw: ResolvedWorkload, placement: Placement) -> None:
+    heads = rw.arch.heads if rw.arch is not None else None
+    if placement.tensor_parallel and heads and heads % placement.tensor_parallel:
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel ({placement.tensor_parallel}) must divide the model's "
+            f"{heads} attention heads",
+            zh=f"tensor_parallel（{placement.tensor_parallel}）必须整除模型的 {heads} 个注意力头",
+        )
 
 
 def _serving_notes(
@@ -257,14 +426,7 @@ def _place(
     rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, notes: list[str]
 ) -> tuple[MemoryBreakdown, PlacementEcho]:
     devices = placement.count
-    heads = rw.arch.heads if rw.arch is not None else None
-    if placement.tensor_parallel and heads and heads % placement.tensor_parallel:
-        raise InputError(
-            "placement.tensor_parallel",
-            f"tensor_parallel ({placement.tensor_parallel}) must divide the model's "
-            f"{heads} attention heads",
-            zh=f"tensor_parallel（{placement.tensor_parallel}）必须整除模型的 {heads} 个注意力头",
-        )
+    _check_heads(rw, placement)
     fit = fit_placement(
         rw,
         spec,
@@ -274,32 +436,19 @@ def _place(
         tensor_parallel=placement.tensor_parallel,
         pipeline_parallel=placement.pipeline_parallel,
     )
-    pp = 1
     if fit is not None:
         memory, stage, tp, fits = fit.memory, fit.zero_stage, fit.tensor_parallel, True
         pp = fit.pipeline_parallel
     else:
         fits = False
-        if rw.training is not None:
-            stage = placement.zero_stage
-            tp = placement.tensor_parallel or 1
-            pp = placement.pipeline_parallel or 1
-            if stage is None:
-                stage = 3 if devices // (tp * pp) > 1 else 0
-        else:
-            stage = None
-            tp = placement.tensor_parallel or _tp_degrees(rw, devices)[-1]
+        stage = placement.zero_stage
+        tp = placement.tensor_parallel or 1
+        pp = placement.pipeline_parallel or 1
+        if stage is None:
+            stage = 3 if devices // (tp * pp) > 1 else 0
         memory = memory_for(rw, devices, stage, tp, pp)
-        notes.append(
-            f"Does not fit: needs {memory.per_device_gib:.1f} GiB per device, {spec.name} has "
-            f"{spec.memory_gib:g} GiB (keeping {ESTIMATE_HEADROOM_FRAC:.0%} free)."
-        )
-    if fit is not None and fit.checked_high:
-        notes.append(
-            f"Fit checked against the high end of the memory range too "
-            f"({memory.range_gib[1]:.1f} GiB of {spec.memory_gib:g} GiB)."
-        )
-    if rw.training is not None and devices > 1:
+    _fit_notes(spec, memory, fit, notes)
+    if devices > 1:
         dp = max(devices // (tp * pp), 1)
         notes.append(
             f"ZeRO stage {stage} over {dp} data-parallel replicas"
@@ -309,15 +458,10 @@ def _place(
             + "."
         )
     _lone_replica_note(rw, placement, devices // max(tp * pp, 1), notes)
-    if rw.inference is not None and tp > 1:
-        notes.append(
-            f"Tensor parallel degree {tp}"
-            + (" (the smallest that fits)." if placement.tensor_parallel is None else ".")
-        )
     echo = PlacementEcho(
         accelerator=spec.name,
         count=devices,
-        zero_stage=stage if rw.training is not None else None,
+        zero_stage=stage,
         tensor_parallel=tp,
         fits=fits,
         headroom_gib=spec.memory_gib - memory.per_device_gib,

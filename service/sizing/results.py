@@ -238,8 +238,20 @@ class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
         ),
     ]
     pipeline_parallel: Annotated[
-        int, msgspec.Meta(description="Pipeline-parallel stages used (training); 1 = none.")
+        int,
+        msgspec.Meta(
+            description="Pipeline-parallel stages used (training; serving: the servers one "
+            "replica spans when the model does not fit one); 1 = none."
+        ),
     ] = 1
+    nodes: Annotated[int, msgspec.Meta(description="Servers the accelerators are spread over.")] = 1
+    replicas: Annotated[
+        int | None,
+        msgspec.Meta(
+            description="Serving: model replicas (one per server, or per pipeline of servers); "
+            "`throughput_tokens_per_s` is all of them together. `null` for training."
+        ),
+    ] = None
 
 
 class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):

@@ -620,6 +620,21 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ),
     ]
     count: Annotated[int, msgspec.Meta(ge=1, le=4096, description="Accelerators in total.")] = 1
+    nodes: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=512,
+                description="Servers the accelerators are spread over (an equal share each); "
+                "default: one server up to 8 accelerators, else the fewest servers of at most 8. "
+                "Serving runs one model replica per server (tensor parallel within it), or "
+                "pipeline stages across servers when the model does not fit one; training needs "
+                "RDMA between servers.",
+            ),
+        ]
+        | None
+    ) = None
     zero_stage: (
         Annotated[
             Literal[0, 1, 2, 3],

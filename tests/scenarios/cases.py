@@ -243,4 +243,51 @@ CASES: list[Case] = [
      "body": {"workload": wl("finetune", model="01-ai/Yi-34B", method="qlora", seq_len=2048,
                              tokens=2e7), "lang": "en", "top_k": 10},
      "every": {"min_device_memory_total": 40}},
+    # --- tried as users would (session 6): serving to a target, zh names ---------------
+    {"id": "serve-llama31-8b-hf-id-target", "expert": "Llama-3.1-8B by its Hugging Face id "
+     "at 1,000 tokens/s: every option reaches the target (batched servers), priced first.",
+     "body": {"workload": wl("inference", model="meta-llama/Llama-3.1-8B",
+                             target_tokens_per_s=1000), "lang": "en", "top_k": 5},
+     "top": {"priced": True, "devices": (1, 8)}, "every": {"min_throughput": 1000}},
+    {"id": "serve-qwen3-32b-huawei-zh", "expert": "Qwen3-32B on Huawei Cloud (named in "
+     "Chinese) at 500 tokens/s: Huawei options only, each reaching the target; 64 GB+ in all "
+     "for 61 GiB of 16-bit weights.",
+     "body": {"workload": wl("inference", model="Qwen/Qwen3-32B", target_tokens_per_s=500),
+              "constraints": {"providers": ["华为云"]}, "lang": "zh", "top_k": 5},
+     "every": {"providers": {"huawei"}, "min_throughput": 500,
+               "min_device_memory_total": 64}},
+    {"id": "lora-qwen25-7b-zh-priced", "expert": "LoRA of Qwen2.5-7B on 50M tokens: one "
+     "GPU of 24 GB or more is enough, priced, a few hours.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="lora", tokens=5e7),
+              "lang": "zh"},
+     "top": {"devices": (1, 1), "memory": (24, 96), "priced": True, "hours_known": True}},
 ]  # fmt: skip
+
+ESTIMATES: list[Case] = [
+    {"id": "est-7b-target-one-a10", "expert": "A 7B at 800 tokens/s on one A10: batched "
+     "to what its KV cache holds (~600 tokens/s), short of the target, so two servers.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b", target_tokens_per_s=800),
+              "placement": {"accelerator": "A10", "count": 1}},
+     "expect": {"throughput": (400, 800), "nodes": 1, "replicas": 1, "fits": True,
+                "says": ("as many as its KV cache holds", "about 2 such servers")}},
+    {"id": "est-70b-target-two-h800-servers", "expert": "Llama-3.3-70B at 5,000 tokens/s "
+     "on 16 H800: two servers, one replica each, batched to reach the target together.",
+     "body": {"workload": wl("inference", model="llama-3.3-70b", target_tokens_per_s=5000),
+              "placement": {"accelerator": "H800", "count": 16}},
+     "expect": {"throughput": (5000, 8000), "nodes": 2, "replicas": 2, "fits": True,
+                "pipeline": 1, "says": ("2 replicas over 2 servers",)}},
+    {"id": "est-deepseek-v3-fp8-two-servers", "expert": "DeepSeek-V3 in FP8 (~625 GiB of "
+     "weights) on 2x8 H800: too big for one server, so TP 8 x PP 2 as vLLM advises, one replica.",
+     "body": {"workload": wl("inference", model="deepseek-v3", precision="fp8",
+                             concurrency=32),
+              "placement": {"accelerator": "H800", "count": 16}},
+     "expect": {"nodes": 2, "replicas": 1, "fits": True, "pipeline": 2, "tensor_parallel": 8,
+                "says": ("2 pipeline stages across them",)}},
+    {"id": "est-7b-batch-job-two-servers", "expert": "1B output tokens of a 7B on 16 A10: "
+     "two servers serve 32 sequences each; time follows their joint rate.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b", output_tokens=1e9,
+                             concurrency=64),
+              "placement": {"accelerator": "A10", "count": 16}},
+     "expect": {"nodes": 2, "replicas": 2, "fits": True, "hours": (20, 120)}},
+]  # fmt: skip
+"""``/v1/estimate`` jobs: what an expert expects of the placement it describes."""

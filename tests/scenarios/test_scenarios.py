@@ -1,4 +1,4 @@
-"""The scenario suite: 53 expert-judged jobs against the real app and catalogs.
+"""The scenario suite: 56 expert-judged jobs (and 4 estimates) against the real app and catalogs.
 
 Every answer must meet the invariants an architect checks before signing, whatever the
 job: each option fits (memory parts add up, headroom kept), can run (a precision the
@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 
 from service.app import create_app
 from tests.conftest import app_settings
-from tests.scenarios.cases import CASES, Case
+from tests.scenarios.cases import CASES, ESTIMATES, Case
 
 NO_BF16 = {"P4", "P40", "P100", "V100-16GB", "V100-32GB", "T4", "Ascend-910", "Ascend-310P"}
 FP8 = {"H800", "H20", "L20", "L40S", "L4", "H100-80GB", "RTX-4090D"}
@@ -198,3 +198,25 @@ def test_scenario(scenario_client: TestClient[Litestar], case: Case) -> None:
             _check_every(case["every"], option)
     for words in case.get("summary", ()):
         assert words in answer["summary"], answer["summary"]
+
+
+@pytest.mark.parametrize("case", ESTIMATES, ids=lambda c: c["id"])
+def test_estimate_scenario(scenario_client: TestClient[Litestar], case: Case) -> None:
+    response = scenario_client.post("/v1/estimate", json=case["body"])
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    expect, placed = case["expect"], answer["placement"]
+    for field in ("nodes", "replicas", "fits", "tensor_parallel"):
+        if field in expect:
+            assert placed[field] == expect[field], (field, placed)
+    if "pipeline" in expect:
+        assert placed["pipeline_parallel"] == expect["pipeline"], placed
+    if "throughput" in expect:
+        lo, hi = expect["throughput"]
+        assert lo <= answer["throughput_tokens_per_s"] <= hi, answer["throughput_tokens_per_s"]
+    if "hours" in expect:
+        lo, hi = expect["hours"]
+        assert lo <= answer["time"]["hours"] <= hi, answer["time"]
+    for words in expect.get("says", ()):
+        assert any(words in a for a in answer["assumptions"]), (words, answer["assumptions"])
+    assert all("None" not in a for a in answer["assumptions"])
