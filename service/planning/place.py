@@ -86,7 +86,8 @@ class Placer:
         """CPU-only jobs: the host the job needs (what the CPU placements must cover)."""
         self.prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
                                  job.headroom_frac, job.target_tokens_per_s,
-                                 job.accelerator_count, job.max_accelerators)  # fmt: skip
+                                 job.accelerator_count, job.max_accelerators,
+                                 job.batch_ceiling)  # fmt: skip
         """What placements depend on besides the instance shape (the cache's key)."""
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
@@ -302,7 +303,8 @@ class Placer:
     ) -> tuple[FitCache, Fit | None]:
         """Serving batched to the throughput target (:func:`batch_for`): the fit cache of
         the batch one server of ``devices`` runs, and its fit marked with that batch."""
-        target = self.job.target_tokens_per_s or 0.0
+        # a batch job has no target: the largest batch its memory holds
+        target = self.job.target_tokens_per_s or math.inf
         batch = batch_for(
             lambda b: self._at(b).fit(spec, devices) is not None,
             lambda b: self._at(b).throughput(spec, devices),

@@ -23,6 +23,7 @@ from service.planning.cost import (
     SPOT_INTERRUPTIONS_PER_HOUR,
     SpotOverhead,
     monthly_cost,
+    monthly_pays_off,
     spot_overhead,
 )
 from service.planning.filters import spot_above_on_demand
@@ -66,8 +67,17 @@ class Pricer:
         deadline_hours: float | None,
         on_demand: Mapping[tuple[str, str], float] | None = None,
         to_target: bool = False,
+        price_cap: float | None = None,
+        monthly_asked: bool = False,
     ) -> None:
         self.serving = serving
+        self.price_cap = price_cap
+        """``max_price_per_hour``: checked against what the option costs per hour the job
+        uses, all nodes together (a subscription's month over the job's hours), where the
+        filter could only check a node's price spread over a whole month."""
+        self.monthly_asked = monthly_asked
+        """The user asked for monthly billing: a finite job shorter than the break-even
+        may then be billed by the month (its option says what the month commits)."""
         self.to_target = to_target
         """Sized to a throughput target: ranked by the hour (see ``Job.to_target``)."""
         self.on_demand: Mapping[tuple[str, str], float] = on_demand or {}
@@ -98,6 +108,9 @@ class Pricer:
         if spot and spot_above_on_demand(offer, self.on_demand):
             return
         row = offer.instance
+        cap = self.price_cap
+        short_month = monthly is not None and not self.monthly_asked and not serving
+        od = self.on_demand.get((offer.provider, row.instance_type)) if short_month else None
         for v in variants:
             hours = v.hours
             per_hour = total = None
@@ -107,6 +120,14 @@ class Pricer:
                     hours = spot_of(offer, v).effective_hours
                 if hours is not None:
                     total = monthly_cost(monthly, v.nodes, hours) if monthly else per_hour * hours
+            if cap is not None and per_hour is not None:
+                used = total / hours if total is not None and hours else per_hour
+                if used > cap * (1 + 1e-9):
+                    self.removed["max_price_per_hour"] += offers
+                    continue
+            if short_month and hours is not None and not monthly_pays_off(monthly, od, hours):
+                self.removed["monthly_short_job"] += offers
+                continue
             if deadline is not None and (hours or INF) > deadline:
                 self.removed["deadline_hours"] += offers
                 continue

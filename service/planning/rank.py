@@ -96,7 +96,14 @@ def make_plan(
         index = lane_index(buckets, flt, placer)
     on_demand = index.on_demand(placer)
     pricer = Pricer(
-        placer.job.open_ended, objective, budget, deadline_hours, on_demand, placer.job.to_target
+        placer.job.open_ended,
+        objective,
+        budget,
+        deadline_hours,
+        on_demand,
+        placer.job.to_target,
+        price_cap=flt.max_price_per_hour,
+        monthly_asked=flt.billing_asked is not None and "monthly" in flt.billing_asked,
     )
     mode, work = _bound_mode(placer.job)
     if count_removed:
