@@ -24,6 +24,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from service.api.body import zh_message
+from service.api.fields import suggest_parameters
 from service.runtime.errors import InputError, closest
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -110,7 +111,7 @@ def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
             raise InputError(
                 name,
                 f"unknown query parameter {name!r}",
-                closest(name, fields),
+                suggest_parameters(name, fields),
                 source="query",
                 zh=f"未知查询参数 {name!r}",
             )

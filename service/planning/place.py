@@ -61,6 +61,9 @@ class Variant(msgspec.Struct, frozen=True, gc=False):
     spot: SpotOverhead | None
     throughput: float | None = None
     """Serving: decode tokens/s of all replicas together."""
+    hours_per_token: float | None = None
+    """Training: wall-clock hours per training token (known without the job's length:
+    what a job of unknown length is ranked by, per token)."""
 
 
 class Placements(msgspec.Struct, frozen=True, gc=False):
@@ -196,7 +199,7 @@ class Placer:
                 continue
             hours = None if hours_per_token is None or tokens is None else hours_per_token * tokens
             spot = None if hours is None else spot_overhead(hours, nodes)
-            variants.append(Variant(nodes, devices, fit, hours, spot))
+            variants.append(Variant(nodes, devices, fit, hours, spot, None, hours_per_token))
         self._timed[id(placed)] = variants
         return variants
 

@@ -134,10 +134,13 @@ class Pricer:
             if budget is not None and (total or INF) > budget:
                 self.removed["budget"] += offers
                 continue
+            per_token = None
             if per_hour is None:
                 tier, money = 2.0, INF
             elif serving or total is None:
                 tier, money = (0.0 if serving else 1.0), per_hour * rank_scale
+                if not serving and v.hours_per_token:
+                    per_token = money * training_hours_per_token(offer, v)
             else:
                 tier, money = 0.0, total * rank_scale
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
@@ -160,10 +163,18 @@ class Pricer:
                     key = (tier, money, per_token, v.nodes, len(keys))
                 else:
                     key = (tier, per_token, money, v.nodes, len(keys))
+            elif objective == "cost" and per_token is not None:
+                # Training of unknown length: cost per training token (a cheap hour on a
+                # slow card can train each token for more), the hourly price as tie-break
+                key = (tier, per_token, money, v.devices, v.nodes, len(keys))
             elif objective == "cost":
                 # Equal cost: the smallest sufficient machine first (time that scales with
                 # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
-                # less when scaling is imperfect), then the faster.
+                # less when scaling is imperfect), then the faster. "Equal" is what the
+                # answer shows: a total is compared to the cent (1 and 2 V100s at ¥285.20
+                # differ in the 12th digit).
+                if tier == 0.0:
+                    money = cents(money)
                 key = (tier, money, v.devices, speed, v.nodes, len(keys))
             else:
                 key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
@@ -172,6 +183,25 @@ class Pricer:
 
     def plan(self, inference: bool) -> Plan:
         return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+
+
+def training_hours_per_token(offer: Offer, v: Variant) -> float:
+    """Wall-clock hours per training token of ``v`` (spot: with the expected reclaim
+    overhead, which is linear in the hours) — of a job of unknown length."""
+    assert v.hours_per_token is not None
+    if offer.billing != "spot":
+        return v.hours_per_token
+    price = offer.price
+    rate = None if price is None else price.interruption_rate_per_hour
+    if rate is None:
+        rate = SPOT_INTERRUPTIONS_PER_HOUR
+    return spot_overhead(v.hours_per_token, v.nodes, rate).effective_hours
+
+
+def cents(money: float) -> float:
+    """``money`` to the cent it is shown at: monotone, so a bound on the money is a
+    bound on its cents (:func:`service.planning.rank._bounded_lanes` compares both)."""
+    return round(money, 2)
 
 
 def spot_of(offer: Offer, v: Variant) -> SpotOverhead:

@@ -54,6 +54,12 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按每小时价格排序：¥{price:,.2f}/小时。",
         "en": "Ranked by hourly price: ¥{price:,.2f}/h.",
     },
+    "rank_per_million_training": {
+        "zh": "按每百万训练 tokens 的费用排序：每百万训练 tokens 约 ¥{pmt:,.2f}"
+        "（¥{price:,.2f}/小时）。",
+        "en": "Ranked by cost per training token: about ¥{pmt:,.2f} per million training "
+        "tokens (¥{price:,.2f}/h).",
+    },
     "rank_per_million": {
         "zh": "按每百万 tokens 价格排序：约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
         "en": "Ranked by price per million tokens: about ¥{pmt:,.2f} (¥{price:,.2f}/h).",
@@ -469,6 +475,9 @@ def rank_reason(
             pmt = c.price_per_million_tokens
             return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
         return t("rank_per_million", lang, pmt=c.price_per_million_tokens, price=c.price_per_hour)
+    if not serving and c.price_per_million_training_tokens is not None:
+        pmt = c.price_per_million_training_tokens
+        return t("rank_per_million_training", lang, pmt=pmt, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
 
 
