@@ -55,6 +55,7 @@ from service.catalog.overrides import load_overrides
 from service.hooks.loader import PluginManager, collect, get_plugin_manager
 from service.runtime.cache import RequestCache, StoreFactory
 from service.runtime.catalog_sync import Board, CatalogSync, FileBoard, LocalBoard, RedisBoard
+from service.runtime.collector import tune_for_serving
 from service.runtime.errors import ErrorLang, InputError, error_lang
 from service.runtime.metrics import CATALOG_RELOADS, watch_live_prices
 from service.runtime.observability import configure_logging, request_id_middleware
@@ -144,6 +145,7 @@ def create_app(
             sync.seen = await sync.current()
         await monitor.load()
         await asyncio.to_thread(_initial_load, suanli)
+        tune_for_serving()  # this worker's young generation (see service.runtime.collector)
         tasks = []
         with contextlib.suppress(Exception):
             await sync.report()

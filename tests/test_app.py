@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable
 
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.runtime.collector import YOUNG_THRESHOLD
 from tests.conftest import BUILTIN_PROVIDERS
 
 MakeClient = Callable[..., TestClient[Litestar]]
@@ -91,3 +93,17 @@ def test_broken_plugin_is_listed_as_failed_and_the_rest_serve(make_client: MakeC
     assert "import failed on purpose" in body["example-broken"]["error"]
     assert all(body[name]["status"] == "loaded" for name in BUILTIN_PROVIDERS)
     assert client.get("/readyz").status_code == 200
+
+
+def test_a_started_worker_collects_its_young_generation_less_often(
+    make_client: MakeClient,
+) -> None:
+    """Serving raises only the young generation's threshold (service.runtime.collector);
+    the older generations keep CPython's."""
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        make_client()
+        assert gc.get_threshold() == (YOUNG_THRESHOLD, 10, 10)
+    finally:
+        gc.set_threshold(*saved)

@@ -281,6 +281,23 @@ def test_repeated_bytes_are_decoded_once_and_still_checked(client: TestClient[Li
     assert "accept_language" in too_long.text
 
 
+def test_only_bodies_that_repeat_are_kept_decoded(client: TestClient[Litestar]) -> None:
+    """A body is kept decoded once its answer came from the cache (it repeats); bodies
+    asked once — a stream of the same job at other lengths — are not kept."""
+    decoded = client.app.state["suanli"].decoded
+    before = len(decoded)
+    for tokens in (11_000_001, 11_000_002, 11_000_003):
+        miss = post(client, {"workload": {**QLORA_7B, "tokens": tokens}, "lang": "en"})
+        assert miss.headers["X-Suanli-Cache"] == "miss"
+    assert len(decoded) == before
+    again = post(client, {"workload": {**QLORA_7B, "tokens": 11_000_001}, "lang": "en"})
+    assert again.headers["X-Suanli-Cache"] == "hit"
+    assert len(decoded) == before + 1
+    third = post(client, {"workload": {**QLORA_7B, "tokens": 11_000_001}, "lang": "en"})
+    assert third.content == again.content
+    assert len(decoded) == before + 1
+
+
 def test_option_hours_agree_with_the_estimate_of_the_same_placement(
     client: TestClient[Litestar],
 ) -> None:

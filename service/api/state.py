@@ -66,7 +66,7 @@ class Suanli:
         self.placements = PlanCache()
         """Placements shared by this process's requests (see the planner)."""
         self.decoded = DecodedBodies()
-        """``/v1/recommend`` bodies already decoded (repeats skip decoding and hashing)."""
+        """``/v1/recommend`` bodies that repeated (later repeats skip decoding and hashing)."""
         self._stale: frozenset[str] = frozenset()
         self._stale_checked_at = -math.inf
 

@@ -396,9 +396,13 @@ class DecodedBodies:
     (and the same ``extra``, e.g. a header the decoding depends on) give the same value.
 
     Platforms and chatbots repeat requests byte for byte; answering those from the cache
-    should not pay for strict decoding, defaults and canonical hashing again. Only
-    values of bodies that decoded successfully are kept; bounded in entries and in the
-    size of a body worth keeping (oldest entries go first).
+    should not pay for strict decoding, defaults and canonical hashing again. The route
+    keeps a body only once it repeats (its answer came from the cache), so the memo
+    holds bodies that are asked again, not every body decoded successfully: a stream of
+    distinct bodies (the same job at other lengths) would fill it with requests nobody
+    asks again, two tracked objects per request that outlive the young generation and
+    bring the full collection closer (see :mod:`service.runtime.collector`). Bounded in
+    entries and in the size of a body worth keeping (oldest entries go first).
     """
 
     def __init__(
@@ -409,6 +413,9 @@ class DecodedBodies:
         """Bound on the bodies kept as keys (the decoded values are a few times smaller)."""
         self.bytes = 0
         self._data: BoundedDict[tuple[bytes, str | None], Any] = BoundedDict(max_entries)
+
+    def __len__(self) -> int:
+        return len(self._data)
 
     def get(self, body: bytes, extra: str | None) -> Any:
         """The value stored for (``body``, ``extra``), or ``None``."""
