@@ -37,6 +37,8 @@ WORKLOADS: dict[str, dict[str, Any]] = {
     "full-70b": {"kind": "finetune", "model": "llama-2-70b", "method": "full",
                  "tokens": 1e9},
     "pretrain-7b-long": {"kind": "pretrain", "model": "llama-2-7b", "tokens": 2e11},
+    "lora-7b-open": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora",
+                     "seq_len": 2048},
     "serve-13b-int4": {"kind": "inference", "model": "llama-2-13b", "precision": "int4"},
     "batch-7b": {"kind": "inference", "model": "llama-2-7b", "output_tokens": 5e8},
     "serve-14b-target": {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000},
@@ -133,7 +135,7 @@ def _ranked(candidates: list[Candidate]) -> list[tuple[object, ...]]:
     """What ranks and what is shown of it (offers tied on every key may swap)."""
     return [
         (c.total_cost, c.hours, c.nodes, c.price_per_hour is None, c.pareto, c.break_even_hours,
-         c.devices if c.price_per_hour is None else None)
+         c.devices if c.price_per_hour is None else None, c.price_per_million_training_tokens)
         for c in candidates
     ]  # fmt: skip
 

@@ -11,9 +11,12 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
+
+from service.runtime.errors import closest
 
 _INDEX = re.compile(r"\[\d+\]")
 
@@ -45,6 +48,25 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "language": ("lang",),
 }
 """Names people and chatbots use for a field of another name (checked before spelling)."""
+
+
+def suggest_parameters(name: str, known: Iterable[str]) -> list[str]:
+    """Closest query parameters to the unknown ``name``: the same synonyms as the body
+    (``gpu`` -> ``accelerator``; a plural the route takes in the singular too; a body
+    field's name -> the parameter it is short for, ``max_price_per_hour`` -> ``max_price``),
+    then spelling, then every name when nothing is close."""
+    names = sorted(known)
+    found: list[str] = []
+    lowered = name.lower()
+    targets = [*SYNONYMS.get(lowered, ()), *(k for k, v in SYNONYMS.items() if lowered in v)]
+    for target in targets:
+        for candidate in (target, target.removesuffix("s")):
+            if candidate in names and candidate not in found:
+                found.append(candidate)
+    if not found:
+        return closest(name, names)
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    return [*found, *(c for c in close if c not in found)][:3]
 
 
 def suggest_fields(body_type: Any, path: str, name: str) -> list[str]:

@@ -28,6 +28,7 @@ from service.catalog.models import (
 )
 from service.catalog.names import region_suggestions, resolve_provider
 from service.offers.listing import offer_index
+from service.offers.schema import hourly_within
 from service.runtime.errors import InputError, error_lang
 
 LivePriceInfo = LivePriceState
@@ -338,7 +339,8 @@ class InstanceTypeFilter(msgspec.Struct, frozen=True, kw_only=True):
         if self.region is not None and price.region not in (self.region, "*"):
             return False
         if self.max_price is not None:
-            return price.price_per_hour is not None and price.price_per_hour <= self.max_price
+            monthly = self.billing == "monthly"
+            return hourly_within(price.price_per_hour, price.billing, self.max_price, monthly)
         return True
 
 
@@ -463,7 +465,9 @@ class ProvidersController(Controller):
             QueryParameter(
                 gt=0,
                 le=1_000_000,
-                description="Only prices of at most this many CNY per hour.",
+                description="Only prices of at most this many CNY per hour: on-demand and spot "
+                "per hour; a monthly price (the month / 730 h, what an hour costs only when "
+                "the whole month is used) only with billing=monthly.",
                 schema_extra={"exclusiveMinimum": 0},
                 examples=_example(60),
             ),

@@ -24,6 +24,7 @@ import msgspec
 from msgspec import inspect as mi
 
 from service.api.body import zh_message
+from service.api.fields import suggest_parameters
 from service.runtime.errors import InputError, closest
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -102,7 +103,7 @@ def unknown_parameter(name: str, known: Iterable[str]) -> InputError:
     return InputError(
         name,
         f"unknown query parameter {name!r}",
-        closest(name, known),
+        suggest_parameters(name, known),
         source="query",
         zh=f"未知查询参数 {name!r}",
     )

@@ -30,6 +30,7 @@ from service.offers.schema import (
     OfferPage,
     OfferQuery,
     SortKey,
+    hourly_within,
 )
 from service.planning.schema import CatalogRef
 from service.runtime.errors import ErrorLang, InputError, closest
@@ -249,7 +250,9 @@ def _keeps(entry: _Entry, query: OfferQuery, resolved: _Resolved) -> bool:
         return False
     if price is not None and query.billing and price.billing not in query.billing:
         return False
-    if query.max_price is not None and (per_hour is None or per_hour > query.max_price):
+    if query.max_price is not None and not hourly_within(
+        per_hour, price.billing if price else None, query.max_price, "monthly" in query.billing
+    ):
         return False
     return resolved.regions is None or entry.item.region in resolved.regions
 

@@ -21,6 +21,18 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 MAX_LIMIT = 500
 
 
+def hourly_within(
+    per_hour: float | None, billing: str | None, max_price: float, monthly_asked: bool
+) -> bool:
+    """Whether a price passes a ``max_price`` per hour, like for like (review 3, R18k): a
+    subscription's month / 730 h is what an hour costs only when every hour of the month
+    is used, so it is compared with an hourly cap only when monthly billing is asked for
+    (``GT4.4XLARGE96`` is ¥28.64 per hour on demand, not the ¥18.83 of its month)."""
+    if per_hour is None or per_hour > max_price:
+        return False
+    return billing != "monthly" or monthly_asked
+
+
 class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Filters (combined with AND), sort, grouping and paging of ``GET /v1/offers``."""
 
@@ -104,8 +116,11 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
                 gt=0,
                 le=1_000_000,
                 examples=[100],
-                description="At most this many CNY per hour for the instance (monthly prices "
-                "count as the month / 730 h). Unpriced offers never match.",
+                description="At most this many CNY per hour for the instance, compared with "
+                "what an hour costs: on-demand and spot prices per hour; a monthly price is "
+                "the month / 730 h only when the whole month is used, so monthly offers count "
+                "(at that rate) only when `billing=monthly` is asked. Unpriced offers never "
+                "match.",
             ),
         ]
         | None

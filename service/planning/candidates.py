@@ -24,6 +24,8 @@ class Candidate:
     total_cost: float | None
     throughput_tokens_per_s: float | None = None
     price_per_million_tokens: float | None = None
+    price_per_million_training_tokens: float | None = None
+    """Training of unknown length: CNY per million training tokens (what it ranks by)."""
     spot: SpotOverhead | None = None
     break_even_hours: float | None = None
     pareto: bool = False

@@ -60,6 +60,20 @@ def break_even_hours(price_per_month: float, on_demand_per_hour: float) -> float
     return price_per_month / on_demand_per_hour
 
 
+def monthly_pays_off(
+    price_per_month: float | None, on_demand_per_hour: float | None, hours: float
+) -> bool:
+    """Whether a job of ``hours`` (per node) belongs on a subscription when the user did
+    not ask for one: only when the month costs less than the same hours on demand (beyond
+    the break-even), or, with no on-demand price to compare, when the job fills at least a
+    month. A shorter job would commit a whole month's price for a few hours of use."""
+    if price_per_month is None:
+        return True
+    if on_demand_per_hour:
+        return hours >= break_even_hours(price_per_month, on_demand_per_hour)
+    return hours >= HOURS_PER_MONTH
+
+
 def per_million_tokens(price_per_hour: float, tokens_per_s: float) -> float | None:
     if tokens_per_s <= 0:
         return None

@@ -146,11 +146,18 @@ def offer_part(
 
 
 def fit_part(
-    fit: Fit | None, row: InstanceType, nodes: int, devices: int, serving: bool, lang: Lang
+    fit: Fit | None,
+    row: InstanceType,
+    nodes: int,
+    devices: int,
+    serving: bool,
+    lang: Lang,
+    to_target: bool = False,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
-    has none)."""
+    has none). ``to_target``: a batched fit serves a throughput target (else a batch
+    job)."""
     fit_texts: list[str] = []
     if fit is not None:
         how = ""
@@ -175,6 +182,8 @@ def fit_part(
         if fit.batch is not None:
             # one node reaches the target: the fewest requests that do; else what fits
             key = "batched_target" if nodes == 1 else "batched_room"
+            if not to_target:
+                key = "batched_job"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
@@ -277,8 +286,18 @@ def option_part(
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
     held = cache.template(
-        ("fit", c.fit, row.accelerator_memory_gib, row.rdma, nodes, c.devices, serving, lang),
-        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang),
+        (
+            "fit",
+            c.fit,
+            row.accelerator_memory_gib,
+            row.rdma,
+            nodes,
+            c.devices,
+            serving,
+            lang,
+            terms.to_target,
+        ),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target),
     )
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
@@ -307,6 +326,8 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     between = (ranked, *part.middle) if ranked else part.middle
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
+    if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
+        between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
     reasons = [*part.head, *between, *part.tail]
     if c.hours is None and not terms.open_ended:
         warnings = [*part.warnings_head, texts.t("hours_unknown", lang), *part.warnings_tail]

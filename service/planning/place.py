@@ -61,6 +61,9 @@ class Variant(msgspec.Struct, frozen=True, gc=False):
     spot: SpotOverhead | None
     throughput: float | None = None
     """Serving: decode tokens/s of all replicas together."""
+    hours_per_token: float | None = None
+    """Training: wall-clock hours per training token (known without the job's length:
+    what a job of unknown length is ranked by, per token)."""
 
 
 class Placements(msgspec.Struct, frozen=True, gc=False):
@@ -86,7 +89,8 @@ class Placer:
         """CPU-only jobs: the host the job needs (what the CPU placements must cover)."""
         self.prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
                                  job.headroom_frac, job.target_tokens_per_s,
-                                 job.accelerator_count, job.max_accelerators)  # fmt: skip
+                                 job.accelerator_count, job.max_accelerators,
+                                 job.batch_ceiling)  # fmt: skip
         """What placements depend on besides the instance shape (the cache's key)."""
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
@@ -195,7 +199,7 @@ class Placer:
                 continue
             hours = None if hours_per_token is None or tokens is None else hours_per_token * tokens
             spot = None if hours is None else spot_overhead(hours, nodes)
-            variants.append(Variant(nodes, devices, fit, hours, spot))
+            variants.append(Variant(nodes, devices, fit, hours, spot, None, hours_per_token))
         self._timed[id(placed)] = variants
         return variants
 
@@ -302,7 +306,8 @@ class Placer:
     ) -> tuple[FitCache, Fit | None]:
         """Serving batched to the throughput target (:func:`batch_for`): the fit cache of
         the batch one server of ``devices`` runs, and its fit marked with that batch."""
-        target = self.job.target_tokens_per_s or 0.0
+        # a batch job has no target: the largest batch its memory holds
+        target = self.job.target_tokens_per_s or math.inf
         batch = batch_for(
             lambda b: self._at(b).fit(spec, devices) is not None,
             lambda b: self._at(b).throughput(spec, devices),

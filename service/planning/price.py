@@ -23,6 +23,7 @@ from service.planning.cost import (
     SPOT_INTERRUPTIONS_PER_HOUR,
     SpotOverhead,
     monthly_cost,
+    monthly_pays_off,
     ranked_money_scale,
     spot_overhead,
 )
@@ -67,8 +68,17 @@ class Pricer:
         deadline_hours: float | None,
         on_demand: Mapping[tuple[str, str], float] | None = None,
         to_target: bool = False,
+        price_cap: float | None = None,
+        monthly_asked: bool = False,
     ) -> None:
         self.serving = serving
+        self.price_cap = price_cap
+        """``max_price_per_hour``: checked against what the option costs per hour the job
+        uses, all nodes together (a subscription's month over the job's hours), where the
+        filter could only check a node's price spread over a whole month."""
+        self.monthly_asked = monthly_asked
+        """The user asked for monthly billing: a finite job shorter than the break-even
+        may then be billed by the month (its option says what the month commits)."""
         self.to_target = to_target
         """Sized to a throughput target: ranked by the hour (see ``Job.to_target``)."""
         self.on_demand: Mapping[tuple[str, str], float] = on_demand or {}
@@ -99,6 +109,9 @@ class Pricer:
         if spot and spot_above_on_demand(offer, self.on_demand):
             return
         row = offer.instance
+        cap = self.price_cap
+        short_month = monthly is not None and not self.monthly_asked and not serving
+        od = self.on_demand.get((offer.provider, row.instance_type)) if short_month else None
         for v in variants:
             hours = v.hours
             per_hour = total = None
@@ -108,16 +121,27 @@ class Pricer:
                     hours = spot_of(offer, v).effective_hours
                 if hours is not None:
                     total = monthly_cost(monthly, v.nodes, hours) if monthly else per_hour * hours
+            if cap is not None and per_hour is not None:
+                used = total / hours if total is not None and hours else per_hour
+                if used > cap * (1 + 1e-9):
+                    self.removed["max_price_per_hour"] += offers
+                    continue
+            if short_month and hours is not None and not monthly_pays_off(monthly, od, hours):
+                self.removed["monthly_short_job"] += offers
+                continue
             if deadline is not None and (hours or INF) > deadline:
                 self.removed["deadline_hours"] += offers
                 continue
             if budget is not None and (total or INF) > budget:
                 self.removed["budget"] += offers
                 continue
+            per_token = None
             if per_hour is None:
                 tier, money = 2.0, INF
             elif serving or total is None:
                 tier, money = (0.0 if serving else 1.0), per_hour * rank_scale
+                if not serving and v.hours_per_token:
+                    per_token = money * training_hours_per_token(offer, v)
             else:
                 tier, money = 0.0, total * rank_scale
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
@@ -140,10 +164,18 @@ class Pricer:
                     key = (tier, money, per_token, v.nodes, len(keys))
                 else:
                     key = (tier, per_token, money, v.nodes, len(keys))
+            elif objective == "cost" and per_token is not None:
+                # Training of unknown length: cost per training token (a cheap hour on a
+                # slow card can train each token for more), the hourly price as tie-break
+                key = (tier, per_token, money, v.devices, v.nodes, len(keys))
             elif objective == "cost":
                 # Equal cost: the smallest sufficient machine first (time that scales with
                 # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
-                # less when scaling is imperfect), then the faster.
+                # less when scaling is imperfect), then the faster. "Equal" is what the
+                # answer shows: a total is compared to the cent (1 and 2 V100s at ¥285.20
+                # differ in the 12th digit).
+                if tier == 0.0:
+                    money = cents(money)
                 key = (tier, money, v.devices, speed, v.nodes, len(keys))
             else:
                 key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
@@ -152,6 +184,25 @@ class Pricer:
 
     def plan(self, inference: bool) -> Plan:
         return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+
+
+def training_hours_per_token(offer: Offer, v: Variant) -> float:
+    """Wall-clock hours per training token of ``v`` (spot: with the expected reclaim
+    overhead, which is linear in the hours) — of a job of unknown length."""
+    assert v.hours_per_token is not None
+    if offer.billing != "spot":
+        return v.hours_per_token
+    price = offer.price
+    rate = None if price is None else price.interruption_rate_per_hour
+    if rate is None:
+        rate = SPOT_INTERRUPTIONS_PER_HOUR
+    return spot_overhead(v.hours_per_token, v.nodes, rate).effective_hours
+
+
+def cents(money: float) -> float:
+    """``money`` to the cent it is shown at: monotone, so a bound on the money is a
+    bound on its cents (:func:`service.planning.rank._bounded_lanes` compares both)."""
+    return round(money, 2)
 
 
 def spot_of(offer: Offer, v: Variant) -> SpotOverhead:

@@ -36,7 +36,13 @@ from service.planning.cost import break_even_hours, per_million_tokens, ranked_m
 from service.planning.filters import OfferFilter, spot_above_on_demand
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
-from service.planning.price import Plan, Pricer, spot_of
+from service.planning.price import (
+    Plan,
+    Pricer,
+    cents,
+    spot_of,
+    training_hours_per_token,
+)
 from service.planning.resolve import Job
 from service.planning.schema import Objective, RecommendRequest
 
@@ -96,7 +102,14 @@ def make_plan(
         index = lane_index(buckets, flt, placer)
     on_demand = index.on_demand(placer)
     pricer = Pricer(
-        placer.job.open_ended, objective, budget, deadline_hours, on_demand, placer.job.to_target
+        placer.job.open_ended,
+        objective,
+        budget,
+        deadline_hours,
+        on_demand,
+        placer.job.to_target,
+        price_cap=flt.max_price_per_hour,
+        monthly_asked=flt.billing_asked is not None and "monthly" in flt.billing_asked,
     )
     mode, work = _bound_mode(placer.job)
     if count_removed:
@@ -107,7 +120,7 @@ def make_plan(
         # replicas) must still be priced to be ranked by their later key elements.
         scale = (1.0 if mode in OPEN_MODES else work) * BOUND_SLACK
         order = _order(index, placer, objective, mode)
-        _bounded_lanes(index, placer, pricer, order, scale, top_k)
+        _bounded_lanes(index, placer, pricer, order, scale, top_k, mode not in OPEN_MODES)
     else:
         _lanes_in_order(index, placer, pricer, objective, top_k)
     plan = pricer.plan(placer.job.serving)
@@ -165,8 +178,10 @@ def _bounded_lanes(
     order: Order,
     scale: float,
     top_k: int,
+    totals: bool = True,
 ) -> None:
-    """Branch and bound over the lanes by the lowest key their candidates can have.
+    """Branch and bound over the lanes by the lowest key their candidates can have
+    (``totals``: the job's total is known, and the cost key holds it in cents).
 
     The order's two lists are merged by priority (at most each lane's bound); once
     ``top_k`` candidates have keys below a lane's bound, that lane cannot rank, and once
@@ -178,13 +193,14 @@ def _bounded_lanes(
     # The bounds cover the key's first two elements under cost (tier, money), the first
     # under time and balanced; the heap keeps the top_k best of them, negated.
     two = order.objective == "cost"
+    in_cents = two and totals
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
     for priority, bound in _merged(order, scale, placer):
         if len(best) >= top_k:
-            if priority > kth:
+            if _in_cents(priority, in_cents) > kth:
                 break
-            if order.key_bound(bound, scale) > kth:
+            if _in_cents(order.key_bound(bound, scale), in_cents) > kth:
                 continue
         start = len(pricer.keys)
         _price_lane(bound.lane, placer, pricer, top_k)
@@ -198,6 +214,14 @@ def _bounded_lanes(
         start = index.priced(placer) if order.rest_from is None else order.rest_from
         for lane in index.lanes(placer, start):
             _price_lane(lane, placer, pricer, top_k)
+
+
+def _in_cents(bound: tuple[float, ...], cost: bool) -> tuple[float, ...]:
+    """A cost bound as the key holds it: a known total in cents
+    (:func:`~service.planning.price.cents`)."""
+    if cost and bound[0] == 0.0:
+        return bound[0], cents(bound[1])
+    return bound
 
 
 def _merged(
@@ -294,6 +318,9 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
             candidate.throughput_tokens_per_s = v.throughput
             if per_hour is not None:
                 candidate.price_per_million_tokens = per_million_tokens(per_hour, v.throughput)
+        if hours is None and per_hour is not None and v.hours_per_token:
+            per_token_hours = training_hours_per_token(offer, v)
+            candidate.price_per_million_training_tokens = per_hour * per_token_hours * 1e6
         if offer.billing == "spot":
             candidate.spot = spot_of(offer, v) if v.spot is not None else None
         price = offer.price

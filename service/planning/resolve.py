@@ -21,7 +21,7 @@ from service.planning.memo import PlanCache, memory_signature
 from service.planning.schema import RecommendRequest
 from service.runtime.errors import InputError
 from service.sizing import ResolvedWorkload, resolve_workload
-from service.sizing.batch import batch_ceiling, batches_to_target
+from service.sizing.batch import batch_ceiling, batches
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -54,8 +54,9 @@ class Job:
     """Serving: the engine asked for (default vLLM), checked against each device's
     generation; ``None`` for training and preprocessing."""
     batch_ceiling: int | None = None
-    """Serving to a throughput target without a concurrency: each server is batched
-    (:mod:`service.sizing.batch`) up to this many sequences; ``None`` = as asked."""
+    """Serving to a throughput target, or a batch job, without a concurrency: each server
+    is batched (:mod:`service.sizing.batch`) up to this many sequences; ``None`` = as
+    asked."""
 
     @property
     def open_ended(self) -> bool:
@@ -257,7 +258,7 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
         batch_ceiling=(
             batch_ceiling(req.workload)
             if isinstance(req.workload, Inference)
-            and batches_to_target(req.workload)
+            and batches(req.workload)
             and not rw.image_model  # images/s do not grow with a KV-cache batch
             else None
         ),

@@ -6,8 +6,10 @@ numbers with units, and exists in Chinese and English.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
+from service.catalog.models import HOURS_PER_MONTH
 from service.planning.candidates import Candidate
 from service.planning.cost import (
     CHECKPOINT_INTERVAL_H,
@@ -57,6 +59,12 @@ _T: dict[str, dict[Lang, str]] = {
     "rank_hourly": {
         "zh": "按每小时价格排序：¥{price:,.2f}/小时。",
         "en": "Ranked by hourly price: ¥{price:,.2f}/h.",
+    },
+    "rank_per_million_training": {
+        "zh": "按每百万训练 tokens 的费用排序：每百万训练 tokens 约 ¥{pmt:,.2f}"
+        "（¥{price:,.2f}/小时）。",
+        "en": "Ranked by cost per training token: about ¥{pmt:,.2f} per million training "
+        "tokens (¥{price:,.2f}/h).",
     },
     "rank_per_million": {
         "zh": "按每百万 tokens 价格排序：约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
@@ -199,6 +207,15 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "batched_target": BATCHED_TARGET,
     "batched_room": BATCHED_ROOM,
+    "batched_job": {
+        "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
+        "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
+        "vLLM 的 max_num_seqs 默认 256）。",
+        "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
+        "with the engine's continuous batching, so assumed about {b} sequences generated at "
+        "once per node, as many as its KV cache holds (at most the engine's default batch "
+        "limit, vLLM max_num_seqs 256).",
+    },
     "int4_no_awq": {
         "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
         "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
@@ -223,6 +240,11 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "For information: monthly billing (¥{month:,.0f} per node-month) pays off only "
         "above {even:.0f} h of use per node; the job's length is unknown, so it is billed on "
         "demand.",
+    },
+    "month_used": {
+        "zh": "包月是承诺：承诺整月 ¥{total:,.0f}{span}，任务只用其中 {hours:,.0f} 小时。",
+        "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
+        "job uses {hours:,.0f} h.",
     },
     "monthly_commitment": {
         "zh": "包月是承诺：每节点按整月预付 ¥{month:,.0f}，不足一个月也按一个月计费。",
@@ -263,9 +285,15 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                                "默认不按整月承诺计费。",
                                "en": "{n} offers are billed monthly: the job's length is "
                                "unknown, so a whole-month commitment is not assumed."},
-    "max_price_per_hour": {"zh": "{n} 个报价超过每小时价格上限或价格未知。",
-                           "en": "{n} offers cost more per hour than the limit, or have no "
-                           "known price."},
+    "max_price_per_hour": {"zh": "{n} 个报价超过每小时价格上限（按任务实际使用的小时计）"
+                           "或价格未知。",
+                           "en": "{n} offers cost more per hour of use than the limit, or "
+                           "have no known price."},
+    "monthly_short_job": {"zh": "{n} 个报价为包月计费：任务时长不到包月的回本时长，"
+                          "整月承诺比按量更贵；如确需包月，请在计费方式中指定。",
+                          "en": "{n} offers are billed monthly: the job is shorter than a "
+                          "month's break-even, so a whole-month commitment would cost more "
+                          "than on demand; ask for monthly billing to see them."},
     "budget": {"zh": "{n} 个方案的总费用超出预算。",
                "en": "{n} options would cost more than the budget."},
     "deadline_hours": {"zh": "{n} 个方案的耗时超过截止时间。",
@@ -419,6 +447,22 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
     )
 
 
+def month_used(total: float, nodes: int, hours: float, lang: Lang) -> str:
+    """What a finite job's subscription commits, beside the hours the job uses of it
+    (a 17-hour job on a ¥5,190 month pays ¥305 per hour it runs)."""
+    months = max(1, math.ceil(hours / HOURS_PER_MONTH - 1e-9))
+    if lang == "zh":
+        parts = ([f"共 {months} 个月"] if months > 1 else []) + (
+            [f"{nodes} 台节点"] if nodes > 1 else []
+        )
+        span = f"（{'，'.join(parts)}）" if parts else ""
+    else:
+        span = "a whole month" if months == 1 else f"{months} whole months"
+        if nodes > 1:
+            span += f" of {nodes} nodes"
+    return t("month_used", lang, total=total, span=span, hours=hours)
+
+
 def rank_reason(
     c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool = False
 ) -> str | None:
@@ -456,6 +500,9 @@ def _rank_reason(
             pmt = c.price_per_million_tokens
             return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
         return t("rank_per_million", lang, pmt=c.price_per_million_tokens, price=c.price_per_hour)
+    if not serving and c.price_per_million_training_tokens is not None:
+        pmt = c.price_per_million_training_tokens
+        return t("rank_per_million_training", lang, pmt=pmt, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
 
 

@@ -7,8 +7,10 @@ LoRA). So under ``cost`` and ``balanced``:
 1. every priced candidate ranks before every unpriced one (the key's money tier, see
    :mod:`service.planning.price`);
 2. among unpriced candidates, the smallest sufficient resources first: fewest
-   accelerators, then the least accelerator memory, then the smallest host (vCPUs, then
-   RAM, all nodes together);
+   accelerators, then the least accelerator memory, then the fewest nodes (every node
+   adds a system disk, its share of the scratch data and of the orchestration: one
+   machine that covers a CPU job before five small ones), then the smallest host (vCPUs,
+   then RAM, all nodes together);
 3. then the faster one.
 
 Under ``time`` the objective itself is speed, and unpriced candidates compete on it.
@@ -35,9 +37,9 @@ def unpriced_order(
 ) -> tuple[float, float, float, float, float, float]:
     """The part of an unpriced candidate's ranking key after its tier: resources first
     (accelerators, then their memory in total — a 24 GB card before a 96 GB one — then
-    host vCPUs and RAM over all ``nodes``, then fewer nodes for the same total), then
-    ``speed`` (hours, or minus the throughput when serving; lower is better)."""
+    fewer nodes, then host vCPUs and RAM over all ``nodes``), then ``speed`` (hours, or
+    minus the throughput when serving; lower is better)."""
     accelerator_memory = devices * device_memory_gib if device_memory_gib else 0.0
     host_vcpus = vcpus * nodes if vcpus else INF
     host_memory = memory_gib * nodes if memory_gib else INF
-    return float(devices), accelerator_memory, float(host_vcpus), host_memory, float(nodes), speed
+    return float(devices), accelerator_memory, float(nodes), float(host_vcpus), host_memory, speed

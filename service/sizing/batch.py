@@ -7,7 +7,9 @@ until the KV cache fills or the scheduler's ceiling (:attr:`EngineProfile.max_ba
 reached. Sizing such a target at one sequence per server replicates single-stream servers
 — tens of times the accelerators an engine needs. When the request gives no concurrency,
 the planner sizes each server at the batch its memory holds, or at the smallest batch that
-already reaches the target on one server (lower latency, same machine).
+already reaches the target on one server (lower latency, same machine). A batch job (a
+fixed number of output tokens, no target) has no latency to keep: it runs at the batch its
+memory holds.
 """
 
 from __future__ import annotations
@@ -42,6 +44,20 @@ BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
     "engine's default batch limit).",
 }
 """The words for a batch as large as one server holds (the target needs more servers)."""
+
+
+def batches(workload: Workload) -> bool:
+    """Serving without a concurrency on an engine that batches, either to a throughput
+    target or as a batch job (a fixed number of output tokens, no latency target): an
+    offline job is run at the engine's batch limit — vLLM's ``LLM.generate`` schedules up
+    to ``max_num_seqs`` sequences per step (``EngineArgs``, see
+    :attr:`EngineProfile.max_batch`) — not one sequence at a time."""
+    return (
+        isinstance(workload, Inference)
+        and workload.concurrency is None
+        and (workload.target_tokens_per_s is not None or bool(workload.output_tokens))
+        and engine_profile(workload.engine).max_batch > 1
+    )
 
 
 def batches_to_target(workload: Workload) -> bool:

@@ -559,7 +559,15 @@ def _preprocess_estimate(
     if placement is not None:
         notes.append("The placement is ignored: preprocessing needs no accelerator.")
     memory = memory_for(rw, 1)
-    time = None if hours is None else TimeEstimate(hours=hours, device_hours=0.0, mfu=None)
+    time = None
+    if hours is not None:
+        # a range must hold its estimate; no published measurement calibrates this rate
+        # (service/sizing/uncertainty.py has no preprocessing spread), so none is made up
+        notes.append(
+            "No published measurements calibrate the preprocessing rate: the range of hours "
+            "is the estimate itself."
+        )
+        time = TimeEstimate(hours=hours, device_hours=0.0, mfu=None, hours_range=(hours, hours))
     return EstimateResponse(
         model=None,
         memory=memory,

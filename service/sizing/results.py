@@ -144,7 +144,8 @@ class TimeEstimate(msgspec.Struct, frozen=True, kw_only=True):
         Sequence[float],
         msgspec.Meta(
             description="Calibrated range [low, high] of `hours`, from the spread of the "
-            "engine's errors against published training speeds and serving throughputs.",
+            "engine's errors against published training speeds and serving throughputs; "
+            "preprocessing has no calibration data, so its range is `[hours, hours]`.",
             min_length=2,
             max_length=2,
         ),

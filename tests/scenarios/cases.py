@@ -211,6 +211,34 @@ CASES: list[Case] = [
      "body": {"workload": wl("finetune", model="qwen2.5-7b", tokens=2e7),
               "constraints": {"accelerators": ["910B"], "cuda_required": True}},
      "status": 422},
+    # --- review 3: billing and batching an expert expects --------------------------------
+    {"id": "r3-batch-generation", "expert": "Generating 500M tokens with a 7B is an offline "
+     "batch job: continuous batching at the engine's limit, days on one GPU for about "
+     "¥1,300, not months at one sequence on a subscription.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b", prompt_len=1000,
+                             output_tokens=5e8, context_len=1500), "lang": "en"},
+     "top": {"devices": (1, 2), "max_total": 2000},
+     "every": {"max_hours": 400}},
+    {"id": "r3-cap-per-hour-of-use", "expert": "A ¥30/h cap on a 17-hour LoRA means ¥30 per "
+     "hour of use: on demand, never a ¥5,190 month.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="lora", seq_len=2048,
+                             tokens=5e7), "constraints": {"max_price_per_hour": 30},
+              "top_k": 10, "lang": "en"},
+     "every": {"billing": ("on_demand", "spot"), "max_hourly": 30, "max_total": 600}},
+    {"id": "r3-short-job-no-month", "expert": "A 17-hour job is billed on demand: a month "
+     "only pays off after 288-480 h.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="lora", seq_len=2048,
+                             tokens=5e7), "top_k": 20},
+     "every": {"billing": ("on_demand", "spot")}},
+    {"id": "r3-open-training-per-token", "expert": "Training of unknown length on Tencent: "
+     "the A100 trains each token for less than the cheaper-per-hour V100.",
+     "body": {"workload": wl("finetune", model="qwen2.5-7b", method="lora", seq_len=2048),
+              "constraints": {"providers": ["tencent"]}, "lang": "en"},
+     "top": {"accelerators": {"A100-40GB", "A100-80GB"}}},
+    {"id": "r3-prep-one-machine", "expert": "2 TB in 6 h needs about 19 vCPUs and 76 GiB: one "
+     "machine that covers it, not 5 or 10 small nodes.",
+     "body": {"workload": wl("preprocess", data_gb=2000, target_hours=6), "lang": "zh"},
+     "top": {"cpu_only": True, "nodes": (1, 1), "min_vcpus": 19}},
     # --- preprocessing ----------------------------------------------------------------
     {"id": "prep-small", "expert": "50 GB: one small CPU machine.",
      "body": {"workload": wl("preprocess", data_gb=50)},
