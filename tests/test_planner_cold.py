@@ -285,3 +285,35 @@ def test_device_hours_floor_bounds_every_layout() -> None:
                 assert floor * FLOOR_SLACK <= estimate.hours * devices, (spec.name, devices)
                 compared += 1
     assert compared > 1000
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_placeable_verdicts_are_the_placements(
+    catalog: str, request: pytest.FixtureRequest
+) -> None:
+    """Whether a training job can be placed on a shape, said without timing it (and, for
+    a shape with as much memory as one seen to hold the job, without sizing it), is what
+    building that shape's placements from scratch says."""
+    snapshot = request.getfixturevalue(catalog)
+    checked = inferred = 0
+    for workload in TRAINING:
+        for constraints, descending in itertools.product(CONSTRAINTS, (False, True)):
+            body = {"workload": workload, "constraints": constraints}
+            ctx = builtin_plan_context(snapshot, memo=PlanCache())
+            index, placer = _index(ctx, body)
+            # smallest memory first, every bigger shape of a holder's kind is inferred;
+            # biggest first, none is (a smaller one may not hold the job)
+            shapes = sorted(
+                index.rows.priced().shapes, key=lambda s: s[0][1] or 0.0, reverse=descending
+            )
+            holders: set[tuple[int, bool]] = set()
+            for shape, row in shapes:
+                fresh = Placer(placer.job, ctx.accelerators, PlanCache(), placer.signature)
+                want = not isinstance(fresh.placements(row, shape), str)
+                assert placer.placeable(row, shape) == want, (workload, constraints, shape)
+                checked += 1
+                if want and not descending:
+                    inferred += (shape[2], shape[3]) in holders
+                    holders.add((shape[2], shape[3]))
+    assert checked > 1000
+    assert inferred > 50  # shapes answered from a smaller holder, not sized
