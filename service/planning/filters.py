@@ -294,6 +294,9 @@ class ShapedRows:
 
 TypeKey = tuple[str, str]
 """(provider, instance type)."""
+SpotCandidates = tuple[int, TypeKey, tuple[tuple[float, int], ...]]
+"""(shape number, type, (hourly estimate, offers folded) per group) of spot groups that
+a workload may hide (:meth:`PassingRows.spot_candidates`)."""
 
 
 class PassingRows:
@@ -312,7 +315,7 @@ class PassingRows:
         self._priced: ShapedRows | None = None
         self._unpriced: ShapedRows | None = None
         self._on_demand_rows: dict[TypeKey, list[tuple[int, float]]] | None = None
-        self._spot: tuple[tuple[int, Offer, int], ...] | None = None
+        self._spot: tuple[SpotCandidates, ...] | None = None
 
     def priced(self) -> ShapedRows:
         if self._priced is None:
@@ -339,26 +342,30 @@ class PassingRows:
             self._on_demand_rows = entries
         return self._on_demand_rows
 
-    def spot_candidates(self) -> tuple[tuple[int, Offer, int], ...]:
-        """(shape number, offer, offers folded) of every passing spot group of the priced
-        rows that a workload can hide as no cheaper than on-demand
-        (:func:`spot_above_on_demand`): an estimate at or above the cheapest on-demand
-        price of its type over *all* priced rows. A workload compares it with the
-        cheapest over the rows whose shape holds the job, which is never lower, so the
-        groups left out here are never hidden, and a filter without spot has none."""
+    def spot_candidates(self) -> tuple[SpotCandidates, ...]:
+        """The passing spot groups of the priced rows that a workload can hide as no
+        cheaper than on-demand (:func:`spot_above_on_demand`), by shape number and type:
+        estimates at or above the cheapest on-demand price of their type over *all*
+        priced rows. A workload compares them with the cheapest over the rows whose shape
+        holds the job, which is never lower, so the groups left out here are never
+        hidden, and a filter without spot has none."""
         if self._spot is None:
             shaped = self.priced()
             lowest = {
                 key: min(price for _, price in found)
                 for key, found in self.on_demand_rows().items()
             }
-            self._spot = tuple(
-                (number, offer, offers)
-                for p, number in zip(shaped.rows, shaped.ids, strict=True)
-                if p.cheapest.billing == "spot"
-                for offer, _regions, offers in p.groups
-                if spot_above_on_demand(offer, lowest)
-            )
+            grouped: dict[tuple[int, TypeKey], list[tuple[float, int]]] = {}
+            for p, number in zip(shaped.rows, shaped.ids, strict=True):
+                if p.cheapest.billing != "spot":
+                    continue
+                for offer, _regions, offers in p.groups:
+                    if spot_above_on_demand(offer, lowest):
+                        key = (offer.provider, offer.instance.instance_type)
+                        hourly = offer.price_per_hour
+                        assert hourly is not None  # an estimate above a price has one
+                        grouped.setdefault((number, key), []).append((hourly, offers))
+            self._spot = tuple((n, key, tuple(found)) for (n, key), found in grouped.items())
         return self._spot
 
 

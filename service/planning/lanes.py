@@ -26,7 +26,6 @@ from service.planning.filters import (
     ShapedRows,
     TypeKey,
     passing,
-    spot_above_on_demand,
 )
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
@@ -172,12 +171,14 @@ class LaneIndex:
         is sized only when one of its spot estimates could be hidden, and a filter
         without spot sizes none (it sized every priced shape's memory before: ~17 % of
         a new job shape's answer)."""
-        on_demand = self.on_demand(placer)
-        return sum(
-            offers
-            for number, offer, offers in self._rows.spot_candidates()
-            if self.holds(number, placer) and spot_above_on_demand(offer, on_demand)
-        )
+        hidden = 0
+        for number, key, estimates in self._rows.spot_candidates():
+            if not self.holds(number, placer):
+                continue
+            cheapest = self.cheapest_on_demand(key, placer)
+            if cheapest is not None:
+                hidden += sum(offers for hourly, offers in estimates if hourly >= cheapest)
+        return hidden
 
     def _extend(self, placer: Placer, shaped: ShapedRows) -> list[bool]:
         """Join ``shaped`` rows with their placements (under the lock: the lists are
