@@ -31,6 +31,7 @@ from service.planning.bounds import (
     order_lanes,
     training_cost_order,
 )
+from service.planning.filters import spot_above_on_demand
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.memo import PlanCache
 from service.planning.place import Placer
@@ -186,12 +187,45 @@ def test_on_demand_index_is_the_walk_over_lanes(
 
 
 def test_two_shapes_catalog_has_types_with_two_shapes(two_shapes: CatalogSnapshot) -> None:
-    """The mixed part of the on-demand index is exercised (not only one shape per type)."""
+    """Types sold on demand in rows of two shapes are exercised (not only one shape per
+    type): the on-demand price of such a type depends on which of its shapes hold the job."""
     ctx = builtin_plan_context(two_shapes)
     index, _ = _index(ctx, {"workload": WORKLOADS[0]})
-    by_shape, mixed = index.rows.on_demand()
-    assert mixed
-    assert by_shape
+    shapes_per_type = [
+        len({number for number, _ in found}) for found in index.rows.on_demand_rows().values()
+    ]
+    assert 2 in shapes_per_type
+    assert 1 in shapes_per_type
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_hidden_spot_count_is_the_walk_over_lanes(
+    catalog: str, request: pytest.FixtureRequest
+) -> None:
+    """The hidden-spot count, taken over the filter's candidates and sizing only their
+    shapes, is the definition: every spot group of the priced lanes whose estimate is at
+    or above the walked on-demand price of its type."""
+    ctx = builtin_plan_context(request.getfixturevalue(catalog))
+    hidden = 0
+    for workload in WORKLOADS:
+        for billing in (["spot", "on_demand"], ["spot"], ["spot", "on_demand", "monthly"]):
+            body = {"workload": workload,
+                    "constraints": {"billing": billing, "interruptible": True}}  # fmt: skip
+            index, placer = _index(ctx, body)
+            walked = _walked_on_demand(index.priced_lanes(placer))
+            want = sum(
+                offers
+                for lane in index.priced_lanes(placer)
+                if lane.passing.cheapest.billing == "spot"
+                for offer, _regions, offers in lane.groups
+                if spot_above_on_demand(offer, walked)
+            )
+            # a fresh index of the same job: counted before any lane is indexed
+            fresh, fresh_placer = _index(builtin_plan_context(ctx.snapshot), body)
+            assert fresh.hidden_spot(fresh_placer) == want
+            assert index.hidden_spot(placer) == want
+            hidden += want
+    assert hidden > 0  # the catalogs have spot estimates above on-demand to hide
 
 
 TRAINING = [w for w in WORKLOADS if w["kind"] != "inference"] + [
@@ -251,3 +285,35 @@ def test_device_hours_floor_bounds_every_layout() -> None:
                 assert floor * FLOOR_SLACK <= estimate.hours * devices, (spec.name, devices)
                 compared += 1
     assert compared > 1000
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_placeable_verdicts_are_the_placements(
+    catalog: str, request: pytest.FixtureRequest
+) -> None:
+    """Whether a training job can be placed on a shape, said without timing it (and, for
+    a shape with as much memory as one seen to hold the job, without sizing it), is what
+    building that shape's placements from scratch says."""
+    snapshot = request.getfixturevalue(catalog)
+    checked = inferred = 0
+    for workload in TRAINING:
+        for constraints, descending in itertools.product(CONSTRAINTS, (False, True)):
+            body = {"workload": workload, "constraints": constraints}
+            ctx = builtin_plan_context(snapshot, memo=PlanCache())
+            index, placer = _index(ctx, body)
+            # smallest memory first, every bigger shape of a holder's kind is inferred;
+            # biggest first, none is (a smaller one may not hold the job)
+            shapes = sorted(
+                index.rows.priced().shapes, key=lambda s: s[0][1] or 0.0, reverse=descending
+            )
+            holders: set[tuple[int, bool]] = set()
+            for shape, row in shapes:
+                fresh = Placer(placer.job, ctx.accelerators, PlanCache(), placer.signature)
+                want = not isinstance(fresh.placements(row, shape), str)
+                assert placer.placeable(row, shape) == want, (workload, constraints, shape)
+                checked += 1
+                if want and not descending:
+                    inferred += (shape[2], shape[3]) in holders
+                    holders.add((shape[2], shape[3]))
+    assert checked > 1000
+    assert inferred > 50  # shapes answered from a smaller holder, not sized

@@ -294,10 +294,9 @@ class ShapedRows:
 
 TypeKey = tuple[str, str]
 """(provider, instance type)."""
-OnDemandIndex = tuple[dict[int, dict[TypeKey, float]], dict[TypeKey, list[tuple[int, float]]]]
-"""Cheapest on-demand hourly price per (provider, instance type) of passing rows: per
-shape number for the types all of whose rows have that shape, and per type (with each
-row's shape number) for the others."""
+SpotCandidates = tuple[int, TypeKey, tuple[tuple[float, int], ...]]
+"""(shape number, type, (hourly estimate, offers folded) per group) of spot groups that
+a workload may hide (:meth:`PassingRows.spot_candidates`)."""
 
 
 class PassingRows:
@@ -315,8 +314,8 @@ class PassingRows:
         )
         self._priced: ShapedRows | None = None
         self._unpriced: ShapedRows | None = None
-        self._on_demand: OnDemandIndex | None = None
         self._on_demand_rows: dict[TypeKey, list[tuple[int, float]]] | None = None
+        self._spot: tuple[SpotCandidates, ...] | None = None
 
     def priced(self) -> ShapedRows:
         if self._priced is None:
@@ -328,26 +327,10 @@ class PassingRows:
             self._unpriced = ShapedRows(_passing(self._buckets[self._priced_end :], self._flt))
         return self._unpriced
 
-    def on_demand(self) -> OnDemandIndex:
-        """The priced rows' cheapest on-demand hourly prices by (provider, instance
-        type), split by shape (see :data:`OnDemandIndex`): a workload keeps the shapes
-        it can be placed on, whatever the rows."""
-        if self._on_demand is None:
-            entries = self.on_demand_rows()
-            by_shape: dict[int, dict[TypeKey, float]] = {}
-            mixed: dict[TypeKey, list[tuple[int, float]]] = {}
-            for key, found in entries.items():
-                numbers = {number for number, _ in found}
-                if len(numbers) == 1:
-                    by_shape.setdefault(found[0][0], {})[key] = min(price for _, price in found)
-                else:
-                    mixed[key] = found
-            self._on_demand = (by_shape, mixed)
-        return self._on_demand
-
     def on_demand_rows(self) -> dict[TypeKey, list[tuple[int, float]]]:
         """Per (provider, instance type), the on-demand hourly price of each priced row
-        (with its shape number) — what :meth:`on_demand` folds, for a lookup of a few."""
+        (with its shape number): what
+        :meth:`~service.planning.lanes.LaneIndex.cheapest_on_demand` folds, type by type."""
         if self._on_demand_rows is None:
             shaped = self.priced()
             entries: dict[TypeKey, list[tuple[int, float]]] = {}
@@ -358,6 +341,32 @@ class PassingRows:
                     entries.setdefault(key, []).append((number, offer.price_per_hour))
             self._on_demand_rows = entries
         return self._on_demand_rows
+
+    def spot_candidates(self) -> tuple[SpotCandidates, ...]:
+        """The passing spot groups of the priced rows that a workload can hide as no
+        cheaper than on-demand (:func:`spot_above_on_demand`), by shape number and type:
+        estimates at or above the cheapest on-demand price of their type over *all*
+        priced rows. A workload compares them with the cheapest over the rows whose shape
+        holds the job, which is never lower, so the groups left out here are never
+        hidden, and a filter without spot has none."""
+        if self._spot is None:
+            shaped = self.priced()
+            lowest = {
+                key: min(price for _, price in found)
+                for key, found in self.on_demand_rows().items()
+            }
+            grouped: dict[tuple[int, TypeKey], list[tuple[float, int]]] = {}
+            for p, number in zip(shaped.rows, shaped.ids, strict=True):
+                if p.cheapest.billing != "spot":
+                    continue
+                for offer, _regions, offers in p.groups:
+                    if spot_above_on_demand(offer, lowest):
+                        key = (offer.provider, offer.instance.instance_type)
+                        hourly = offer.price_per_hour
+                        assert hourly is not None  # an estimate above a price has one
+                        grouped.setdefault((number, key), []).append((hourly, offers))
+            self._spot = tuple((n, key, tuple(found)) for (n, key), found in grouped.items())
+        return self._spot
 
 
 def passing(buckets: Sequence[OfferBucket], flt: OfferFilter, cache: PlanCache) -> PassingRows:

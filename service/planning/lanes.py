@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from typing import TypeVar, cast
 
 import msgspec
@@ -24,6 +24,7 @@ from service.planning.filters import (
     Passing,
     PassingRows,
     ShapedRows,
+    TypeKey,
     passing,
 )
 from service.planning.memo import PlanCache
@@ -83,10 +84,12 @@ class LaneIndex:
         self._complete = False
         """The unpriced rows are indexed too."""
         self._derived: dict[Hashable, object] = {}
-        self._on_demand: dict[tuple[str, str], float] | None = None
+        self._on_demand: dict[TypeKey, float | None] = {}
+        """:meth:`cheapest_on_demand` per type asked about."""
         self._placed: list[bool] = []
-        self._placeable: list[bool] | None = None
-        """Per shape number of the priced rows, whether the job can be placed on it."""
+        """Per shape number of the priced rows, whether it holds the job (once indexed)."""
+        self._holds: list[bool | None] | None = None
+        """:meth:`holds` per priced shape number, before the priced rows are indexed."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
 
@@ -127,42 +130,55 @@ class LaneIndex:
             value = self._derived[key] = build()
         return cast(T, value)
 
-    def on_demand(self, placer: Placer) -> dict[tuple[str, str], float]:
+    def on_demand(self, placer: Placer) -> OnDemandPrices:
         """Cheapest passing on-demand hourly price per (provider, instance type), over
-        the priced lanes (the filter's index, kept for the shapes the job is placed on)."""
-        if self._on_demand is None:
-            by_shape, mixed = self._rows.on_demand()
-            placed = self.placeable(placer)
-            index: dict[tuple[str, str], float] = {}
-            for number, prices in by_shape.items():
-                if placed[number]:
-                    index.update(prices)
-            for key, found in mixed.items():
-                kept = [price for number, price in found if placed[number]]
-                if kept:
-                    index[key] = min(kept)
-            self._on_demand = index
-        return self._on_demand
+        the priced lanes: the rows whose shape holds the job (see
+        :class:`OnDemandPrices`, a view that looks up only the types asked about)."""
+        return OnDemandPrices(self, placer)
 
-    def placeable(self, placer: Placer) -> list[bool]:
-        """Per shape number of the priced rows, whether the job can be placed on it
-        (without timing the shapes no ranking has read: see
-        :meth:`~service.planning.place.Placer.placeable`)."""
+    def cheapest_on_demand(self, key: TypeKey, placer: Placer) -> float | None:
+        """:meth:`on_demand`'s price for ``key`` (``None``: no priced lane sells it on
+        demand), worked out on first use from the rows of that type alone."""
+        known = self._on_demand
+        if key in known:
+            return known[key]
+        entries = self._rows.on_demand_rows().get(key, ())
+        kept = [price for number, price in entries if self.holds(number, placer)]
+        found = known[key] = min(kept) if kept else None
+        return found
+
+    def holds(self, number: int, placer: Placer) -> bool:
+        """Whether the job can be placed on priced shape ``number``: the lanes' verdict
+        once the priced rows are indexed, else
+        :meth:`~service.planning.place.Placer.placeable` for that shape alone (memory,
+        not time, for a shape no ranking has read)."""
         if self._priced is not None or self.flt.cpu_only:
             self.priced(placer)
-            return self._placed
-        if self._placeable is None:
-            self._placeable = [
-                placer.placeable(row, shape) for shape, row in self._rows.priced().shapes
-            ]
-        return self._placeable
+            return self._placed[number]
+        verdicts = self._holds
+        if verdicts is None:
+            verdicts = self._holds = [None] * len(self._rows.priced().shapes)
+        found = verdicts[number]
+        if found is None:
+            shape, row = self._rows.priced().shapes[number]
+            found = verdicts[number] = placer.placeable(row, shape)
+        return found
 
-    def placed_rows(self, placer: Placer) -> list[Passing]:
-        """The priced rows whose shape holds the job, in catalog order (the priced
-        lanes' rows, without building the lanes)."""
-        placeable = self.placeable(placer)
-        shaped = self._rows.priced()
-        return [p for p, number in zip(shaped.rows, shaped.ids, strict=True) if placeable[number]]
+    def hidden_spot(self, placer: Placer) -> int:
+        """How many spot offers of the priced lanes the pricer leaves out as no cheaper
+        than on-demand (:func:`~service.planning.filters.spot_above_on_demand`), counted
+        over the filter's few candidates (:meth:`PassingRows.spot_candidates`): a shape
+        is sized only when one of its spot estimates could be hidden, and a filter
+        without spot sizes none (it sized every priced shape's memory before: ~17 % of
+        a new job shape's answer)."""
+        hidden = 0
+        for number, key, estimates in self._rows.spot_candidates():
+            if not self.holds(number, placer):
+                continue
+            cheapest = self.cheapest_on_demand(key, placer)
+            if cheapest is not None:
+                hidden += sum(offers for hourly, offers in estimates if hourly >= cheapest)
+        return hidden
 
     def _extend(self, placer: Placer, shaped: ShapedRows) -> list[bool]:
         """Join ``shaped`` rows with their placements (under the lock: the lists are
@@ -191,3 +207,39 @@ def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer)
     return cache.catalog_shared(
         buckets, ("lanes", flt, placer.prefix), lambda: LaneIndex(buckets, flt, cache)
     )
+
+
+class OnDemandPrices(Mapping[TypeKey, float]):
+    """:meth:`LaneIndex.on_demand` as a mapping for one request's placer: a type's price
+    is worked out when it is looked up (the pricer asks for its spot estimates' types,
+    the answer for its subscriptions'), and kept in the index for the requests after.
+
+    It replaced an index built over every priced shape, which needed whether each shape
+    holds the job — a memory fit of every shape of the catalog for a new job shape
+    (~17 % of its answer) — although a job that is not interruptible looks up a type or
+    two, or none. Iterating it (tests) works the whole index out."""
+
+    __slots__ = ("_index", "_placer")
+
+    def __init__(self, index: LaneIndex, placer: Placer) -> None:
+        self._index = index
+        self._placer = placer
+
+    def get(self, key: TypeKey, default: float | None = None) -> float | None:  # type: ignore[override]
+        found = self._index.cheapest_on_demand(key, self._placer)
+        return default if found is None else found
+
+    def __getitem__(self, key: TypeKey) -> float:
+        found = self._index.cheapest_on_demand(key, self._placer)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[TypeKey]:
+        return iter([key for key in self._index.rows.on_demand_rows() if key in self])
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and self.get(cast(TypeKey, key)) is not None

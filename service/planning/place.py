@@ -98,9 +98,12 @@ class Placer:
         self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
         self._floors: dict[tuple[str | None, float | None], object] = {}
+        """:meth:`hours_floor` per device, per (accelerator, memory)."""
         self._verdicts: dict[Shape, bool] = {}
         """:meth:`placeable` per shape, for shapes not placed yet."""
-        """:meth:`hours_floor` per device, per (accelerator, memory)."""
+        self._holding: dict[tuple[int, bool], float] = {}
+        """Training: per (devices per node, RDMA), the least device memory of a shape
+        seen to hold the job (see :meth:`_trainable`)."""
 
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
@@ -126,6 +129,8 @@ class Placer:
         placed = self.table.get(shape)
         if placed is None:
             placed = self.table[shape] = self._placements_of_shape(row)
+            if not isinstance(placed, str) and not (self.job.serving or self.job.cpu_only):
+                self._held(shape)
         return placed
 
     def hours_floor(self, row: InstanceType) -> float | None:
@@ -236,27 +241,53 @@ class Placer:
         """Whether the job can be placed on the row's shape: for training, without timing
         it (the placements are built when a ranking reads the shape)."""
         placed = self.table.get(shape)
-        if placed is not None:
-            return not isinstance(placed, str)
         job = self.job
+        if placed is not None:
+            holds = not isinstance(placed, str)
+            if holds and not (job.serving or job.cpu_only):
+                self._held(shape)
+            return holds
         if job.serving or job.cpu_only:
             return not isinstance(self.placements(row, shape), str)
         found = self._verdicts.get(shape)
         if found is None:
-            found = self._verdicts[shape] = self._trainable(row)
+            found = self._verdicts[shape] = self._trainable(row, shape)
         return found
 
-    def _trainable(self, row: InstanceType) -> bool:
-        if row.accelerator_memory_gib is None:
+    def _held(self, shape: Shape) -> None:
+        """Note that training holds on ``shape`` (for :meth:`_trainable`)."""
+        key, memory = (shape[2], shape[3]), shape[1]
+        least = self._holding.get(key)
+        if memory is not None and (least is None or memory < least):
+            self._holding[key] = memory
+
+    def _trainable(self, row: InstanceType, shape: Shape) -> bool:
+        """Whether training fits some placement on ``shape``, without timing it.
+
+        Monotone in the device memory: the layouts tried depend on the workload and the
+        device count only (:func:`~service.sizing.memory_ladder`), and one fits when its
+        memory per device is within the capacity (and, asked for safety, the high end of
+        its range within the memory), so a supported accelerator with as much memory as a
+        shape of the same devices per node and network seen to hold the job holds it
+        too. Hidden-spot counts ask about the shapes the ranking did not read, most of
+        them bigger than one it placed: 3 in 4 of those verdicts need no sizing."""
+        memory = row.accelerator_memory_gib
+        if memory is None:
             return False
         registered = self._supported(row.accelerator or "")
         if isinstance(registered, str):
             return False
-        spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
+        least = self._holding.get((shape[2], shape[3]))
+        if least is not None and least <= memory:
+            return True
+        spec = self.fits.spec_for(registered, memory)
         limits = self._limits(row)
-        return not isinstance(limits, str) and not isinstance(
+        holds = not isinstance(limits, str) and not isinstance(
             self._smallest(spec, row, *limits), str
         )
+        if holds:
+            self._held(shape)
+        return holds
 
     def _place(self, spec: AcceleratorSpec, row: InstanceType) -> list[Placement] | str:
         per_node = row.accelerator_count

@@ -49,7 +49,7 @@ class Plan:
     serving: bool
     """Open-ended serving: ranked per hour and by throughput (no job length)."""
     inference: bool = False
-    on_demand: dict[tuple[str, str], float] = dataclasses.field(default_factory=dict)
+    on_demand: Mapping[tuple[str, str], float] = dataclasses.field(default_factory=dict)
     """Cheapest on-demand hourly price per (provider, instance type) that passes the
     filters: what a subscription's break-even is measured against."""
     hidden_spot: int = 0
@@ -81,7 +81,7 @@ class Pricer:
         may then be billed by the month (its option says what the month commits)."""
         self.to_target = to_target
         """Sized to a throughput target: ranked by the hour (see ``Job.to_target``)."""
-        self.on_demand: Mapping[tuple[str, str], float] = on_demand or {}
+        self.on_demand: Mapping[tuple[str, str], float] = {} if on_demand is None else on_demand
         """Spot estimates at or above these prices are not entered (see Plan)."""
         self.objective = objective
         self.budget = budget

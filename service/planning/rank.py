@@ -33,7 +33,7 @@ from service.planning.bounds import (
 )
 from service.planning.candidates import Candidate
 from service.planning.cost import break_even_hours, per_million_tokens, ranked_money_scale
-from service.planning.filters import OfferFilter, spot_above_on_demand
+from service.planning.filters import OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
 from service.planning.price import (
@@ -133,19 +133,7 @@ def _hidden_spot(index: LaneIndex, placer: Placer) -> int:
     """How many spot offers the pricer leaves out as no cheaper than on-demand, counted
     over every passing lane (not just those the bound priced), once per lane index."""
 
-    def build() -> int:
-        on_demand = index.on_demand(placer)
-        if not on_demand:
-            return 0
-        return sum(
-            offers
-            for row in index.placed_rows(placer)  # the priced lanes' rows
-            if row.cheapest.billing == "spot"
-            for offer, _regions, offers in row.groups
-            if spot_above_on_demand(offer, on_demand)
-        )
-
-    return index.derived(("hidden_spot",), build)
+    return index.derived(("hidden_spot",), lambda: index.hidden_spot(placer))
 
 
 def _order(index: LaneIndex, placer: Placer, objective: Objective, mode: BoundMode) -> Order:
