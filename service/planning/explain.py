@@ -49,6 +49,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.moe import moe_training_factor
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -424,6 +425,8 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
+        < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)

@@ -31,6 +31,7 @@ from service.sizing.host import (
     host_for,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
+from service.sizing.moe import moe_training_note
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.resolve import (
@@ -104,7 +105,7 @@ def placed_estimate(
     memory, echo = _place(rw, spec, placement, notes)
     devices = placement.count
     time = _time(rw, spec, devices, echo)
-    _time_notes(rw, spec, devices, time, notes)
+    _time_notes(rw, spec, devices, time, notes, echo.zero_stage)
     if rw.inference is not None:
         _serving_notes(rw, spec, devices, notes)
     _closing_notes(rw, memory, host_for(rw, devices), notes)
@@ -325,6 +326,7 @@ def _time_notes(
     devices: int,
     time: TimeEstimate | None,
     notes: list[str],
+    zero_stage: int | None = None,
 ) -> None:
     w = rw.workload
     if isinstance(w, Inference):
@@ -341,7 +343,7 @@ def _time_notes(
         else:
             notes.append("No FLOP count is known for this model: time unknown.")
         return
-    util, basis = training_utilization(rw, spec)
+    util, basis = training_utilization(rw, spec, zero_stage)
     if w.precision in ("bf16", "fp8") and not spec.supports_bf16:
         notes.append(f"{spec.name} has no BF16: its FP16 peak is used.")
     if w.precision == "fp8" and spec.supports_fp8:
@@ -370,6 +372,10 @@ def _time_notes(
     notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
     if rw.arch is not None and rw.arch.active_params < rw.arch.params:
         notes.append("MoE: compute counts active parameters, memory counts all experts.")
+        framework = b.framework if b is not None else "generic"
+        moe = moe_training_note(rw.arch, framework, zero_stage)
+        if moe is not None:
+            notes.append(moe)
 
 
 def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:
