@@ -124,6 +124,7 @@ def answer_terms(
         accelerators=ctx.accelerators,
         precision=placer.job.precision,
         stale_live=ctx.stale_live,
+        fixed_hours=placer.fixed_hours(),
     )
 
 
@@ -272,7 +273,7 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     )
     parts = [head, price]
     if c.hours is not None:
-        parts.append(f"{c.hours:.1f} 小时" if lang == "zh" else f"{c.hours:.1f} h")
+        parts.append(texts.duration(c.hours, lang))
     if c.total_cost is not None:
         parts.append(f"¥{c.total_cost:,.2f}")
     return ("，" if lang == "zh" else ", ").join(parts)

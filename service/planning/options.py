@@ -210,6 +210,9 @@ class OptionTerms:
     """The job's (what the device's capabilities are checked for)."""
     stale_live: frozenset[str]
     """Providers whose live prices are past their TTL."""
+    fixed_hours: float = 0.0
+    """The training job's fixed start-up and save hours, in every option's hours
+    (:meth:`~service.planning.place.Placer.fixed_hours`; the same at any job length)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +308,8 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     lang = terms.lang
     ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang, terms.to_target)
     between = (ranked, *part.middle) if ranked else part.middle
+    if terms.fixed_hours and c.hours is not None and not terms.serving:
+        between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
     reasons = [*part.head, *between, *part.tail]

@@ -32,6 +32,7 @@ from service.sizing.host import (
 )
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
 from service.sizing.moe import moe_training_note
+from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.resolve import (
@@ -370,6 +371,9 @@ def _time_notes(
             f"prior: {basis}."
         )
     notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
+    overhead = class_overhead(rw)
+    if overhead is not None:
+        notes.append(overhead_note(overhead))
     if rw.arch is not None and rw.arch.active_params < rw.arch.params:
         notes.append("MoE: compute counts active parameters, memory counts all experts.")
         framework = b.framework if b is not None else "generic"
