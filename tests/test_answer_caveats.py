@@ -132,3 +132,32 @@ def test_dense_finetune_gets_no_moe_advice(client: TestClient[Litestar]) -> None
     body = recommend(client, dense, "en")
     assert body["options"]
     assert not any(a["topic"] == "moe_framework" for a in body["advice"])
+
+
+def test_huawei_p2s_is_planned_as_v100_pcie(client: TestClient[Litestar]) -> None:
+    """Review-3 R19: the p2s rows' own notes say V100 PCIe; the answer now uses its rates
+    (112 TFLOPS, PCIe Gen3 ring) instead of the SXM2 part's."""
+    body = {
+        "workload": {"kind": "finetune", "model": "glm-4-9b", "method": "full",
+                     "seq_len": 2048, "tokens": 100000000},
+        "constraints": {"providers": ["华为云"]},
+        "top_k": 10,
+    }  # fmt: skip
+    answer = recommend(client, body, "zh")
+    p2s = [o for o in answer["options"] if o["family"] == "p2s"]
+    assert p2s, [o["instance_type"] for o in answer["options"]]
+    assert {o["accelerator"]["name"] for o in p2s} == {"V100-32GB-PCIe"}
+    estimate = client.post(
+        "/v1/estimate",
+        json={
+            "workload": body["workload"],
+            "placement": {"accelerator": "V100-32GB-PCIe", "count": 8, "zero_stage": 3},
+        },
+    ).json()
+    sxm = client.post(
+        "/v1/estimate",
+        json={"workload": body["workload"],
+              "placement": {"accelerator": "V100-32GB", "count": 8, "zero_stage": 3}},
+    ).json()  # fmt: skip
+    # 125/112 from the peak alone; the PCIe ring (10 GB/s across sockets, not 150) adds more
+    assert estimate["time"]["hours"] > 1.2 * sxm["time"]["hours"]

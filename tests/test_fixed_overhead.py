@@ -140,4 +140,3 @@ def test_time_ranking_says_minutes(client: TestClient[Litestar], lang: str, unit
     short = [o for o in options if o["hours"] < 1]
     assert short
     assert all(r.endswith(unit) for r in ranked[: len(short)]), ranked
-
