@@ -161,3 +161,32 @@ def test_huawei_p2s_is_planned_as_v100_pcie(client: TestClient[Litestar]) -> Non
     ).json()  # fmt: skip
     # 125/112 from the peak alone; the PCIe ring (10 GB/s across sockets, not 150) adds more
     assert estimate["time"]["hours"] > 1.2 * sxm["time"]["hours"]
+
+
+QLORA_32B = {"kind": "finetune", "model": "qwen2.5-32b", "method": "qlora", "seq_len": 4096,
+             "tokens": 20000000}  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "PyTorch fallback"), ("zh", "PyTorch 回退")])
+def test_qlora_on_ascend_says_nf4_is_a_pytorch_fallback(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """Review-3 R20: bitsandbytes PR 1422 runs NF4 on Ascend in PyTorch."""
+    body = {"workload": QLORA_32B, "constraints": {"accelerators": ["910B"]}, "top_k": 3}
+    answer = recommend(client, body, lang)
+    assert answer["options"]
+    for option in answer["options"]:
+        assert sum(words in w for w in option["warnings"]) == 1, option["warnings"]
+
+
+def test_qlora_on_cuda_and_lora_on_ascend_have_no_nf4_caveat(
+    client: TestClient[Litestar],
+) -> None:
+    cuda = recommend(client, {"workload": QLORA_32B, "top_k": 3}, "en")
+    lora = {**QLORA_32B, "method": "lora"}
+    ascend = recommend(
+        client, {"workload": lora, "constraints": {"accelerators": ["910B"]}, "top_k": 3}, "en"
+    )
+    for answer in (cuda, ascend):
+        assert answer["options"]
+        assert not any("PyTorch fallback" in w for o in answer["options"] for w in o["warnings"])

@@ -125,6 +125,7 @@ def answer_terms(
         precision=placer.job.precision,
         stale_live=ctx.stale_live,
         fixed_hours=placer.fixed_hours(),
+        method=getattr(req.workload, "method", None),
     )
 
 

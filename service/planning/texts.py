@@ -48,6 +48,15 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按总费用排序：约 ¥{cost:,.2f}（{dur}）。",
         "en": "Ranked by total cost: about ¥{cost:,.2f} for {dur}.",
     },
+    "qlora_fallback": {
+        "zh": "昇腾上的 QLoRA：bitsandbytes 的 NF4 在 NPU 上只是 PyTorch 回退实现（AscendC "
+        "高性能版本尚未完成），速度可能远低于估算，部分框架还会报错；显存够时建议用 bf16 底座做 "
+        "LoRA（必要时用 2 张 NPU）。",
+        "en": "QLoRA on Ascend: bitsandbytes runs NF4 on the NPU as a PyTorch fallback (the "
+        "AscendC kernels are not finished), so it may run far slower than estimated and some "
+        "trainers fail on it; where memory allows, prefer LoRA on a bf16 base (over 2 NPUs if "
+        "needed).",
+    },
     "fixed_time": {
         "zh": "耗时含每次任务约 {minutes:.0f} 分钟固定开销（启动并初始化节点、读取起始检查点、"
         "保存结果），每台节点都按此计费。",
