@@ -245,14 +245,24 @@ def _closing_notes(
     _overhead_note(rw, notes)
     notes.append(
         f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
-        "at least 32 GiB RAM (seed practice), RAM for one 16-bit copy of the weights (+20 %) and "
-        "8 GiB per accelerator; disk for the weights, two checkpoints and the tokenized data."
+        "at least 32 GiB RAM (seed practice), RAM for one copy of the weights as loaded (+20 %; "
+        f"{_loaded_form(rw)}) and 8 GiB per accelerator; disk for the weights"
+        + (", two checkpoints and the tokenized data." if rw.training is not None else ".")
     )
     if host.network == "rdma":
         notes.append(
             f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
             "networking is required."
         )
+
+
+def _loaded_form(rw: ResolvedWorkload) -> str:
+    if rw.inference is not None and rw.inference.precision not in ("bf16", "fp16", "fp32"):
+        return (
+            f"the {rw.inference.precision.upper()} checkpoint's own bytes, which vLLM/SGLang "
+            "read through mmap"
+        )
+    return "16-bit"
 
 
 def _place(
