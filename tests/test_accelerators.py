@@ -27,6 +27,8 @@ NVIDIA_NAMES = {
     "RTX-A6000",
     "A40",
     "L40",
+    # the PCIe form factor where its rates differ from the SXM2 part (review-3 R19)
+    "V100-32GB-PCIe",
 }
 ASCEND_NAMES = BRIEF_ASCEND - {"Ascend-310"}
 """Ascend-310 is absent on purpose: no source gives its per-chip memory size."""
@@ -196,7 +198,7 @@ def test_families_and_unknowns_do_not_resolve(registry: AcceleratorRegistry, typ
     [
         ("A100", ["A100-40GB", "A100-80GB"]),
         ("a100", ["A100-40GB", "A100-80GB"]),
-        ("V100", ["V100-16GB", "V100-32GB"]),
+        ("V100", ["V100-16GB", "V100-32GB", "V100-32GB-PCIe"]),
         ("A800", ["A800-40GB", "A800-80GB"]),
         ("910B", ["Ascend-910B1", "Ascend-910B2", "Ascend-910B3", "Ascend-910B4"]),
         ("Ascend 910B", ["Ascend-910B1", "Ascend-910B2", "Ascend-910B3", "Ascend-910B4"]),
@@ -313,3 +315,17 @@ def test_hook_order_refuses_a_plugin_spec_that_conflicts_with_a_builtin() -> Non
         "suanli_plugin_conflicts_total", {"kind": "accelerator", "name": "A10"}
     )
     assert after == (before or 0) + 1
+
+
+def test_v100_pcie_has_its_own_rates_and_no_nvlink(registry: AcceleratorRegistry) -> None:
+    """Review-3 R19: Huawei p2s (V100 PCIe) was planned with the SXM2 spec (125 TFLOPS,
+    NVLink 300 GB/s); the datasheet's PCIe column is 112 TFLOPS, 14 FP32, PCIe 32 GB/s."""
+    pcie = registry.get("V100-32GB-PCIe")
+    assert pcie.fp16_tflops == 112
+    assert pcie.fp32_tflops == 14
+    assert pcie.interconnect_gbps == 32
+    assert "nvlink" not in (pcie.interconnect or "").lower()
+    assert registry.resolve("Tesla V100-PCIE-32GB") is pcie
+    sxm = registry.get("V100-32GB")
+    assert sxm.fp16_tflops == 125
+    assert registry.resolve("Tesla V100-SXM2-32GB") is sxm

@@ -9,6 +9,11 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.sizing.overheads import class_overhead
+from service.sizing.resolve import resolve_workload
+from service.sizing.workload import Finetune
+from tests.sizing.calibration import MODELS
+
 MakeClient = Callable[..., TestClient[Litestar]]
 
 QLORA_7B = {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024,
@@ -301,9 +306,17 @@ def test_only_bodies_that_repeat_are_kept_decoded(client: TestClient[Litestar]) 
 def test_option_hours_agree_with_the_estimate_of_the_same_placement(
     client: TestClient[Litestar],
 ) -> None:
-    """Options are timed as hours-per-token x tokens; the estimate block calls the sizing
-    engine directly: the two must agree."""
+    """Options are timed as hours-per-token x tokens plus the job's fixed start-up and
+    save time; the estimate block calls the sizing engine directly (the training loop)
+    and states the fixed time: the two must agree."""
+    work = resolve_workload(Finetune(model="llama-2-7b", method="qlora", seq_len=1024), MODELS)
+    fixed = class_overhead(work)
+    assert fixed is not None
     for tokens in (20_000_000, 3_000_000_000):
         body = post(client, {"workload": {**QLORA_7B, "tokens": tokens}, "lang": "en"}).json()
         top = body["options"][0]
-        assert top["hours"] == pytest.approx(body["estimate"]["time"]["hours"], rel=1e-3)
+        loop = body["estimate"]["time"]["hours"]
+        assert top["hours"] == pytest.approx(loop + fixed.hours, rel=1e-3)
+        stated = [a for a in body["estimate"]["assumptions"] if a.startswith("Fixed time")]
+        assert len(stated) == 1
+        assert f"about {fixed.seconds / 60:.0f} min" in stated[0]

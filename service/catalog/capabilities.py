@@ -37,6 +37,14 @@ class Generation:
     modern_engines: bool
     """vLLM's current (V1) engine and FlashAttention-2 run on it."""
     source: str
+    nf4_kernels: bool | None = True
+    """bitsandbytes NF4 (QLoRA's 4-bit base) runs as native kernels: CUDA kernels on the
+    NVIDIA generations; on Ascend (``False``) it runs as a PyTorch fallback: "the nf4
+    quantization method is currently implemented in PyTorch. This interim measure is due
+    to the fact that the high-performance version implemented with AscendC is still in
+    progress" (bitsandbytes-foundation/bitsandbytes PR 1422, merged 2024,
+    https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1422; still "a temporary
+    PyTorch version" in PR 1695, 2025-07). No published measurement of its speed."""
     awq_kernels: bool | None = None
     """vLLM's AWQ int4 kernels (``None``: as ``int4_kernels``). Volta has GPTQ but no AWQ:
     https://docs.vllm.ai/en/v0.9.2/features/quantization/supported_hardware.html (AWQ needs
@@ -67,7 +75,8 @@ GENERATIONS: dict[str, Generation] = {
     "DaVinci": Generation("DaVinci", None, None, None, True,
                           "CANN stack (torch_npu / vLLM-Ascend); FlashAttention-2 and the CUDA "
                           "quantization kernels do not apply, CANN's own operators are not "
-                          "tabulated here (reference/accelerator-facts.csv)"),
+                          "tabulated here (reference/accelerator-facts.csv); bitsandbytes NF4 "
+                          "as a PyTorch fallback (bitsandbytes PR 1422)", nf4_kernels=False),
 }  # fmt: skip
 """Keyed by the registry's ``architecture`` (its first word: ``DaVinci (910B)`` ->
 ``DaVinci``)."""
@@ -123,6 +132,15 @@ def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     if engine in CUDA_ENGINES and gen is not None and gen.name in BELOW_SM70:
         return "unsupported"
     return "ok"
+
+
+def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:
+    """Keys of the sentences a fine-tune ``method`` on ``spec`` must carry: QLoRA where
+    bitsandbytes NF4 has no native kernels (Ascend: a PyTorch fallback)."""
+    gen = generation(spec)
+    if method == "qlora" and gen is not None and gen.nf4_kernels is False:
+        return ("qlora_fallback",)
+    return ()
 
 
 def hardware_notes(spec: AcceleratorSpec, precision: str, serving: bool) -> tuple[str, ...]:

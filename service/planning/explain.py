@@ -49,6 +49,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.moe import moe_training_factor
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -123,6 +124,8 @@ def answer_terms(
         accelerators=ctx.accelerators,
         precision=placer.job.precision,
         stale_live=ctx.stale_live,
+        fixed_hours=placer.fixed_hours(),
+        method=getattr(req.workload, "method", None),
     )
 
 
@@ -271,7 +274,7 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     )
     parts = [head, price]
     if c.hours is not None:
-        parts.append(f"{c.hours:.1f} 小时" if lang == "zh" else f"{c.hours:.1f} h")
+        parts.append(texts.duration(c.hours, lang))
     if c.total_cost is not None:
         parts.append(f"¥{c.total_cost:,.2f}")
     return ("，" if lang == "zh" else ", ").join(parts)
@@ -440,6 +443,8 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
+        < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
-from service.catalog.capabilities import hardware_notes
+from service.catalog.capabilities import hardware_notes, method_notes
 from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.catalog.names import price_source_label
 from service.planning import texts
@@ -219,6 +219,11 @@ class OptionTerms:
     """The job's (what the device's capabilities are checked for)."""
     stale_live: frozenset[str]
     """Providers whose live prices are past their TTL."""
+    method: str | None = None
+    """The fine-tune's method (QLoRA's caveats depend on the device)."""
+    fixed_hours: float = 0.0
+    """The training job's fixed start-up and save hours, in every option's hours
+    (:meth:`~service.planning.place.Placer.fixed_hours`; the same at any job length)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +329,8 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     lang = terms.lang
     ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang, terms.to_target)
     between = (ranked, *part.middle) if ranked else part.middle
+    if terms.fixed_hours and c.hours is not None and not terms.serving:
+        between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
@@ -398,6 +405,10 @@ def _texts(
     if open_ended and c.offer.billing == "monthly" and price and price.price_per_month:
         middle.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
     warnings = list(sold.price_warnings)
+    if terms.method is not None and row.accelerator:
+        spec = terms.accelerators.resolve(row.accelerator)
+        if spec is not None:
+            warnings.extend(texts.t(key, lang) for key in method_notes(spec, terms.method))
     if price is not None and price.price_source == "live" and c.offer.provider in terms.stale_live:
         warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     return tuple(head), tuple(middle), sold.price, tuple(warnings), sold.row_warnings

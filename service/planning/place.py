@@ -37,6 +37,7 @@ from service.sizing import (
 )
 from service.sizing.batch import at_concurrency, batch_for
 from service.sizing.compute import device_hours_floor
+from service.sizing.overheads import class_overhead
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -95,6 +96,7 @@ class Placer:
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
+        self._fixed: float | None = None
         self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
         self._floors: dict[tuple[str | None, float | None], object] = {}
@@ -195,6 +197,7 @@ class Placer:
         variants = []
         job = self.job
         tokens = job.rw.tokens
+        fixed = self.fixed_hours()
         for nodes, devices, fit, throughput, hours_per_token in placed.items:
             if job.serving:
                 hours = None
@@ -202,11 +205,25 @@ class Placer:
                     hours = job.output_tokens / throughput / 3600
                 variants.append(Variant(nodes, devices, fit, hours, None, throughput))
                 continue
-            hours = None if hours_per_token is None or tokens is None else hours_per_token * tokens
+            hours = (
+                None
+                if hours_per_token is None or tokens is None
+                else hours_per_token * tokens + fixed
+            )
             spot = None if hours is None else spot_overhead(hours, nodes)
             variants.append(Variant(nodes, devices, fit, hours, spot, None, hours_per_token))
         self._timed[id(placed)] = variants
         return variants
+
+    def fixed_hours(self) -> float:
+        """The training job's fixed hours (:func:`~service.sizing.overheads.class_overhead`:
+        node start, checkpoint read, final save), added to every placement's loop time
+        and so billed on each of its nodes; 0 for serving. Branch and bound stays exact:
+        the lane bounds take the loop time alone, a lower bound of these hours."""
+        if self._fixed is None:
+            overhead = None if self.job.serving else class_overhead(self.job.rw)
+            self._fixed = 0.0 if overhead is None else overhead.hours
+        return self._fixed
 
     def _limits(self, row: InstanceType) -> tuple[int, int | None] | str:
         """(most nodes, exact node count if the request fixes the devices) on ``row``."""

@@ -53,8 +53,24 @@ _T: dict[str, dict[Lang, str]] = {
         "demand. Actual spot prices are often far lower: check the console.",
     },
     "rank_cost": {
-        "zh": "按总费用排序：约 ¥{cost:,.2f}（{hours:.1f} 小时）。",
-        "en": "Ranked by total cost: about ¥{cost:,.2f} for {hours:.1f} h.",
+        "zh": "按总费用排序：约 ¥{cost:,.2f}（{dur}）。",
+        "en": "Ranked by total cost: about ¥{cost:,.2f} for {dur}.",
+    },
+    "qlora_fallback": {
+        "zh": "昇腾上的 QLoRA：bitsandbytes 的 NF4 在 NPU 上只是 PyTorch 回退实现（AscendC "
+        "高性能版本尚未完成），速度可能远低于估算，部分框架还会报错；显存够时建议用 bf16 底座做 "
+        "LoRA（必要时用 2 张 NPU）。",
+        "en": "QLoRA on Ascend: bitsandbytes runs NF4 on the NPU as a PyTorch fallback (the "
+        "AscendC kernels are not finished), so it may run far slower than estimated and some "
+        "trainers fail on it; where memory allows, prefer LoRA on a bf16 base (over 2 NPUs if "
+        "needed).",
+    },
+    "fixed_time": {
+        "zh": "耗时含每次任务约 {minutes:.0f} 分钟固定开销（启动并初始化节点、读取起始检查点、"
+        "保存结果），每台节点都按此计费。",
+        "en": "The time includes about {minutes:.0f} min fixed per job (starting and "
+        "bootstrapping the nodes, reading the starting checkpoint, saving the result), billed "
+        "on every node.",
     },
     "rank_hourly": {
         "zh": "按每小时价格排序：¥{price:,.2f}/小时。",
@@ -89,8 +105,8 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "about ¥{pmt:,.2f} per million tokens",
     },
     "rank_time": {
-        "zh": "按耗时排序：约 {hours:.1f} 小时。",
-        "en": "Ranked by time: about {hours:.1f} h.",
+        "zh": "按耗时排序：约 {dur}。",
+        "en": "Ranked by time: about {dur}.",
     },
     "rank_throughput": {
         "zh": "按解码吞吐排序（最快优先）：约 {tps:,.0f} tokens/秒。",
@@ -417,6 +433,15 @@ def t(key: str, lang: Lang, **values: object) -> str:
     return _T[key][lang].format(**values)
 
 
+def duration(hours: float, lang: Lang) -> str:
+    """A job's length as a person says it: minutes below an hour (0.069 h and 0.137 h
+    are 4 and 8 minutes, not both "0.1 h"), hours with one decimal from there."""
+    if hours < 1.0:
+        minutes = max(round(hours * 60), 1)
+        return f"{minutes} 分钟" if lang == "zh" else f"{minutes} min"
+    return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
+
+
 def clip(text: str, limit: int = 120) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut
     (a source citation inside a sentence must not end mid-word)."""
@@ -485,7 +510,7 @@ def _rank_reason(
     c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
-        return t("rank_time", lang, hours=c.hours)
+        return t("rank_time", lang, dur=duration(c.hours, lang))
     if objective == "time" and serving and c.throughput_tokens_per_s:
         # open-ended serving by time: the key is decode throughput, not a price
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
@@ -494,7 +519,7 @@ def _rank_reason(
     if objective == "balanced":
         return t("rank_balanced", lang)
     if c.total_cost is not None and c.hours is not None and not serving:
-        return t("rank_cost", lang, cost=c.total_cost, hours=c.hours)
+        return t("rank_cost", lang, cost=c.total_cost, dur=duration(c.hours, lang))
     if serving and c.hours is None and c.price_per_million_tokens is not None:
         if to_target:
             pmt = c.price_per_million_tokens
@@ -566,7 +591,7 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
         if c.hours is None:
             return f"{head}{price}；未给出 tokens，无法估计耗时。"
         cost = f"，总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
-        return f"{head}{price}，预计 {c.hours:.1f} 小时{cost}。"
+        return f"{head}{price}，预计 {duration(c.hours, lang)}{cost}。"
     head = f"Rent {nodes}{name} on {display_name} ({accel}, {billing}"
     price = (
         ", price unknown)"
@@ -584,4 +609,4 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
     cost = (
         f", about ¥{c.total_cost:,.2f} in total" if c.total_cost is not None else ", cost unknown"
     )
-    return f"{head}{price}: about {c.hours:.1f} h{cost}."
+    return f"{head}{price}: about {duration(c.hours, lang)}{cost}."

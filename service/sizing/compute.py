@@ -18,6 +18,7 @@ from __future__ import annotations
 from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import generation, mfu_prior
+from service.sizing.moe import moe_training_factor
 from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
@@ -151,12 +152,17 @@ def peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
     return peak
 
 
-def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> tuple[float, str]:
-    """(utilization prior, basis sentence) for the resolved training job."""
+def training_utilization(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, zero_stage: int | None = None
+) -> tuple[float, str]:
+    """(utilization prior, basis sentence) for the resolved training job: the dense
+    prior, times the MoE factor of its framework (:mod:`service.sizing.moe`; ZeRO-3's
+    per-expert gathers only when ``zero_stage`` is 3, so without a stage it is the
+    highest utilization any layout reaches)."""
     b = rw.training
     basis = b.time_basis if b is not None else "run"
     framework = b.framework if b is not None else "generic"
-    return mfu_prior(
+    util, text = mfu_prior(
         rw.active_params_b,
         accelerator,
         image_model=rw.image_model,
@@ -164,6 +170,11 @@ def training_utilization(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> 
         framework=framework,
         precision=getattr(rw.workload, "precision", "bf16"),
     )
+    moe = moe_training_factor(rw.arch, framework, zero_stage)
+    if moe != 1.0:
+        util *= moe
+        text += f"; x{moe:.2f} for MoE experts under {framework} (see the MoE line)"
+    return util, text
 
 
 def pipeline_efficiency(stages: int, micro_batches: int) -> float:
@@ -216,7 +227,7 @@ def time_for(
     peak = peak_tflops(accelerator, precision)
     if compute.flops is None or not peak or rw.tokens is None:
         return None
-    util, _ = training_utilization(rw, accelerator)
+    util, _ = training_utilization(rw, accelerator, zero_stage)
     b = rw.training
     if pipeline_parallel > 1 and b is not None and b.time_basis == "steady":
         # the whole-run priors come from pipelined runs (Llama 3 405B: 16 stages), so
@@ -264,8 +275,9 @@ def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> fl
     :func:`time_for` divides the work by ``devices x peak x utilization`` — the pipeline
     bubble only lowers that utilization — and adds only non-negative seconds (exposed
     data-parallel traffic, offload, rollout), so the compute at the utilization prior on
-    one device's worth of rate bounds it: the planner skips sizing the instance shapes
-    whose cost at this bound cannot enter the answer."""
+    one device's worth of rate bounds it (the prior without a ZeRO stage: ZeRO-3's MoE
+    factor only lowers it, :func:`training_utilization`): the planner skips sizing the
+    instance shapes whose cost at this bound cannot enter the answer."""
     if rw.arch is None or isinstance(rw.workload, Inference):
         return None
     compute = compute_for(rw)

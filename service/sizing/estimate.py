@@ -34,6 +34,8 @@ from service.sizing.host import (
     host_for,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
+from service.sizing.moe import moe_training_note
+from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.replicas import ServingLayout, node_split, serving_layout
@@ -117,7 +119,7 @@ def placed_estimate(
     else:
         memory, echo = _place(rw, spec, placement, notes)
         time = _time(rw, spec, devices, echo)
-        _time_notes(rw, spec, devices, time, notes)
+        _time_notes(rw, spec, devices, time, notes, echo.zero_stage)
         servers, _ = node_split(devices, placement.nodes)
         if servers > 1:
             echo = msgspec.structs.replace(echo, nodes=servers)
@@ -412,14 +414,24 @@ def _closing_notes(
     _overhead_note(rw, notes)
     notes.append(
         f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
-        "at least 32 GiB RAM (seed practice), RAM for one 16-bit copy of the weights (+20 %) and "
-        "8 GiB per accelerator; disk for the weights, two checkpoints and the tokenized data."
+        "at least 32 GiB RAM (seed practice), RAM for one copy of the weights as loaded (+20 %; "
+        f"{_loaded_form(rw)}) and 8 GiB per accelerator; disk for the weights"
+        + (", two checkpoints and the tokenized data." if rw.training is not None else ".")
     )
     if host.network == "rdma":
         notes.append(
             f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
             "networking is required."
         )
+
+
+def _loaded_form(rw: ResolvedWorkload) -> str:
+    if rw.inference is not None and rw.inference.precision not in ("bf16", "fp16", "fp32"):
+        return (
+            f"the {rw.inference.precision.upper()} checkpoint's own bytes, which vLLM/SGLang "
+            "read through mmap"
+        )
+    return "16-bit"
 
 
 def _place(
@@ -476,6 +488,7 @@ def _time_notes(
     devices: int,
     time: TimeEstimate | None,
     notes: list[str],
+    zero_stage: int | None = None,
 ) -> None:
     w = rw.workload
     if isinstance(w, Inference):
@@ -492,7 +505,7 @@ def _time_notes(
         else:
             notes.append("No FLOP count is known for this model: time unknown.")
         return
-    util, basis = training_utilization(rw, spec)
+    util, basis = training_utilization(rw, spec, zero_stage)
     if w.precision in ("bf16", "fp8") and not spec.supports_bf16:
         notes.append(f"{spec.name} has no BF16: its FP16 peak is used.")
     if w.precision == "fp8" and spec.supports_fp8:
@@ -519,8 +532,15 @@ def _time_notes(
             f"prior: {basis}."
         )
     notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
+    overhead = class_overhead(rw)
+    if overhead is not None:
+        notes.append(overhead_note(overhead))
     if rw.arch is not None and rw.arch.active_params < rw.arch.params:
         notes.append("MoE: compute counts active parameters, memory counts all experts.")
+        framework = b.framework if b is not None else "generic"
+        moe = moe_training_note(rw.arch, framework, zero_stage)
+        if moe is not None:
+            notes.append(moe)
 
 
 def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:

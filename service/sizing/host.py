@@ -41,10 +41,10 @@ def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
         return _preprocess_host(rw)
     devices = max(devices, 1)
     arch = rw.arch
-    weights16 = arch.params * 2.0 / GIB
+    weights = checkpoint_gib(rw)
     offload = _offload_ram_gib(rw, devices)
-    ram = max(MIN_RAM_GIB, 1.2 * weights16 + RAM_PER_DEVICE_GIB * devices) + offload
-    disk = SYSTEM_DISK_GIB + weights16
+    ram = max(MIN_RAM_GIB, 1.2 * weights + RAM_PER_DEVICE_GIB * devices) + offload
+    disk = SYSTEM_DISK_GIB + weights
     if rw.training is not None:
         w = rw.workload
         full = not isinstance(w, Finetune) or w.method in ("full", "freeze")
@@ -64,6 +64,18 @@ def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
         network=network,
         offload_ram_gib=offload,
     )
+
+
+def checkpoint_gib(rw: ResolvedWorkload) -> float:
+    """GiB of the weights as the job loads them: serving reads the checkpoint in its own
+    format (an FP8 or int4 checkpoint is 1 or ~0.56 bytes per parameter, and vLLM/SGLang
+    load its safetensors through mmap, with no 16-bit copy in RAM); training starts from
+    16-bit weights (QLoRA quantizes a 16-bit checkpoint as it loads)."""
+    arch = rw.arch
+    assert arch is not None
+    if rw.inference is not None and rw.inference.weights > 0:
+        return rw.inference.weights / GIB
+    return arch.params * 2.0 / GIB
 
 
 def _offload_ram_gib(rw: ResolvedWorkload, devices: int) -> float:

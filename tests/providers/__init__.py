@@ -44,7 +44,8 @@ BRIEF_ASCEND = frozenset(
         "Ascend-310P",
     }
 )
-CANONICAL_ACCELERATORS = BRIEF_NVIDIA | BRIEF_ASCEND
+CANONICAL_ACCELERATORS = BRIEF_NVIDIA | BRIEF_ASCEND | {"V100-32GB-PCIe"}
+"""The brief's chips plus form factors whose rates differ (Huawei p2s: V100 PCIe)."""
 """The canonical accelerator names of the project brief: every catalog row names one."""
 
 
