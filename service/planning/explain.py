@@ -26,6 +26,7 @@ from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.options import OptionParts, OptionTerms, fill_option
 from service.planning.place import Placer
 from service.planning.price import Plan
@@ -123,6 +124,7 @@ def answer_terms(
         accelerators=ctx.accelerators,
         precision=placer.job.precision,
         stale_live=ctx.stale_live,
+        framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
     )
 
 
@@ -371,10 +373,14 @@ def _estimate_for(
         rw = at_concurrency(rw, c.fit.batch * c.nodes)
         place = placed_estimate
     if row.accelerator is not None:
+        training = rw.training is not None
+        network = node_network(row) if training and c.nodes > 1 else None
         placement = Placement(
             accelerator=row.accelerator,
             count=c.devices,
             zero_stage=_zero_stage(c, req),
+            accelerators_per_node=row.accelerator_count if training else None,
+            network_gbps=network[0] if network is not None and network[1] else None,
         )
     return estimate_resolved(rw, placement, ctx.accelerators, place)
 

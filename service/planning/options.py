@@ -25,8 +25,10 @@ from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
+from service.sizing.parallelism import framework_limit, limits
 
 STALE_BEFORE = "2025"
 """Prices dated before this year are flagged as possibly stale."""
@@ -146,7 +148,13 @@ def offer_part(
 
 
 def fit_part(
-    fit: Fit | None, row: InstanceType, nodes: int, devices: int, serving: bool, lang: Lang
+    fit: Fit | None,
+    row: InstanceType,
+    nodes: int,
+    devices: int,
+    serving: bool,
+    lang: Lang,
+    framework: str | None = None,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -176,9 +184,28 @@ def fit_part(
             # one node reaches the target: the fewest requests that do; else what fits
             key = "batched_target" if nodes == 1 else "batched_room"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
+    if (
+        fit is not None
+        and framework is not None
+        and not serving
+        and limits(framework, devices, fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel)
+    ):
+        limit = framework_limit(framework, lang)
+        fit_texts.append(texts.t("framework_limit", lang, limit=limit))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
+        network = node_network(row)
+        if network is not None:
+            gbps, stated = network
+            fit_texts.append(
+                texts.t(
+                    "node_network" if stated else "node_network_assumed",
+                    lang,
+                    gbps=gbps,
+                    per=gbps / max(row.accelerator_count, 1),
+                )
+            )
     return FitPart(
         tuple(fit_texts),
         per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
@@ -210,6 +237,8 @@ class OptionTerms:
     """The job's (what the device's capabilities are checked for)."""
     stale_live: frozenset[str]
     """Providers whose live prices are past their TTL."""
+    framework: str | None = None
+    """The training framework (what layouts it can launch); ``None`` when serving."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,10 +305,12 @@ def option_part(
         ("offer", offer, nodes, serving, lang, accelerators, precision),
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
+    framework = terms.framework
     held = cache.template(
-        ("fit", c.fit, row.accelerator_memory_gib, row.rdma, nodes, c.devices, serving, lang),
-        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang),
-    )
+        ("fit", c.fit, row.accelerator_memory_gib, node_network(row), nodes, c.devices,
+         serving, lang, framework),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, framework),
+    )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
         even = monthly_per_month / (c.price_per_hour / c.nodes)

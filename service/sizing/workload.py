@@ -652,6 +652,32 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ]
         | None
     ) = None
+    accelerators_per_node: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=64,
+                description="Accelerators in one server (training keeps tensor parallelism "
+                "inside one NVLink/HCCS server); default: the count, up to 8.",
+            ),
+        ]
+        | None
+    ) = None
+    network_gbps: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0,
+                le=1e5,
+                description="Network between the servers of a multi-server training job, "
+                "Gbit/s per server (all its RDMA/eRDMA NICs together, e.g. 3200 for 8 x 400 "
+                "Gbit/s InfiniBand); default: 100 Gbit/s per accelerator (stated in the "
+                "assumptions).",
+            ),
+        ]
+        | None
+    ) = None
 
 
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
@@ -820,6 +846,23 @@ def _validate_layout(workload: Workload, placement: Placement) -> None:
             "placement.tensor_parallel",
             "preprocessing runs on CPUs: no tensor parallelism",
             zh="预处理在 CPU 上运行，没有张量并行",
+        )
+    for field in ("accelerators_per_node", "network_gbps"):
+        if getattr(placement, field) is not None and isinstance(workload, Inference | Preprocess):
+            raise InputError(
+                f"placement.{field}",
+                f"{field} describes the servers of a training job; serving and preprocessing "
+                "do not use it",
+                zh=f"{field} 描述训练任务所用的服务器；推理与预处理不使用它",
+            )
+    per_node = placement.accelerators_per_node
+    if per_node is not None and placement.count > per_node and placement.count % per_node:
+        raise InputError(
+            "placement.accelerators_per_node",
+            f"accelerators_per_node ({per_node}) must divide the device count "
+            f"({placement.count}) when the job spans servers",
+            zh=f"任务跨服务器时 accelerators_per_node（{per_node}）必须整除设备数"
+            f"（{placement.count}）",
         )
     if placement.count % (t * pp):
         raise InputError(
