@@ -39,7 +39,7 @@ from service.planning.recommend import PlanContext
 from service.planning.resolve import resolve
 from service.planning.schema import RecommendRequest
 from service.sizing import time_for
-from service.sizing.compute import device_hours_floor
+from service.sizing.compute import Cluster, device_hours_floor
 from tests.conftest import builtin_plan_context
 
 WORKLOADS: list[dict[str, Any]] = [
@@ -263,9 +263,14 @@ def test_training_cost_order_placing_as_read_is_the_sorted_bounds(
     assert held_back > 0  # reading the head alone left shapes unplaced
 
 
+CLUSTERS = (None, Cluster(per_node=8, network_gbps=32.0), Cluster(per_node=4, network_gbps=3200.0))
+"""No servers named, a slow eRDMA network (Alibaba gn8v-8x.16xlarge) and a fast one."""
+
+
 def test_device_hours_floor_bounds_every_layout() -> None:
     """A shape's floor is below the hours of every device count and layout, on every
-    accelerator (what lets the lazy cost order leave a shape unplaced)."""
+    accelerator and server network (what lets the lazy cost order leave a shape
+    unplaced): the network only adds exposed seconds."""
     ctx = builtin_plan_context()
     compared = 0
     for workload in TRAINING:
@@ -276,11 +281,12 @@ def test_device_hours_floor_bounds_every_layout() -> None:
             floor = device_hours_floor(rw, spec)
             if floor is None:
                 continue
-            for devices, pp, tp, zero in itertools.product(
-                (1, 2, 4, 8, 16, 64), (1, 2, 4), (1, 2, 8), (None, 0, 1, 2, 3)
+            for devices, pp, tp, zero, cluster in itertools.product(
+                (1, 2, 4, 8, 16, 64), (1, 2, 4), (1, 2, 8), (None, 0, 1, 2, 3), CLUSTERS
             ):
                 estimate = time_for(rw, spec, devices, pipeline_parallel=pp,
-                                    tensor_parallel=tp, zero_stage=zero)  # fmt: skip
+                                    tensor_parallel=tp, zero_stage=zero,
+                                    cluster=cluster)  # fmt: skip
                 assert estimate is not None
                 assert floor * FLOOR_SLACK <= estimate.hours * devices, (spec.name, devices)
                 compared += 1

@@ -343,7 +343,7 @@ def _spot_rules(provider: Provider) -> SpotRules | None:
     return rules if isinstance(rules, SpotRules) else None
 
 
-_POSITIVE_SPECS = ("vcpus", "memory_gib", "network_gbps", "accelerator_memory_gib")
+_POSITIVE_SPECS = ("vcpus", "memory_gib", "network_gbps", "rdma_gbps", "accelerator_memory_gib")
 
 
 def _not_positive(value: float | None) -> bool:

@@ -157,6 +157,10 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
     network_gbps: float | None = None
     rdma: Rdma | None = None
     """``None`` when unknown; ``"none"`` only when the source says so."""
+    rdma_gbps: float | None = None
+    """Gbit/s of the server's RDMA network to other servers, all its RDMA NICs together,
+    where a source states it apart from ``network_gbps`` (e.g. 8 x 400 Gbit/s InfiniBand
+    next to a 96 Gbit/s VPC); ``None`` otherwise (eRDMA runs over the VPC network)."""
     local_nvme: str | None = None
     cpu_model: str | None = None
     regions: tuple[str, ...] = ()

@@ -26,6 +26,7 @@ from service.planning.cost import CHECKPOINT_INTERVAL_H
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.options import OptionParts, OptionTerms, fill_option
 from service.planning.place import Placer
 from service.planning.price import Plan
@@ -126,6 +127,7 @@ def answer_terms(
         stale_live=ctx.stale_live,
         fixed_hours=placer.fixed_hours(),
         method=getattr(req.workload, "method", None),
+        framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
     )
 
 
@@ -379,12 +381,15 @@ def _estimate_for(
         rw = at_concurrency(rw, rw.inference.concurrency * c.nodes)
         place = placed_estimate
     if row.accelerator is not None:
+        training = rw.training is not None
+        network = node_network(row) if training and c.nodes > 1 else None
         placement = Placement(
             accelerator=row.accelerator,
             count=c.devices,
             nodes=c.nodes,
             zero_stage=_zero_stage(c, req),
             tensor_parallel=_tensor_parallel(c, rw),
+            network_gbps=network[0] if network is not None and network[1] else None,
         )
     return estimate_resolved(rw, placement, ctx.accelerators, place)
 

@@ -20,6 +20,7 @@ from service.catalog.aggregate import OfferBucket, OfferGroup
 from service.catalog.models import Billing, InstanceType, Offer
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.schema import TOP_K_MAX
 
 
@@ -174,17 +175,19 @@ Groups = tuple[tuple[Offer, tuple[str, ...], int], ...]
 """(first offer, regions the request allows, offers folded) per passing group."""
 
 
-Shape = tuple[str | None, float | None, int, bool]
-"""(accelerator, memory per device, devices per node, RDMA): what a row's placements
-depend on (:mod:`service.planning.place`)."""
+Shape = tuple[str | None, float | None, int, bool, float | None]
+"""(accelerator, memory per device, devices per node, RDMA, network between nodes in
+Gbit/s): what a row's placements depend on (:mod:`service.planning.place`)."""
 
 
 def shape_of(row: InstanceType) -> Shape:
+    network = node_network(row)
     return (
         row.accelerator,
         row.accelerator_memory_gib,
         row.accelerator_count,
-        row.rdma in ("rdma", "erdma"),
+        network is not None,
+        None if network is None else network[0],
     )
 
 

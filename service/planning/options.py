@@ -25,8 +25,10 @@ from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
+from service.sizing.parallelism import framework_limit, limits
 
 STALE_BEFORE = "2025"
 """Prices dated before this year are flagged as possibly stale."""
@@ -153,6 +155,7 @@ def fit_part(
     serving: bool,
     lang: Lang,
     to_target: bool = False,
+    framework: str | None = None,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -185,9 +188,28 @@ def fit_part(
             if not to_target:
                 key = "batched_job"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
+    if (
+        fit is not None
+        and framework is not None
+        and not serving
+        and limits(framework, devices, fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel)
+    ):
+        limit = framework_limit(framework, lang)
+        fit_texts.append(texts.t("framework_limit", lang, limit=limit))
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
+        network = node_network(row)
+        if network is not None:
+            gbps, stated = network
+            fit_texts.append(
+                texts.t(
+                    "node_network" if stated else "node_network_assumed",
+                    lang,
+                    gbps=gbps,
+                    per=gbps / max(row.accelerator_count, 1),
+                )
+            )
     return FitPart(
         tuple(fit_texts),
         per_device_gib=_round(fit.memory.per_device_gib, 3) if fit else None,
@@ -224,6 +246,8 @@ class OptionTerms:
     fixed_hours: float = 0.0
     """The training job's fixed start-up and save hours, in every option's hours
     (:meth:`~service.planning.place.Placer.fixed_hours`; the same at any job length)."""
+    framework: str | None = None
+    """The training framework (what layouts it can launch); ``None`` when serving."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,20 +314,12 @@ def option_part(
         ("offer", offer, nodes, serving, lang, accelerators, precision),
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
+    framework = terms.framework
     held = cache.template(
-        (
-            "fit",
-            c.fit,
-            row.accelerator_memory_gib,
-            row.rdma,
-            nodes,
-            c.devices,
-            serving,
-            lang,
-            terms.to_target,
-        ),
-        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target),
-    )
+        ("fit", c.fit, row.accelerator_memory_gib, node_network(row), nodes, c.devices,
+         serving, lang, terms.to_target, framework),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework),
+    )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
         even = monthly_per_month / (c.price_per_hour / c.nodes)

@@ -23,6 +23,7 @@ from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
+from service.planning.network import node_network
 from service.planning.resolve import Job
 from service.sizing import (
     Fit,
@@ -36,8 +37,9 @@ from service.sizing import (
     time_for,
 )
 from service.sizing.batch import at_concurrency, batch_for
-from service.sizing.compute import device_hours_floor
+from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
+from service.sizing.parallelism import tensor_parallel_limit
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -243,13 +245,13 @@ class Placer:
         """Training: the fewest nodes of ``row`` that hold the job, with their fit (the
         exact count, when the request fixes the devices), or the reason there are none."""
         per_node = row.accelerator_count
-        multi = row.rdma in ("rdma", "erdma")
+        multi = node_network(row) is not None
         if exact is not None:  # exactly N devices: N / per_node nodes, ZeRO chosen to fit
             if exact > max_nodes:
                 return "max_nodes"
             if exact > 1 and not multi:
                 return "accelerator_count"
-            fit = self.fits.fit(spec, per_node * exact)
+            fit = self.fits.fit(spec, per_node * exact, per_node)
             return "memory" if fit is None else (exact, fit)
         found = smallest_fitting_nodes(self.fits, spec, per_node, max_nodes, multi)
         return "memory" if found is None else found
@@ -317,7 +319,7 @@ class Placer:
             if job.batch_ceiling is not None:
                 fits, fit = self._batched(spec, per_node, job.batch_ceiling)
             else:
-                fit = fits.fit(spec, per_node)
+                fit = fits.fit(spec, per_node, per_node)
             if fit is None:
                 return "memory"
             tps = fits.throughput(spec, per_node)
@@ -336,16 +338,18 @@ class Placer:
         if isinstance(found, str):
             return found
         n_min, fit_min = found
+        network = node_network(row)
         if exact is not None:
             devices = per_node * exact
-            return [(exact, devices, fit_min, None, fits.hours_per_token(spec, devices, fit_min))]
-        multi = row.rdma in ("rdma", "erdma")
+            cluster = _cluster(per_node, exact, network)
+            hours = fits.hours_per_token(spec, devices, fit_min, cluster)
+            return [(exact, devices, fit_min, None, hours)]
         placements: list[Placement] = []
-        for nodes in node_counts(n_min, max_nodes, multi, job.scale_out):
+        for nodes in node_counts(n_min, max_nodes, network is not None, job.scale_out):
             devices = per_node * nodes
-            fit = fit_min if nodes == n_min else fits.fit(spec, devices)
+            fit = fit_min if nodes == n_min else fits.fit(spec, devices, per_node)
             if fit is not None:
-                hours = fits.hours_per_token(spec, devices, fit)
+                hours = fits.hours_per_token(spec, devices, fit, _cluster(per_node, nodes, network))
                 placements.append((nodes, devices, fit, None, hours))
         return placements
 
@@ -357,7 +361,7 @@ class Placer:
         # a batch job has no target: the largest batch its memory holds
         target = self.job.target_tokens_per_s or math.inf
         batch = batch_for(
-            lambda b: self._at(b).fit(spec, devices) is not None,
+            lambda b: self._at(b).fit(spec, devices, devices) is not None,
             lambda b: self._at(b).throughput(spec, devices),
             ceiling,
             target,
@@ -365,7 +369,7 @@ class Placer:
         if batch is None:
             return self.fits, None
         fits = self._at(batch)
-        fit = fits.fit(spec, devices)
+        fit = fits.fit(spec, devices, devices)
         assert fit is not None
         return fits, msgspec.structs.replace(fit, batch=batch)
 
@@ -401,14 +405,14 @@ class FitCache:
     def __init__(self, rw: ResolvedWorkload, headroom_frac: float) -> None:
         self.rw = rw
         self.headroom_frac = headroom_frac
-        self._fits: dict[tuple[str, float, int], Fit | None] = {}
+        self._fits: dict[tuple[str, float, int, int], Fit | None] = {}
         self._ladders: dict[int, tuple[list[Layout], Iterator[Layout]]] = {}
         self._lowest: dict[int, float] = {}
         """Per device count whose ladder is sized to its end, the lowest memory per device
         of its layouts: an accelerator whose capacity is below it holds none of them
         (:func:`~service.sizing.first_fit` needs the memory per device within the
         capacity), so the walk is skipped."""
-        self._hours: dict[tuple[str, int, int, int, int | None], float | None] = {}
+        self._hours: dict[tuple[str, int, int, int, int | None, Cluster | None], float | None] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
@@ -425,8 +429,12 @@ class FitCache:
             self._specs[key] = found
         return found
 
-    def fit(self, spec: AcceleratorSpec, devices: int) -> Fit | None:
-        key = (spec.name, spec.memory_gib, devices)
+    def fit(self, spec: AcceleratorSpec, devices: int, per_node: int) -> Fit | None:
+        """The first layout of ``devices`` that fits ``spec`` in servers of ``per_node``
+        (training keeps tensor parallelism inside one NVLink/HCCS server:
+        :func:`~service.sizing.parallelism.tensor_parallel_limit`)."""
+        tp_max = tensor_parallel_limit(spec, per_node) if self.rw.training is not None else 0
+        key = (spec.name, spec.memory_gib, devices, tp_max)
         fit = self._fits.get(key, _UNSIZED)
         if fit is _UNSIZED:
             fit = None
@@ -435,7 +443,10 @@ class FitCache:
                 pass  # no layout's memory per device is within the capacity first_fit checks
             elif self.rw.arch is not None and devices >= 1:
                 safe = self.headroom_frac > DEFAULT_HEADROOM
-                fit = first_fit(self._layouts(devices), spec, self.headroom_frac, safe=safe)
+                fit = first_fit(
+                    self._layouts(devices), spec, self.headroom_frac, safe=safe,
+                    tp_max=tp_max or None,
+                )  # fmt: skip
             self._fits[key] = fit
         return cast(Fit | None, fit)
 
@@ -473,15 +484,20 @@ class FitCache:
         return self._per_token
 
     def hours_per_token(
-        self, spec: AcceleratorSpec, devices: int, fit: Fit | None = None
+        self,
+        spec: AcceleratorSpec,
+        devices: int,
+        fit: Fit | None = None,
+        cluster: Cluster | None = None,
     ) -> float | None:
         """Training hours per token on ``devices`` (time is linear in tokens: C = 6·N·D),
         so that a placement's timing is shared by requests with other token counts; with
-        the fit's layout (pipeline bubble, data-parallel traffic, as :func:`time_for`)."""
+        the fit's layout (pipeline bubble, data-parallel traffic, as :func:`time_for`)
+        and, across servers, their network (``cluster``)."""
         pp = fit.pipeline_parallel if fit is not None else 1
         tp = fit.tensor_parallel if fit is not None else 1
         stage = fit.zero_stage if fit is not None else None
-        key = (spec.name, devices, pp, tp, stage)
+        key = (spec.name, devices, pp, tp, stage, cluster)
         if key not in self._hours:
             estimate = time_for(
                 self._tokens_one(),
@@ -490,6 +506,7 @@ class FitCache:
                 pipeline_parallel=pp,
                 tensor_parallel=tp,
                 zero_stage=stage,
+                cluster=cluster,
             )
             self._hours[key] = None if estimate is None else estimate.hours
         return self._hours[key]
@@ -499,6 +516,13 @@ class FitCache:
         if key not in self._throughput:
             self._throughput[key] = inference_throughput(self.rw, spec, devices)
         return self._throughput[key]
+
+
+def _cluster(per_node: int, nodes: int, network: tuple[float, bool] | None) -> Cluster | None:
+    """The servers of a placement on ``nodes`` (``None`` on one)."""
+    if nodes <= 1 or network is None:
+        return None
+    return Cluster(per_node=per_node, network_gbps=network[0])
 
 
 def node_counts(n_min: int, max_nodes: int, multi_node: bool, scale_out: bool) -> list[int]:
@@ -517,7 +541,7 @@ def smallest_fitting_nodes(
 ) -> tuple[int, Fit] | None:
     """Fewest nodes whose devices hold the job (1 when the type has no RDMA)."""
     for nodes in node_ladder(max_nodes if multi_node else 1):
-        fit = cache.fit(spec, per_node * nodes)
+        fit = cache.fit(spec, per_node * nodes, per_node)
         if fit is not None:
             return nodes, fit
     return None

@@ -38,6 +38,23 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "{n} 台节点通过 {net} 互联（共 {d} 卡）。",
         "en": "{n} nodes over {net} ({d} devices in total).",
     },
+    "node_network": {
+        "zh": "节点间网络每台 {gbps:g} Gbit/s（每卡 {per:g} Gbit/s）：时间已计入数据并行/ZeRO "
+        "通信中计算掩盖不了的部分。",
+        "en": "The network between nodes carries {gbps:g} Gbit/s per node ({per:g} Gbit/s per "
+        "accelerator): the time includes the data-parallel/ZeRO traffic the computation "
+        "cannot hide.",
+    },
+    "node_network_assumed": {
+        "zh": "该规格未公布节点间网络带宽，按每卡 {per:g} Gbit/s（每台 {gbps:g} Gbit/s，"
+        "各云已公布的 GPU 服务器 RDMA 带宽中的最低值）估算："
+        "时间已计入数据并行/ZeRO 通信中计算掩盖不了的部分。",
+        "en": "No network figure is published for this type: {per:g} Gbit/s per accelerator "
+        "({gbps:g} Gbit/s per node, the slowest RDMA a cloud here publishes for its GPU "
+        "servers) is assumed, and the time includes the data-parallel/ZeRO "
+        "traffic the computation cannot hide.",
+    },
+    "framework_limit": {"zh": "{limit}。", "en": "{limit}."},
     "cpu_fit": {
         "zh": "CPU 方案：{n} 台共 {v} vCPU、{m:g} GiB 内存，"
         "满足约 {need_v} vCPU / {need_m:.0f} GiB 的需求。",

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import generation, mfu_prior
@@ -87,14 +89,70 @@ def ring_link_gbps(accelerator: AcceleratorSpec, devices: int) -> float:
     return pcie
 
 
-def allreduce_seconds(accelerator: AcceleratorSpec, devices: int, nbytes: float) -> float:
+def allreduce_seconds(
+    accelerator: AcceleratorSpec, devices: int, nbytes: float, link_gbps: float | None = None
+) -> float:
     """Bandwidth time of one ring all-reduce of ``nbytes`` over ``devices``: each device
     sends and receives 2(n-1)/n of the buffer (NCCL's bus-bandwidth definition,
     https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md) over the ring's
-    slowest hop (:func:`ring_link_gbps`). An all-gather or a reduce-scatter is half."""
+    slowest hop (``link_gbps``, GB/s; default :func:`ring_link_gbps` inside one server).
+    An all-gather or a reduce-scatter is half."""
     if devices <= 1:
         return 0.0
-    return 2.0 * (devices - 1) / devices * nbytes / (ring_link_gbps(accelerator, devices) * 1e9)
+    link = link_gbps if link_gbps is not None else ring_link_gbps(accelerator, devices)
+    return 2.0 * (devices - 1) / devices * nbytes / (link * 1e9)
+
+
+RDMA_DEFAULT_GBPS_PER_ACCELERATOR = 100.0
+"""Network between GPU servers, Gbit/s per accelerator, where neither the catalog nor the
+request gives one: Volcano Engine's ml.hpcpni2.28xlarge (8 x A100-80GB) carries 4 x 200
+Gbit/s RoCE, "100 Gbps per GPU" (the row's note in plugins/volcengine/catalog.json, from
+the BlitzScale paper's Table 2; /work/shared/reference/catalog-notes-2.md), the slowest
+RDMA figure any catalog row states (Volcano's H20 servers have 8 x 400 Gbit/s; the
+reference clusters of torchtitan's and MosaicML's published runs 400 and 200 Gbit/s per
+GPU, tests/sizing/data/published-measurements.json): a conservative default."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """The servers a training job spans: accelerators per server and the network
+    between servers (Gbit/s per server, all its RDMA/eRDMA NICs together)."""
+
+    per_node: int
+    network_gbps: float
+
+
+def data_parallel_link_gbps(
+    accelerator: AcceleratorSpec,
+    devices: int,
+    model_parallel: int = 1,
+    cluster: Cluster | None = None,
+    tensor_parallel: int = 1,
+) -> float:
+    """One direction of the slowest hop (GB/s) of the data-parallel rings of a job on
+    ``devices`` with ``model_parallel`` (tensor x pipeline) ranks per replica.
+
+    Inside one server it is :func:`ring_link_gbps` over the replicas. Across servers
+    every ring also crosses the network once per server: NCCL builds one ring (channel)
+    per NIC, so the rings of one data-parallel group together move a server's data at its
+    whole network rate (e.g. 8 x 400 Gbit/s = 400 GB/s on a DGX H100, the inter-node bus
+    bandwidth nccl-tests reports there; PERFORMANCE.md: the bus bandwidth is that of the
+    slowest link, NVLink, PCI or network). Tensor parallelism is the innermost rank
+    order (Megatron-LM, torchtitan: TP inside a server, then data, then pipeline
+    parallelism across servers), so the ``tensor_parallel`` groups of a server run their
+    data-parallel collectives at the same time and share its network: each ring gets
+    ``network / tensor_parallel`` — with TP over the whole server, one NIC's worth per
+    GPU. The slower of that and the server's own ring (NVLink/HCCS, or PCIe across
+    sockets) is the link."""
+    dp = max(devices // max(model_parallel, 1), 1)
+    if cluster is None or devices <= cluster.per_node:
+        return ring_link_gbps(accelerator, dp)
+    tp = min(max(tensor_parallel, 1), cluster.per_node)
+    local = min(max(cluster.per_node // tp, 1), dp)
+    network = cluster.network_gbps / 8.0 / tp
+    if local <= 1:
+        return network  # one replica per server: GPU -> NIC -> GPU, no in-server hop
+    return min(ring_link_gbps(accelerator, local), network)
 
 
 HOST_LINK_GBPS = 25.0
@@ -197,6 +255,7 @@ def time_for(
     pipeline_parallel: int = 1,
     tensor_parallel: int = 1,
     zero_stage: int | None = None,
+    cluster: Cluster | None = None,
 ) -> TimeEstimate | None:
     """Hours on ``devices`` x ``accelerator``; ``None`` when the work or the peak is unknown.
 
@@ -205,7 +264,8 @@ def time_for(
     steps when given, else as many as stages (torchtitan's and Megatron's smallest
     schedule that keeps every stage busy in the steady phase). Data-parallel traffic
     (:func:`data_parallel_seconds`) bounds the steady rate from below where the link is
-    too slow to hide it behind the compute."""
+    too slow to hide it behind the compute; across the servers of ``cluster`` it runs
+    over their network where that is slower (:func:`data_parallel_link_gbps`)."""
     if rw.arch is None or devices < 1:
         return None
     w = rw.workload
@@ -240,12 +300,16 @@ def time_for(
         per_token = b.flops_per_token if steady else b.model_flops_per_token
         compute_s = per_token * rw.tokens / rate
         seconds = compute_s
-        if steady or ring_link_gbps(accelerator, devices) <= NCCL_PCIE_GEN4_X16_GBPS:
+        model_parallel = tensor_parallel * pipeline_parallel
+        link = data_parallel_link_gbps(
+            accelerator, devices, model_parallel, cluster, tensor_parallel
+        )
+        if steady or link <= NCCL_PCIE_GEN4_X16_GBPS:
             # exposed only where the link cannot keep up with the compute it overlaps; the
-            # whole-run priors come from NVLink/HCCS clusters and hold their traffic
-            # already, so at that basis only PCIe-class parts pay it on top
+            # whole-run priors come from NVLink/HCCS clusters on fast RDMA and hold their
+            # traffic already, so at that basis only PCIe-class links pay it on top
             seconds += data_parallel_seconds(
-                rw, accelerator, devices, zero_stage, tensor_parallel * pipeline_parallel, compute_s
+                rw, accelerator, devices, zero_stage, model_parallel, compute_s, link
             )
         # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic included
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
@@ -352,6 +416,7 @@ def data_parallel_seconds(
     zero_stage: int | None,
     model_parallel: int,
     compute_seconds: float,
+    link_gbps: float | None = None,
 ) -> float:
     """Seconds of data-parallel collectives the job's compute (``compute_seconds`` over
     the whole job) does not hide, phase by phase as the frameworks overlap them:
@@ -371,7 +436,8 @@ def data_parallel_seconds(
       compute overlaps.
 
     A phase costs the larger of its compute and its traffic. Traffic runs over the
-    ring's slowest hop (:func:`ring_link_gbps`), a lower bound across servers."""
+    ring's slowest hop: ``link_gbps`` (GB/s, :func:`data_parallel_link_gbps` across
+    servers), by default :func:`ring_link_gbps` inside one server."""
     b = rw.training
     arch = rw.arch
     if b is None or arch is None or rw.tokens is None or not b.tokens_per_step:
@@ -386,9 +452,10 @@ def data_parallel_seconds(
     forward = micro * min(forward_share, 1.0)
     backward = micro - forward
     shard = 1.0 / max(model_parallel, 1)
-    gradients = allreduce_seconds(accelerator, dp, b.trainable_params * shard * _BYTES_16)
+    link = link_gbps if link_gbps is not None else ring_link_gbps(accelerator, dp)
+    gradients = allreduce_seconds(accelerator, dp, b.trainable_params * shard * _BYTES_16, link)
     if zero_stage == 3:
-        gather = allreduce_seconds(accelerator, dp, arch.params * shard * _BYTES_16) / 2.0
+        gather = allreduce_seconds(accelerator, dp, arch.params * shard * _BYTES_16, link) / 2.0
         exposed = max(gather - forward, 0.0) + max(gather + gradients / 2.0 - backward, 0.0)
         return micro_steps * exposed
     if zero_stage in (1, 2):

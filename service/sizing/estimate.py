@@ -19,11 +19,15 @@ from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,
     PREPROCESS_MB_PER_VCPU_S,
+    RDMA_DEFAULT_GBPS_PER_ACCELERATOR,
+    Cluster,
     bandwidth_efficiency,
     compute_for,
+    data_parallel_link_gbps,
     offload_seconds,
     peak_tflops,
     preprocess_hours,
+    ring_link_gbps,
     time_for,
     training_utilization,
 )
@@ -36,6 +40,7 @@ from service.sizing.host import (
 from service.sizing.memory import _tp_degrees, fit_placement, memory_for
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
+from service.sizing.parallelism import framework_limit, limits
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.replicas import ServingLayout, node_split, serving_layout
@@ -118,8 +123,9 @@ def placed_estimate(
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
-        time = _time(rw, spec, devices, echo)
+        time = _time(rw, spec, placement, echo)
         _time_notes(rw, spec, devices, time, notes, echo.zero_stage)
+        _network_note(rw, spec, placement, echo, notes)
         servers, _ = node_split(devices, placement.nodes)
         if servers > 1:
             echo = msgspec.structs.replace(echo, nodes=servers)
@@ -173,7 +179,7 @@ def estimate_resolved(
         if layout is not None:
             time = _serving_time(layout, spec, devices)
         else:
-            time = _time(rw, spec, devices, echo)
+            time = _time(rw, spec, placement, echo)
         if timed != (time is not None):  # kept for another job than this one: not its notes
             memory, echo, placed_notes, timed = placed_estimate(rw, spec, placement)
         for note in placed_notes:
@@ -208,15 +214,66 @@ def estimate_resolved(
 
 
 def _time(
-    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, echo: PlacementEcho
+    rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, echo: PlacementEcho
 ) -> TimeEstimate | None:
     return time_for(
         rw,
         spec,
-        devices,
+        placement.count,
         pipeline_parallel=echo.pipeline_parallel or 1,
         tensor_parallel=echo.tensor_parallel or 1,
         zero_stage=echo.zero_stage,
+        cluster=cluster_for(rw, placement),
+    )
+
+
+def per_node_of(placement: Placement) -> int:
+    """Accelerators per server: the count over ``placement.nodes`` (:func:`node_split`:
+    as given, else one server up to :data:`DEVICES_PER_NODE`, else the fewest servers)."""
+    return node_split(placement.count, placement.nodes)[1]
+
+
+def cluster_for(rw: ResolvedWorkload, placement: Placement) -> Cluster | None:
+    """The servers a training placement spans (``None`` within one server): its network
+    as given, else :data:`RDMA_DEFAULT_GBPS_PER_ACCELERATOR` per accelerator."""
+    per_node = per_node_of(placement)
+    if rw.training is None or placement.count <= per_node:
+        return None
+    network = placement.network_gbps or RDMA_DEFAULT_GBPS_PER_ACCELERATOR * per_node
+    return Cluster(per_node=per_node, network_gbps=network)
+
+
+def _network_note(
+    rw: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    placement: Placement,
+    echo: PlacementEcho,
+    notes: list[str],
+) -> None:
+    """Multi-server training: the network figure the data-parallel traffic was timed on."""
+    cluster = cluster_for(rw, placement)
+    if cluster is None:
+        return
+    nodes = placement.count // cluster.per_node
+    model_parallel = (echo.tensor_parallel or 1) * (echo.pipeline_parallel or 1)
+    link = data_parallel_link_gbps(
+        spec, placement.count, model_parallel, cluster, echo.tensor_parallel or 1
+    )
+    inside = ring_link_gbps(spec, cluster.per_node)
+    per_device = cluster.network_gbps / cluster.per_node
+    basis = (
+        "as given"
+        if placement.network_gbps
+        else f"assumed: {RDMA_DEFAULT_GBPS_PER_ACCELERATOR:g} Gbit/s per accelerator, the "
+        "slowest RDMA figure a cloud publishes for its GPU servers; send "
+        "placement.network_gbps for the real one"
+    )
+    notes.append(
+        f"Across {nodes} servers of {cluster.per_node} the data-parallel/ZeRO traffic runs "
+        f"over their network: {cluster.network_gbps:g} Gbit/s per server "
+        f"({per_device:g} Gbit/s per accelerator, {basis}), so each ring moves "
+        f"{link:.3g} GB/s against {inside:.3g} GB/s inside one server; the time includes "
+        "what the computation cannot hide."
     )
 
 
@@ -439,15 +496,32 @@ def _place(
 ) -> tuple[MemoryBreakdown, PlacementEcho]:
     devices = placement.count
     _check_heads(rw, placement)
-    fit = fit_placement(
-        rw,
-        spec,
-        devices,
-        ESTIMATE_HEADROOM_FRAC,
-        zero_stage=placement.zero_stage,
-        tensor_parallel=placement.tensor_parallel,
-        pipeline_parallel=placement.pipeline_parallel,
-    )
+    per_node = per_node_of(placement)
+
+    def fit_of(capable: bool) -> Fit | None:
+        return fit_placement(
+            rw,
+            spec,
+            devices,
+            ESTIMATE_HEADROOM_FRAC,
+            zero_stage=placement.zero_stage,
+            tensor_parallel=placement.tensor_parallel,
+            pipeline_parallel=placement.pipeline_parallel,
+            per_node=per_node,
+            capable=capable,
+        )
+
+    fit = fit_of(True)
+    framework = rw.training.framework if rw.training is not None else None
+    if fit is None and framework is not None and devices > 1:
+        fit = fit_of(False)
+        if fit is not None:
+            notes.append(
+                "Fits only with a layout the framework cannot launch: "
+                + framework_limit(framework, "en")
+                + "."
+            )
+    pp = 1
     if fit is not None:
         memory, stage, tp, fits = fit.memory, fit.zero_stage, fit.tensor_parallel, True
         pp = fit.pipeline_parallel
@@ -460,6 +534,12 @@ def _place(
             stage = 3 if devices // (tp * pp) > 1 else 0
         memory = memory_for(rw, devices, stage, tp, pp)
     _fit_notes(spec, memory, fit, notes)
+    if (
+        fit is not None
+        and framework is not None
+        and limits(framework, devices, fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel)
+    ):
+        notes.append(framework_limit(framework, "en") + ".")
     if devices > 1:
         dp = max(devices // (tp * pp), 1)
         notes.append(

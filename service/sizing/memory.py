@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator
 
 from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import GIB
+from service.sizing.host import DEVICES_PER_NODE
+from service.sizing.parallelism import Parallelism, framework_parallelism, tensor_parallel_limit
 from service.sizing.resolve import (
     FRAGMENTATION,
     INFER_FRAGMENTATION,
@@ -184,9 +186,23 @@ def _zero_stages(rw: ResolvedWorkload, dp: int, zero_stage: int | None) -> list[
     return [0, 1, 2, 3]
 
 
+def _base_bits(rw: ResolvedWorkload) -> int | None:
+    """Bits of a quantized (QLoRA) base, ``None`` for a 16-bit one."""
+    bits = getattr(rw.workload, "effective_quant_bits", None)
+    return bits if isinstance(bits, int) else None
+
+
+def capability(rw: ResolvedWorkload) -> Parallelism:
+    """The capability row of the job's training framework (:mod:`.parallelism`)."""
+    b = rw.training
+    return framework_parallelism(b.framework if b is not None else "generic")
+
+
 TRAIN_TP_MAX = 8
 """Tensor parallelism stays inside one NVLink/HCCS server (Megatron-LM's guidance: TP
-within a node, PP across nodes)."""
+within a node, PP across nodes): the ladder tries degrees up to a server's 8 devices, and
+:func:`first_fit` drops those a given server cannot hold over NVLink/HCCS
+(:func:`~service.sizing.parallelism.tensor_parallel_limit`)."""
 
 
 def training_layouts(
@@ -197,15 +213,24 @@ def training_layouts(
 ) -> list[tuple[int, int]]:
     """(tensor, pipeline) degrees to try for training, cheapest first: pure data
     parallelism, then tensor parallelism within a server (powers of two dividing the
-    heads), then pipeline stages on top of the widest tensor degree. A pure function the
-    planner can call to see which layouts a device count allows."""
+    heads), then pipeline stages on top of the widest tensor degree — only the kinds the
+    job's framework runs (:mod:`service.sizing.parallelism`: no tensor or pipeline
+    parallelism under Hugging Face Trainer/PEFT or with a 4/8-bit base). A pure function
+    the planner can call to see which layouts a device count allows."""
     if tensor_parallel is not None or pipeline_parallel is not None:
         return [(tensor_parallel or 1, pipeline_parallel or 1)]
     out = [(1, 1)]
     if rw.arch is None or not rw.arch.transformer or devices < 2:
         return out
-    tps = [t for t in _tp_degrees(rw, min(devices, TRAIN_TP_MAX)) if t > 1]
+    cap = capability(rw)
+    if _base_bits(rw) is not None:
+        return out  # bitsandbytes 4/8-bit linears are not shardable by a TP plan
+    tps: list[int] = []
+    if cap.tensor_parallel:
+        tps = [t for t in _tp_degrees(rw, min(devices, TRAIN_TP_MAX)) if t > 1]
     out += [(t, 1) for t in tps]
+    if not cap.pipeline_parallel:
+        return out
     t_max = tps[-1] if tps else 1
     layers = rw.arch.layers or 1
     pp = 2
@@ -230,6 +255,8 @@ def fit_placement(
     pipeline_parallel: int | None = None,
     *,
     safe: bool = False,
+    per_node: int | None = None,
+    capable: bool = True,
 ) -> Fit | None:
     """The cheapest way ``rw`` fits on ``devices`` x ``accelerator`` keeping
     ``headroom_frac`` of each device free: the smallest ZeRO stage, then tensor and
@@ -238,11 +265,20 @@ def fit_placement(
 
     With ``safe`` (the planner sets it when a safety headroom is asked for) the high end
     of the calibrated memory range must fit the device as well: safety means the likely
-    worst case fits, not only the central estimate."""
+    worst case fits, not only the central estimate. A searched training layout keeps its
+    tensor-parallel group inside one server of ``per_node`` devices (default: up to
+    :data:`~service.sizing.host.DEVICES_PER_NODE`) and on an NVLink/HCCS part
+    (:func:`~service.sizing.parallelism.tensor_parallel_limit`); ``capable``: see
+    :func:`memory_ladder`."""
     if rw.arch is None or devices < 1:
         return None
-    layouts = memory_ladder(rw, devices, zero_stage, tensor_parallel, pipeline_parallel)
-    return first_fit(layouts, accelerator, headroom_frac, safe=safe)
+    layouts = memory_ladder(
+        rw, devices, zero_stage, tensor_parallel, pipeline_parallel, capable=capable
+    )
+    tp_max = None
+    if rw.training is not None and tensor_parallel is None:
+        tp_max = tensor_parallel_limit(accelerator, per_node or min(devices, DEVICES_PER_NODE))
+    return first_fit(layouts, accelerator, headroom_frac, safe=safe, tp_max=tp_max)
 
 
 Layout = tuple[int | None, int, int, MemoryBreakdown]
@@ -256,17 +292,27 @@ def memory_ladder(
     zero_stage: int | None = None,
     tensor_parallel: int | None = None,
     pipeline_parallel: int | None = None,
+    *,
+    capable: bool = True,
 ) -> Iterator[Layout]:
     """The layouts :func:`fit_placement` tries on ``devices``, cheapest first, with their
     per-device memory. It depends on the workload and the device count only, never on
     the accelerator, so the planner computes it once per device count and checks every
-    accelerator's capacity against it (:func:`first_fit`)."""
+    accelerator's capacity against it (:func:`first_fit`, which also keeps tensor
+    parallelism inside an NVLink/HCCS server). With ``capable`` (the default) a searched
+    ladder holds only what the job's framework can launch on more than one device
+    (:meth:`~service.sizing.parallelism.Parallelism.allows`: none at all for a
+    single-GPU trainer); an explicit stage or degree is sized as asked."""
     if rw.training is not None:
+        explicit = (zero_stage, tensor_parallel, pipeline_parallel) != (None, None, None)
+        cap = None if explicit or not capable or devices < 2 else capability(rw)
+        bits = _base_bits(rw)
         for t, pp in training_layouts(rw, devices, tensor_parallel, pipeline_parallel):
             if devices % (t * pp):
                 continue
             for stage in _zero_stages(rw, devices // (t * pp), zero_stage):
-                yield stage, t, pp, _training_memory(rw, devices, stage, t, pp)
+                if cap is None or cap.allows(stage, t, pp, bits=bits):
+                    yield stage, t, pp, _training_memory(rw, devices, stage, t, pp)
         return
     tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices)
     for t in tps:
@@ -279,11 +325,15 @@ def first_fit(
     headroom_frac: float,
     *,
     safe: bool = False,
+    tp_max: int | None = None,
 ) -> Fit | None:
     """The first of ``layouts`` that fits ``accelerator`` keeping ``headroom_frac`` free
-    (with ``safe``, the high end of the memory range must fit too)."""
+    (with ``safe``, the high end of the memory range must fit too), skipping training
+    layouts whose tensor degree exceeds ``tp_max`` (``None``: no limit)."""
     capacity = accelerator.memory_gib * (1.0 - headroom_frac)
     for stage, t, pp, m in layouts:
+        if tp_max is not None and stage is not None and t > tp_max:
+            continue
         if _fits(m, capacity, accelerator.memory_gib, safe):
             return Fit(
                 zero_stage=stage,

@@ -667,6 +667,20 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ]
         | None
     ) = None
+    network_gbps: (
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0,
+                le=1e5,
+                description="Network between the servers of a multi-server training job, "
+                "Gbit/s per server (all its RDMA/eRDMA NICs together, e.g. 3200 for 8 x 400 "
+                "Gbit/s InfiniBand); default: 100 Gbit/s per accelerator (stated in the "
+                "assumptions).",
+            ),
+        ]
+        | None
+    ) = None
 
 
 def validate_workload(workload: Workload, placement: Placement | None = None) -> None:
@@ -836,6 +850,14 @@ def _validate_layout(workload: Workload, placement: Placement) -> None:
             "preprocessing runs on CPUs: no tensor parallelism",
             zh="预处理在 CPU 上运行，没有张量并行",
         )
+    for field in ("network_gbps",):
+        if getattr(placement, field) is not None and isinstance(workload, Inference | Preprocess):
+            raise InputError(
+                f"placement.{field}",
+                f"{field} describes the servers of a training job; serving and preprocessing "
+                "do not use it",
+                zh=f"{field} 描述训练任务所用的服务器；推理与预处理不使用它",
+            )
     if placement.count % (t * pp):
         raise InputError(
             "placement.count" if placement.tensor_parallel is None else "placement.tensor_parallel",

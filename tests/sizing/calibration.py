@@ -98,6 +98,11 @@ and the workload fields the framework's own code fixes."""
 BNB_RELEASE = re.compile(r"bitsandbytes ([0-9]+\.[0-9]+(?:\.[0-9]+)?(?:\.post[0-9]+)?)")
 """A bitsandbytes release named in a case's notes."""
 
+RDMA_PER_GPU = re.compile(r"(\d+) Gb/s RDMA per GPU")
+NODE_NETWORK = re.compile(r"(\d+) Gbps node-node interconnect")
+"""The cluster network a source states (torchtitan's Grand Teton hosts: "400 Gb/s RDMA per
+GPU"; llm-foundry's A100 tables: "1600 Gbps node-node interconnect"), for multi-server
+cases: what their data-parallel traffic is timed on instead of the default."""
 PLACEMENT_DESCRIPTIVE = {
     "context_parallel",
     "pipeline_schedule",
@@ -152,6 +157,16 @@ LOOKUP = Lookup()
 
 def _model(m: Any) -> Any:
     return {k: v for k, v in m.items() if k not in MODEL_DESCRIPTIVE} if isinstance(m, dict) else m
+
+
+def _stated_network(case: dict[str, Any]) -> float | None:
+    """Gbit/s per 8-GPU server that the case's source states (:data:`RDMA_PER_GPU`)."""
+    stated = f"{case.get('notes', '')} {case.get('source', {}).get('locator', '')}"
+    per_gpu = RDMA_PER_GPU.search(stated)
+    if per_gpu is not None:
+        return float(per_gpu.group(1)) * 8
+    node = NODE_NETWORK.search(stated)
+    return None if node is None else float(node.group(1))
 
 
 def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
@@ -215,6 +230,10 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     p = {k: v for k, v in case["placement"].items() if k not in PLACEMENT_DESCRIPTIVE}
     if p.get("count") is None:
         p["count"] = 1  # accelerator-hours only: the total does not depend on the count
+    network = _stated_network(case)
+    if w["kind"] in ("pretrain", "finetune", "rlhf") and p["count"] > 8 and network:
+        p["nodes"] = p["count"] // 8  # both sources' servers hold 8 GPUs
+        p["network_gbps"] = network
     if w["kind"] in ("pretrain", "finetune", "rlhf") and p["count"] > 1:
         # a layout the source does not state is plain data parallelism (FSDP/ZeRO), not
         # whatever tensor-parallel degree would make the job fit
