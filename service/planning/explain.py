@@ -194,6 +194,7 @@ def explain(
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
+            image_model=rw.image_model,
         ),
         catalogs=list(parts.catalogs),
         warnings=warnings,

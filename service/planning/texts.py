@@ -23,9 +23,9 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Because a safety headroom was asked for, the fit was also checked against the "
         "high end of the estimate's range, {high:.1f} GiB, and holds.",
     },
-    "zero": {"zh": "（ZeRO-{z}）", "en": " (ZeRO-{z})"},
-    "tp": {"zh": "（张量并行 {tp}）", "en": " (tensor parallel {tp})"},
-    "pp": {"zh": "（流水线并行 {pp}）", "en": " (pipeline parallel {pp})"},
+    "zero": {"zh": "ZeRO-{z}", "en": "ZeRO-{z}"},
+    "tp": {"zh": "张量并行 {tp}", "en": "tensor parallel {tp}"},
+    "pp": {"zh": "流水线并行 {pp}", "en": "pipeline parallel {pp}"},
     "multi_node": {
         "zh": "{n} 台节点通过 {net} 互联（共 {d} 卡）。",
         "en": "{n} nodes over {net} ({d} devices in total).",
@@ -382,6 +382,14 @@ def t(key: str, lang: Lang, **values: object) -> str:
     return _T[key][lang].format(**values)
 
 
+def layout_words(parts: list[str], lang: Lang) -> str:
+    """The layout of a fit in one parenthesis (``" (ZeRO-3, tensor parallel 2)"``,
+    ``"（ZeRO-3，张量并行 2）"``): back-to-back groups read as two afterthoughts."""
+    if not parts:
+        return ""
+    return f"（{'，'.join(parts)}）" if lang == "zh" else f" ({', '.join(parts)})"
+
+
 def clip(text: str, limit: int = 120) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut
     (a source citation inside a sentence must not end mid-word)."""
@@ -442,15 +450,17 @@ def summary(
     serving: bool,
     no_fit: list[str] | None = None,
     alternative: str | None = None,
+    image_model: bool = False,
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
-    alternative exists)."""
+    alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
+    no decode; its rate is in images per second."""
     if c is None:
         reasons = no_fit or []
         first = reasons[0] if reasons else t("no_option", lang)
         detail = f"{reasons[1]}" if len(reasons) > 1 else ""
         return f"{first}{detail}" if lang == "zh" else f"{first} {detail}".strip()
-    text = _summary_line(lang, display_name, c, accel, serving)
+    text = _summary_line(lang, display_name, c, accel, serving, image_model)
     if c.price_per_hour is None:
         if alternative:
             text += (
@@ -472,7 +482,9 @@ def _estimated(c: Candidate) -> bool:
     return price is not None and price.estimated
 
 
-def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool) -> str:
+def _summary_line(
+    lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool, image_model: bool
+) -> str:
     offer = c.offer
     billing = billing_name(offer.billing, lang)
     name = offer.instance.instance_type
@@ -487,6 +499,10 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
             if _estimated(c)
             else f" ¥{c.price_per_hour:,.2f}/小时）"
         )
+        if serving and image_model:
+            if not tps:
+                return f"{head}{price}，每秒可处理的图像数无法估计。"
+            return f"{head}{price}，预计每秒约 {tps:,.0f} 张图像。"
         if serving:
             if not tps:
                 return f"{head}{price}，解码吞吐无法估计。"
@@ -503,6 +519,10 @@ def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, servi
         if _estimated(c)
         else f" at ¥{c.price_per_hour:,.2f}/h)"
     )
+    if serving and image_model:
+        if not tps:
+            return f"{head}{price}; how many images per second it serves is not estimated."
+        return f"{head}{price}; expect about {tps:,.0f} images/s."
     if serving:
         if not tps:
             return f"{head}{price}; its decode throughput cannot be estimated."
