@@ -153,6 +153,11 @@ def explain(
     terms = parts.terms
     open_ended = terms.open_ended
     warnings = list(ctx.snapshot.warnings)
+    if rw.checkpoint is not None:
+        name, scheme = rw.checkpoint
+        precision = str(getattr(req.workload, "precision", ""))
+        warnings.append(texts.t("checkpoint", lang, name=name, scheme=scheme, m=rw.model_id,
+                                p=precision.upper()))  # fmt: skip
     if rw.beyond_positions is not None:
         asked, trained = rw.beyond_positions
         warnings.append(texts.t("beyond_positions", lang, m=rw.model_id, n=asked, p=trained))

@@ -170,6 +170,11 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
         "PyTorch SDPA or xformers, somewhat slower.",
     },
+    "checkpoint": {
+        "zh": "{name} 是 {m} 的 {scheme} 量化权重：架构按 {m}，显存与吞吐按 {p} 权重估算。",
+        "en": "{name} is the {scheme} checkpoint of {m}: its architecture, with memory and "
+        "throughput sized for {p} weights.",
+    },
     "beyond_positions": {
         "zh": "{m} 的训练上下文为 {p:,} 个位置，每条序列 {n:,} 个 token 超出了它：本回答按所给长度"
         "估算显存与时间，但超出训练长度后的效果没有保证，需要 RoPE 外推（如模型卡支持的 YaRN）"

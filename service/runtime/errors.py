@@ -82,7 +82,7 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         str,
         msgspec.Meta(
             description="The request field at fault, as a path (`workload.model`, "
-            "`constraints.providers[0]`, `limit`), or `data` for the body as a whole."
+            "`constraints.providers[0]`, `limit`), or `body` for the body as a whole."
         ),
     ]
     message: Annotated[
@@ -100,8 +100,10 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     suggestions: Annotated[
         list[str] | None,
         msgspec.Meta(
-            description="For an unknown name, the closest valid names (best first); absent "
-            "otherwise."
+            description="For an unknown name, the closest valid names (best first); for a "
+            "refused value, the closest valid values, as JSON text to send back (`lora` for "
+            "`LoRA`, `10000000` for the text `10M`, `[\"阿里云\"]` for a lone string where a "
+            "list belongs); absent otherwise."
         ),
     ] = None
 

@@ -38,6 +38,7 @@ from service.sizing.resolve import (
     INFER_OVERHEAD_GIB,
     TRAIN_OVERHEAD_GIB,
     ResolvedWorkload,
+    checkpoint_view,
     resolve_workload,
 )
 from service.sizing.results import (
@@ -80,6 +81,7 @@ def estimate(
     """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
     the smallest that fits unless given) and with ``time`` filled. ``resolve``: what
     resolves the workload (the service passes one that shares resolutions)."""
+    workload = checkpoint_view(workload, models)  # a quantized checkpoint's precision
     validate_workload(workload, placement)
     return estimate_resolved(resolve(workload, models), placement, accelerators)
 
