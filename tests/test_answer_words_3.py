@@ -65,3 +65,92 @@ def test_an_image_classifier_is_rated_in_images_per_second(client: TestClient[Li
     zh = recommend(client, {"workload": {"kind": "inference", "model": "resnet-50"}}, "zh")
     assert "张图像" in zh["summary"], zh["summary"]
     assert "tokens" not in zh["summary"], zh["summary"]
+
+
+# --- where to buy (R18b) and inference-only pools (R2) ------------------------------
+
+LORA_7B = {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "seq_len": 2048,
+           "tokens": 50_000_000}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("zh", "推荐腾讯云（广州）"), ("en", " in Guangzhou (")]
+)
+def test_the_region_asked_is_named_in_the_summary(
+    client: TestClient[Litestar], lang: str, said: str
+) -> None:
+    body = {"workload": LORA_7B, "constraints": {"regions": ["ap-guangzhou"]}, "top_k": 2}
+    answer = recommend(client, body, lang)
+    assert answer["options"][0]["regions"] == ["ap-guangzhou"]
+    assert said in answer["summary"], answer["summary"]
+    assert "ap-guangzhou" not in answer["summary"]
+
+
+ASCEND_FULL = {
+    "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "full", "seq_len": 4096,
+                 "tokens": 100_000_000},
+    "constraints": {"accelerators": ["昇腾910B"]},
+    "top_k": 10,
+}  # fmt: skip
+INFERENCE_POOLS = {
+    "modelarts.bm.arm.24u.npu.1snt9b",
+    "modelarts.bm.arm.24u.192g.npu.1d910b",
+    "modelarts.bm.arm.48u.384g.npu.2d910b",
+    "modelarts.bm.npu.arm.8snt9b2.d",
+}
+
+
+def test_inference_pool_flavors_are_not_offered_for_training(
+    client: TestClient[Litestar],
+) -> None:
+    """R2: the catalog's own source calls these ModelArts public inference pool flavors;
+    a training job was sent to one in Johannesburg."""
+    trained = recommend(client, ASCEND_FULL, "zh")
+    assert trained["options"]
+    assert not {o["instance_type"] for o in trained["options"]} & INFERENCE_POOLS
+    assert all(o["region"] != "af-south-1" for o in trained["options"])
+    served = recommend(
+        client,
+        {"workload": {"kind": "inference", "model": "qwen2.5-7b"},
+         "constraints": {"accelerators": ["昇腾910B"]}, "top_k": 10},
+        "en",
+    )  # fmt: skip
+    assert {o["instance_type"] for o in served["options"]} & INFERENCE_POOLS
+
+
+def test_the_catalog_says_which_rows_are_inference_only_and_why(
+    client: TestClient[Litestar],
+) -> None:
+    rows = client.get("/v1/providers/huawei/instance-types", params={"limit": 500}).json()
+    marked = {r["instance_type"]: r for r in rows["items"] if r.get("usage")}
+    assert set(marked) == INFERENCE_POOLS
+    for row in marked.values():
+        assert row["usage"] == ["inference"]
+        assert "inference" in row["usage_note"]
+        assert "inference pool" in row["notes"] or "online-inference" in row["notes"]
+
+
+def test_training_only_on_inference_pools_is_an_empty_answer_that_says_why(
+    client: TestClient[Litestar],
+) -> None:
+    body = {**ASCEND_FULL, "constraints": {"accelerators": ["昇腾910B"], "regions": ["af-south-1"]}}
+    en = recommend(client, body, "en")
+    zh = recommend(client, body, "zh")
+    assert not en["options"]
+    assert "serve inference only (such as ModelArts public inference pools)" in en["warnings"][0]
+    assert "只用于推理" in zh["warnings"][0]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("zh", ("约翰内斯堡", "中国大陆以外", "国际站")),
+     ("en", ("in Johannesburg", "outside mainland China", "international site"))],
+)  # fmt: skip
+def test_an_option_outside_mainland_china_says_so(
+    client: TestClient[Litestar], lang: str, words: tuple[str, ...]
+) -> None:
+    body = {"workload": {"kind": "inference", "model": "qwen2.5-7b"},
+            "constraints": {"regions": ["af-south-1"]}, "top_k": 2}  # fmt: skip
+    summary = recommend(client, body, lang)["summary"]
+    for word in words:
+        assert word in summary, summary

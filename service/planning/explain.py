@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 from service.catalog.models import AcceleratorSpec
-from service.catalog.names import localized_name
+from service.catalog.names import localized_name, outside_mainland, region_city
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
@@ -200,6 +200,7 @@ def explain(
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
+            **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),
         warnings=warnings,
@@ -208,6 +209,21 @@ def explain(
         considered=len(ctx.snapshot.offers),
         relax=hints,
     )
+
+
+def _where(c: Candidate | None, req: RecommendRequest, lang: Lang) -> dict[str, Any]:
+    """The summary's place to buy (review 3 R18b, R2): the regions asked that the option
+    is sold in, or its only region, by city; and whether that is outside mainland China."""
+    if c is None or not c.regions:
+        return {}
+    if req.constraints.regions is None and len(c.regions) > 1:
+        return {}
+    provider = c.offer.provider
+    shown = c.regions[:3]
+    return {
+        "cities": [region_city(provider, r, lang) for r in shown],
+        "abroad": outside_mainland(provider, c.regions),
+    }
 
 
 def relax_hints(

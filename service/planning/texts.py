@@ -6,7 +6,7 @@ numbers with units, and exists in Chinese and English.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from service.planning.candidates import Candidate
 from service.planning.cost import CHECKPOINT_INTERVAL_H, RESTART_H, SPOT_INTERRUPTIONS_PER_HOUR
@@ -248,6 +248,9 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                 "en": "{n} offers are not sold in the regions asked for."},
     "accelerators": {"zh": "{n} 个报价的加速卡不是所选型号。",
                      "en": "{n} offers have other accelerators than the ones asked for."},
+    "usage": {"zh": "{n} 个报价只用于推理（如 ModelArts 公共推理资源池），不能运行训练任务。",
+              "en": "{n} offers serve inference only (such as ModelArts public inference "
+              "pools) and cannot run a training job."},
     "cuda_required": {"zh": "{n} 个报价为昇腾 NPU，不能运行 CUDA。",
                       "en": "{n} offers have Ascend NPUs, which do not run CUDA."},
     "billing": {"zh": "{n} 个报价的计费方式不在所选范围内。",
@@ -456,16 +459,29 @@ def summary(
     no_fit: list[str] | None = None,
     alternative: str | None = None,
     image_model: bool = False,
+    cities: Sequence[str] = (),
+    abroad: bool = False,
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
     alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
-    no decode; its rate is in images per second."""
+    no decode; its rate is in images per second. ``cities``: where to buy it (the
+    regions asked, or its only one); ``abroad``: all of them are outside mainland China."""
     if c is None:
         reasons = no_fit or []
         first = reasons[0] if reasons else t("no_option", lang)
         detail = f"{reasons[1]}" if len(reasons) > 1 else ""
         return f"{first}{detail}" if lang == "zh" else f"{first} {detail}".strip()
-    text = _summary_line(lang, display_name, c, accel, serving, image_model)
+    where = ""
+    if cities:
+        where = f"（{'、'.join(cities)}）" if lang == "zh" else f" in {', '.join(cities)}"
+    text = _summary_line(lang, display_name + where, c, accel, serving, image_model)
+    if abroad:
+        text += (
+            f"该地域在中国大陆以外（{'、'.join(cities)}）：数据出境，可能需要在云厂商的国际站另开账号。"
+            if lang == "zh"
+            else f" {', '.join(cities)} is outside mainland China: data leaves the mainland, "
+            "and the cloud's international site may need a separate account."
+        )
     if c.price_per_hour is None:
         if alternative:
             text += (

@@ -102,7 +102,7 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         msgspec.Meta(
             description="For an unknown name, the closest valid names (best first); for a "
             "refused value, the closest valid values, as JSON text to send back (`lora` for "
-            "`LoRA`, `10000000` for the text `10M`, `[\"阿里云\"]` for a lone string where a "
+            '`LoRA`, `10000000` for the text `10M`, `["阿里云"]` for a lone string where a '
             "list belongs); absent otherwise."
         ),
     ] = None
