@@ -154,3 +154,37 @@ def test_an_option_outside_mainland_china_says_so(
     summary = recommend(client, body, lang)["summary"]
     for word in words:
         assert word in summary, summary
+
+
+# --- a spot estimate (R7) -------------------------------------------------------------
+
+SPOT_LORA = {"workload": LORA_7B, "constraints": {"interruptible": True, "billing": ["spot"]},
+             "top_k": 3}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", ("spot: the market sets the price, up to the on-demand price of about ¥",
+             "; estimated ¥", "in total at that ceiling")),
+     ("zh", ("竞价：价格由市场决定，最高为按量价格（约 ¥", "估算区间 ¥", "按上限计总费用约 ¥"))],
+)  # fmt: skip
+def test_a_spot_estimate_is_said_as_a_market_price_with_its_ceiling(
+    client: TestClient[Litestar], lang: str, words: tuple[str, ...]
+) -> None:
+    answer = recommend(client, SPOT_LORA, lang)
+    top = answer["options"][0]
+    assert top["billing"] == "spot"
+    assert top["price_source"] == "estimated"
+    ceiling = f"{top['price_per_hour']:,.2f}"
+    for word in words:
+        assert word in answer["summary"], answer["summary"]
+    assert ceiling in answer["summary"]
+    assert "spot at about" not in answer["summary"]
+
+
+def test_a_spot_estimate_is_as_old_as_the_prices_it_scales(client: TestClient[Litestar]) -> None:
+    """R7: the spot rules are dated 2026-01, the on-demand rates they scale 2023-06."""
+    answer = recommend(client, SPOT_LORA, "en")
+    for option in answer["options"]:
+        assert option["billing"] == "spot"
+        assert option["price_as_of"] == "2023-06", option

@@ -498,6 +498,18 @@ def summary(
     return text
 
 
+def _spot_estimate(c: Candidate) -> tuple[float, float] | None:
+    """(low, high) of an estimated spot price, or ``None``: a spot price is set by the
+    market, so its estimate is said as a ceiling (the on-demand price the option is
+    ranked at) with its range, never as "spot at ¥X/h" (review 3 R7)."""
+    price = c.offer.price
+    if c.offer.billing != "spot" or price is None or not price.estimated:
+        return None
+    if price.price_low is None or price.price_high is None or c.price_per_hour is None:
+        return None
+    return price.price_low, price.price_high
+
+
 def _estimated(c: Candidate) -> bool:
     price = c.offer.price
     return price is not None and price.estimated
@@ -511,11 +523,15 @@ def _summary_line(
     name = offer.instance.instance_type
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
     tps = c.throughput_tokens_per_s
+    spot = _spot_estimate(c)
     if lang == "zh":
         head = f"推荐{display_name} {nodes}{name}（{accel}，{billing}"
         price = (
             "，价格未知）"
             if c.price_per_hour is None
+            else f"：价格由市场决定，最高为按量价格（约 ¥{c.price_per_hour:,.2f}/小时），"
+            f"估算区间 ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/小时）"
+            if spot is not None
             else f" 约 ¥{c.price_per_hour:,.2f}/小时，估算价）"
             if _estimated(c)
             else f" ¥{c.price_per_hour:,.2f}/小时）"
@@ -530,12 +546,18 @@ def _summary_line(
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
             return f"{head}{price}；未给出 tokens，无法估计耗时。"
-        cost = f"，总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
+        most = "按上限计" if spot is not None else ""
+        cost = (
+            f"，{most}总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
+        )
         return f"{head}{price}，预计 {c.hours:.1f} 小时{cost}。"
     head = f"Rent {nodes}{name} on {display_name} ({accel}, {billing}"
     price = (
         ", price unknown)"
         if c.price_per_hour is None
+        else f": the market sets the price, up to the on-demand price of about "
+        f"¥{c.price_per_hour:,.2f}/h; estimated ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/h)"
+        if spot is not None
         else f" at about ¥{c.price_per_hour:,.2f}/h, estimated)"
         if _estimated(c)
         else f" at ¥{c.price_per_hour:,.2f}/h)"
@@ -550,7 +572,10 @@ def _summary_line(
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
         return f"{head}{price}; without a token count the time is not estimated."
+    most = " at that ceiling" if spot is not None else ""
     cost = (
-        f", about ¥{c.total_cost:,.2f} in total" if c.total_cost is not None else ", cost unknown"
+        f", about ¥{c.total_cost:,.2f} in total{most}"
+        if c.total_cost is not None
+        else ", cost unknown"
     )
     return f"{head}{price}: about {c.hours:.1f} h{cost}."
