@@ -217,3 +217,24 @@ def test_estimate_sizes_a_checkpoint_in_its_precision(client: TestClient[Litesta
     int4 = weights("Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4")
     assert int4 == pytest.approx(weights("qwen2.5-72b", precision="int4"), rel=1e-9)
     assert int4 < 0.4 * weights("qwen2.5-72b")
+
+
+@pytest.mark.parametrize(
+    ("family", "members"),
+    [("A100", ["A100-40GB", "A100-80GB"]), ("V100", ["V100-16GB", "V100-32GB"]),
+     ("910B", ["Ascend-910B1", "Ascend-910B2", "Ascend-910B3", "Ascend-910B4"])],
+)  # fmt: skip
+def test_an_estimate_placed_on_a_family_names_its_chips(
+    client: TestClient[Litestar], family: str, members: list[str]
+) -> None:
+    """R18c: 'unknown accelerator A100' for a family recommend and offers accept."""
+    body = {"workload": SERVING, "placement": {"accelerator": family, "count": 1}}
+    en = client.post("/v1/estimate", json=body, headers={"accept-language": "en"})
+    zh = client.post("/v1/estimate", json=body, headers={"accept-language": "zh"})
+    assert en.status_code == zh.status_code == 400
+    item = en.json()["extra"][0]
+    assert item["key"] == "placement.accelerator"
+    assert item["suggestions"] == members
+    assert f"{family!r} comes as " in item["message"]
+    assert "unknown" not in item["message"]
+    assert "请选择其一" in zh.json()["extra"][0]["message"]
