@@ -530,7 +530,7 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     memory_s = decode_step_bytes(rw, concurrency) / (bw * efficiency)
     overhead = eng.step_overhead_s + layers * eng.layer_overhead_s
     if b.experts > 1:
-        overhead += layers * b.experts * eng.expert_overhead_s
+        overhead += layers * (b.experts * eng.expert_overhead_s + eng.moe_layer_latency_s)
     if devices > 1 and not sequential:
         # two all-reduces per layer (attention and MLP outputs) of the step's 16-bit
         # activations: latency plus bandwidth, which large batches make the larger part

@@ -233,9 +233,16 @@ def _serving_notes(
             "compute, whichever is slower."
         )
         if rw.inference.expert_weights:
+            latency = eng.moe_layer_latency_s
             notes.append(
                 "MoE decode: a step reads only the routed experts its batch uses "
-                "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)."
+                "(expected distinct experts per layer E·(1 - (1 - k/E)^B) for B tokens)"
+                + (
+                    f", and each MoE layer's fused expert kernel costs about "
+                    f"{latency * 1e6:g} µs more than those bytes at small batches."
+                    if latency
+                    else "."
+                )
             )
     elif not rw.image_model:
         notes.append(

@@ -257,6 +257,24 @@ def framework_profile(name: str) -> FrameworkProfile:
     return PROFILES[name]
 
 
+MOE_KERNEL_LATENCY_S = 27e-6
+"""Fixed time of one Triton ``fused_moe`` call (vLLM's kernel, which SGLang's
+``fused_moe_triton`` ports) at decode batch 1, beyond its expert bytes at the 0.85
+streaming share: the token's routed experts are a few MB, too few tiles to fill the GPU,
+and the call also runs the routing alignment (``moe_align_block_size``), the activation and
+the top-k sum. Kernel times published with the engines' own tuning scripts (CUDA-graph
+replay) at batch 1: 31.70 µs for Qwen3-235B-A22B FP8 at TP8 on H200 (8 experts x 3 x 4096 x
+192 B = 18.9 MB, 3.9 µs at 4.8 TB/s; sgl-project/sglang PR #11730,
+https://github.com/sgl-project/sglang/pull/11730), 29.45 µs for Qwen3-Next-80B-A3B FP8 at
+TP4 on H100 (10 x 3 x 2048 x 128 B = 7.9 MB, 2.4 µs at 3.35 TB/s; vllm-project/vllm PR
+#44830, https://github.com/vllm-project/vllm/pull/44830), 39.61 µs for a Qwen3-30B-A3B-shaped
+BF16 MoE (E=128, N=768) on B200 (8 x 3 x 2048 x 768 x 2 B = 75.5 MB, 9.4 µs at 8 TB/s;
+vllm-project/vllm PR #31448, https://github.com/vllm-project/vllm/pull/31448). Less the
+bytes at 0.85 of those bandwidths (NVIDIA's H200 4.8 TB/s, H100 SXM 3.35 TB/s, B200 8 TB/s):
+27.1, 26.7 and 28.5 µs, so 27 µs a call, one call per MoE layer and step, whatever the
+part."""
+
+
 @dataclass(frozen=True, slots=True)
 class EngineProfile:
     """How one serving engine uses memory bandwidth, launches kernels and prefills.
@@ -292,6 +310,10 @@ class EngineProfile:
     """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
     every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
     fused-MoE engines run one grouped kernel."""
+    moe_layer_latency_s: float = 0.0
+    """Per MoE layer and decode step, the fixed cost of the engine's fused-MoE operator
+    beyond the bytes it reads (:data:`MOE_KERNEL_LATENCY_S`); 0 for engines whose MoE kernels
+    have no published small-batch timing here."""
     reservation: str = ""
     """How much device memory the engine takes at start-up whatever the job needs (its
     KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
@@ -317,6 +339,7 @@ ENGINES: dict[str, EngineProfile] = {
         layer_overhead_s=60e-6,
         chunked_prefill=True,
         prefill_chunk=2048,
+        moe_layer_latency_s=MOE_KERNEL_LATENCY_S,
         note="vLLM: CUDA graphs and paged attention, a Python scheduler per step; chunked "
         "prefill (max_num_batched_tokens 2048 for online serving)",
         reservation="vLLM pre-allocates gpu_memory_utilization of each device (0.9 by "
@@ -332,6 +355,7 @@ ENGINES: dict[str, EngineProfile] = {
         layer_overhead_s=50e-6,
         chunked_prefill=True,
         prefill_chunk=8192,
+        moe_layer_latency_s=MOE_KERNEL_LATENCY_S,
         note="SGLang: CUDA graphs, overlapped CPU scheduling; chunked_prefill_size 8192",
         reservation="SGLang pre-allocates mem_fraction_static of each device (set by the "
         "device's size, about 0.8-0.9; sglang server_args.py) for the weights and its KV-cache "

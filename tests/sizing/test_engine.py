@@ -290,6 +290,32 @@ def test_moe_decode_reads_only_the_experts_the_batch_touches() -> None:
     assert many == pytest.approx(weights - 32000 * 4096 * 2, rel=0.01)
 
 
+def test_fused_moe_decode_pays_the_kernel_latency_per_moe_layer() -> None:
+    """vLLM and SGLang run each MoE layer as one Triton ``fused_moe`` call, whose batch-1
+    kernel time is about 27 µs beyond its expert bytes (31.7 µs on H200, 29.45 µs on H100,
+    39.6 µs on B200 in the engines' tuning benchmarks): Mixtral's 32 MoE layers add
+    32 x 27 µs to a vLLM step on an A100, on top of the bytes and the per-layer launch
+    overhead; TensorRT-LLM (own CUTLASS MoE kernels, no such timing here) adds nothing."""
+    from service.sizing.compute import decode_step_bytes
+    from service.sizing.profiles import MOE_KERNEL_LATENCY_S
+
+    # the published kernel times less their expert bytes at 0.85 of peak bandwidth
+    for kernel_us, nbytes, tbps in (
+        (31.70, 8 * 3 * 4096 * 192, 4.8),
+        (29.45, 10 * 3 * 2048 * 128, 3.35),
+        (39.61, 8 * 3 * 2048 * 768 * 2, 8.0),
+    ):
+        fixed = kernel_us * 1e-6 - nbytes / (tbps * 1e12 * 0.85)
+        assert fixed == pytest.approx(MOE_KERNEL_LATENCY_S, rel=0.06)
+    a100 = spec("A100-80GB")
+    rw = rw_of(kind="inference", model="mixtral-8x7b", context_len=1024)
+    step = decode_step_bytes(rw, 1) / (2039e9 * 0.85) + 1.5e-3 + 32 * (60e-6 + 27e-6)
+    assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
+    trt = rw_of(kind="inference", model="mixtral-8x7b", context_len=1024, engine="tensorrt-llm")
+    trt_step = decode_step_bytes(trt, 1) / (2039e9 * 0.85) + 0.8e-3 + 32 * 30e-6
+    assert inference_throughput(trt, a100, 1) == pytest.approx(1 / trt_step)
+
+
 def test_host_for_accelerators() -> None:
     rw = rw_of(kind="pretrain", model="llama-2-7b", tokens=1e12)
     h8, h16 = host_for(rw, 8), host_for(rw, 16)
