@@ -39,7 +39,7 @@ def texts_of(answer: dict[str, Any]) -> list[str]:
 
 
 def error_item(client: Client, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    response = client.post(path, json=body)
+    response = client.post(path, json=body, headers={"accept-language": "en"})
     assert response.status_code == 400, response.text
     item: dict[str, Any] = response.json()["extra"][0]
     return item
@@ -92,7 +92,9 @@ def test_contract_forbids_additional_properties_on_every_request_object(
 def test_duplicate_keys_are_400_naming_the_key(client: Client) -> None:
     body = b'{"workload": {"kind": "finetune", "model": "llama-2-7b"}, "top_k": 2, "top_k": 3}'
     response = client.post(
-        "/v1/recommend", content=body, headers={"content-type": "application/json"}
+        "/v1/recommend",
+        content=body,
+        headers={"content-type": "application/json", "accept-language": "en"},
     )
     assert response.status_code == 400
     item = response.json()["extra"][0]

@@ -72,8 +72,24 @@ def test_accept_language_chooses_when_the_body_does_not(client: TestClient[Lites
     assert "未知地域" in by_header.json()["extra"][0]["message"]
     body_wins = error(client, {**body, "lang": "en"}, **{"accept-language": "zh-CN"})
     assert body_wins.json()["extra"][0]["message"].startswith("unknown region")
-    unsaid = error(client, body)  # nothing says zh: the developer reads it, in English
-    assert unsaid.json()["extra"][0]["message"].startswith("unknown region")
+    by_english_header = error(client, body, **{"accept-language": "en-US,en;q=0.9"})
+    assert by_english_header.json()["extra"][0]["message"].startswith("unknown region")
+
+
+def test_a_request_that_says_no_language_is_refused_in_chinese_like_its_answer(
+    client: TestClient[Litestar],
+) -> None:
+    """Review 3 R18f: without lang or Accept-Language the answer is Chinese, and so is
+    the 400 for the same body (it was English) — also from the decoder and the MCP path."""
+    answered = client.post("/v1/recommend", json={"workload": FINETUNE})
+    assert answered.json()["lang"] == "zh"
+    unsaid = error(client, BAD_REQUESTS["region"][0])
+    assert unsaid.json()["detail"] == "请求校验失败：POST /v1/recommend"
+    assert "未知地域" in unsaid.json()["extra"][0]["message"]
+    decoder = error(client, {"workload": {**FINETUNE, "seq_length": 2048}})
+    assert "未知字段 `seq_length`" in decoder.json()["extra"][0]["message"]
+    misspelt = error(client, {"workload": {**FINETUNE, "seq_length": 2048}, "lang": "EN"})
+    assert "未知字段" in misspelt.json()["extra"][0]["message"]  # lang refused too: not said
 
 
 def test_estimate_and_offers_follow_accept_language(client: TestClient[Litestar]) -> None:
@@ -124,7 +140,7 @@ def test_offers_query_errors_follow_accept_language(
     assert said.status_code == 400
     item = said.json()["extra"][0]
     assert item["key"] == key
-    assert item["message"].startswith(zh), item["message"]
+    assert zh in item["message"], item["message"]
     english = client.get("/v1/offers", params=params).json()["extra"][0]
     assert re.search(r"[\u4e00-\u9fff]", english["message"]) is None
     assert english.get("suggestions") == item.get("suggestions")

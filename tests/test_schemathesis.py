@@ -122,7 +122,8 @@ def _config() -> schemathesis.Config:
 # opposed to the service's own input errors (unknown names, inconsistent architecture).
 _DECODER_MESSAGE = re.compile(
     r"^(Expected `|Invalid enum value|Object missing required field|Object contains unknown "
-    r"field|Invalid value|JSON is malformed|Input data was truncated|Invalid UTF-8)"
+    r"field|Invalid value|JSON is malformed|Input data was truncated|Invalid UTF-8"
+    r"|[a-z_]+ must be |[a-z_]+ is a list, not|the request body must be)"
 )
 
 

@@ -41,7 +41,15 @@ from litestar.exceptions import ClientException, ValidationException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.status_codes import HTTP_415_UNSUPPORTED_MEDIA_TYPE
 
-from service.api.fields import suggest_fields
+from service.api.fields import ADVICE_IN_CHINESE, FIELD_ADVICE, suggest_fields, values_at
+from service.api.refusals import (
+    BOUND,
+    body_refusal,
+    bound_refusal,
+    enum_refusal,
+    type_refusal,
+    zh_refusal,
+)
 
 T = TypeVar("T")
 
@@ -82,6 +90,13 @@ values as sent; a message not listed here stays English)."""
 
 def zh_message(message: str) -> str | None:
     """A validation message of this module or of msgspec in Chinese, or ``None``."""
+    refusal = zh_refusal(message)
+    if refusal is not None:
+        return refusal
+    for english, chinese in ADVICE_IN_CHINESE.items():
+        if message.endswith(f" {english}"):
+            head = zh_message(message.removesuffix(f" {english}"))
+            return None if head is None else f"{head}{chinese}"
     for pattern, text in _ZH_PATTERNS:
         match = pattern.match(message)
         if match is None:
@@ -167,9 +182,12 @@ def _is_json(content_type: str | None) -> bool:
     )
 
 
-def validation_item(error: msgspec.ValidationError, body_type: Any = None) -> dict[str, Any]:
+def validation_item(
+    error: msgspec.ValidationError, body_type: Any = None, body: bytes | None = None
+) -> dict[str, Any]:
     """msgspec's message split into litestar's ``{key, message, source}`` item; an
-    unknown field gets its full path as ``key`` and the closest valid names."""
+    unknown field gets its full path as ``key`` and the closest valid names, a refused
+    value a sentence with the valid ones (``body``: to read the value sent)."""
     text = str(error)
     match = _AT_PATH.match(text)
     message, path = text, ""
@@ -177,19 +195,76 @@ def validation_item(error: msgspec.ValidationError, body_type: Any = None) -> di
         message, path = match["message"], match["path"].removeprefix(".")
     unknown = _UNKNOWN.match(message)
     if unknown is None:
-        return {"key": path or "data", "message": message, "source": "body"}
+        message, suggestions = _refusal(message, path, body_type, body)
+        item: dict[str, Any] = {"key": path or BODY_KEY, "message": message, "source": "body"}
+        if suggestions:
+            item["suggestions"] = suggestions
+        return item
     name = unknown["name"]
     key = f"{path}.{name}" if path else name
     suggestions = suggest_fields(body_type, path, name) if body_type is not None else []
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-    item: dict[str, Any] = {
+    advice = FIELD_ADVICE.get(name.lower())
+    item = {
         "key": key,
-        "message": f"unknown field `{name}`: not part of this request{hint}",
+        "message": f"unknown field `{name}`: not part of this request{hint}"
+        + (f" {advice[0]}" if advice else ""),
         "source": "body",
     }
     if suggestions:
         item["suggestions"] = suggestions
     return item
+
+
+BODY_KEY = "body"
+"""The ``key`` of an error about the body as a whole (not an object, missing)."""
+_ENUM = re.compile(r"^Invalid (?:enum )?value (?P<value>.*)$", re.S)
+_TYPE = re.compile(r"^Expected `(?P<want>[^`]*)`(?:, got `(?P<got>[^`]*)`)?$")
+
+
+def _refusal(message: str, path: str, body_type: Any, body: bytes | None) -> tuple[str, list[str]]:
+    """msgspec's refusal of a value as a sentence naming the field, and what to send
+    instead (the valid values closest to it, or the number a text such as ``10M``
+    means); msgspec's own words when the path or the message says too little."""
+    field = _FIELD_NAME.findall(path)
+    if not field:
+        typed = _TYPE.match(message)
+        return (message, []) if typed is None else (body_refusal(typed["got"]), [])
+    name = field[-1]
+    enum = _ENUM.match(message)
+    if enum is not None and body_type is not None:
+        allowed = values_at(body_type, path)
+        if allowed:
+            sent = _sent(body, path)
+            return enum_refusal(name, enum["value"] if sent is _MISSING else sent, allowed)
+    bound = BOUND.match(message)
+    if bound is not None:
+        return bound_refusal(name, bound["want"], bound["op"], bound["n"]), []
+    typed = _TYPE.match(message)
+    if typed is not None:
+        sent = _sent(body, path) if typed["got"] == "str" else _MISSING
+        return type_refusal(name, typed["want"], typed["got"], None if sent is _MISSING else sent)
+    return message, []
+
+
+_FIELD_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MISSING = object()
+
+
+def _sent(body: bytes | None, path: str) -> object:
+    """The value the body holds at msgspec's ``path`` (error path only: one untyped
+    decode), or ``_MISSING``."""
+    if body is None:
+        return _MISSING
+    try:
+        value: Any = msgspec.json.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return _MISSING
+    for m in _STEP.finditer(path if path.startswith((".", "[")) else f".{path}"):
+        value = _step(value, m["name"], m["index"])
+        if value is None:
+            return _MISSING
+    return value
 
 
 async def strict_json_body(
@@ -215,7 +290,7 @@ def decode_json(content_type: str | None, body: bytes, body_type: type[T], where
     if not body:
         raise ValidationException(
             detail=f"Validation failed for {where}",
-            extra=[{"key": "data", "message": "request body is missing: a JSON object is "
+            extra=[{"key": BODY_KEY, "message": "request body is missing: a JSON object is "
                     "required", "source": "body"}],
         )  # fmt: skip
     try:
@@ -228,8 +303,8 @@ def decode_json(content_type: str | None, body: bytes, body_type: type[T], where
     if duplicate is not None:
         raise ValidationException(
             detail=f"Validation failed for {where}",
-            extra=[{"key": duplicate, "message": f"duplicate key `{duplicate}`: each field "
-                    "may appear only once in an object", "source": "body"}],
+            extra=[{"key": duplicate, "message": f"duplicate key `{duplicate.rpartition('.')[2]}`:"
+                    " each field may appear only once in an object", "source": "body"}],
         )  # fmt: skip
     return value
 
@@ -274,7 +349,8 @@ def _with_integral_floats(
     if document is None and "contains unknown field" in str(error):
         _refuse_if_malformed(body)
     raise ValidationException(
-        detail=f"Validation failed for {where}", extra=[validation_item(error, body_type)]
+        detail=f"Validation failed for {where}",
+        extra=[validation_item(error, body_type, body)],
     ) from None
 
 
@@ -339,22 +415,45 @@ def _step(container: Any, name: str | None, index: str | None) -> Any:
     return container.get(name) if isinstance(container, dict) else None
 
 
-class _Duplicate(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
+class _Pairs(dict[str, Any]):
+    """A decoded object that remembers the first key it was given twice."""
+
+    repeated: str | None = None
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _Duplicate(key)
-        seen.add(key)
-    return dict(pairs)
+    obj = _Pairs(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                obj.repeated = key
+                break
+            seen.add(key)
+    return obj
+
+
+def _repeated_path(value: Any, path: str) -> str | None:
+    """The full path (``workload.seq_len``) of the first key repeated in ``value``,
+    outer objects first (the decoder builds inner objects before it knows their path)."""
+    if isinstance(value, _Pairs):
+        if value.repeated is not None:
+            return f"{path}.{value.repeated}" if path else value.repeated
+        for key, item in value.items():
+            found = _repeated_path(item, f"{path}.{key}" if path else key)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found = _repeated_path(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def duplicate_key(body: bytes) -> str | None:
-    """The first key that appears twice in one object of a *valid* body, or ``None``.
+    """The full path of the first key that appears twice in one object of a *valid*
+    body, or ``None``.
 
     Called only after the typed decode succeeded, so the body is bounded by the request
     type (no arbitrary arrays of objects). Fast path: when no key text repeats anywhere
@@ -364,9 +463,7 @@ def duplicate_key(body: bytes) -> str | None:
     if len(keys) == len(set(keys)) and b"\\" not in body:
         return None
     try:
-        json.loads(body, object_pairs_hook=_no_duplicates)
-    except _Duplicate as dup:
-        return dup.key
+        document = json.loads(body, object_pairs_hook=_no_duplicates)
     except ValueError:
         return None
-    return None
+    return _repeated_path(document, "")

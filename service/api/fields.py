@@ -46,8 +46,64 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "budget_cny": ("budget",),
     "deadline": ("deadline_hours",),
     "language": ("lang",),
+    "users": ("concurrency",),
+    "concurrent_users": ("concurrency",),
+    "num_users": ("concurrency",),
+    "qps": ("target_tokens_per_s",),
+    "rps": ("target_tokens_per_s",),
+    "requests_per_second": ("target_tokens_per_s",),
+    "tps": ("target_tokens_per_s",),
+    "tokens_per_second": ("target_tokens_per_s",),
+    "latency_ms": ("concurrency", "target_tokens_per_s"),
+    "latency": ("concurrency", "target_tokens_per_s"),
+    "ttft_ms": ("concurrency", "target_tokens_per_s"),
+    "tpot_ms": ("concurrency", "target_tokens_per_s"),
+    "p99_latency_ms": ("concurrency", "target_tokens_per_s"),
+    "epochs": ("tokens",),
+    "num_epochs": ("tokens",),
+    "num_train_epochs": ("tokens",),
+    "dataset_size": ("tokens",),
+    "dataset_samples": ("tokens",),
+    "num_samples": ("tokens",),
 }
 """Names people and chatbots use for a field of another name (checked before spelling)."""
+
+_USERS = (
+    "A user is not a field: concurrency is the number of requests served at the same "
+    "time (users who are waiting for an answer at once).",
+    "没有“用户数”字段：concurrency 是同时处理的请求数（同一时刻在等回答的用户数）。",
+)
+_RATE = (
+    "Requests per second are not a field: target_tokens_per_s is the output rate to "
+    "reach, requests per second × output tokens per answer (5 requests/s × 200 tokens = "
+    "1000).",
+    "没有“每秒请求数”字段：target_tokens_per_s 是要达到的输出速率，等于每秒请求数 × 每个回答的"
+    "输出 tokens（每秒 5 个请求 × 200 tokens = 1000）。",
+)
+_LATENCY = (
+    "There is no latency target field: give concurrency (requests at once) or "
+    "target_tokens_per_s; each option states its decode throughput, and throughput ÷ "
+    "concurrency is the tokens per second each user sees.",
+    "没有延迟目标字段：请给出 concurrency（同时处理的请求数）或 target_tokens_per_s；"
+    "每个方案都会给出解码吞吐，吞吐 ÷ 并发数即每个用户看到的每秒 tokens。",
+)
+_EPOCHS = (
+    "Epochs are not a field: tokens is the number of training tokens in total, epochs × "
+    "tokens in the dataset (3 epochs of 20M tokens: 60000000).",
+    "没有 epoch 字段：tokens 是训练的总 token 数，等于 epoch 数 × 数据集的 token 数"
+    "（3 个 epoch、每个 2000 万 tokens：60000000）。",
+)
+FIELD_ADVICE: dict[str, tuple[str, str]] = {
+    "users": _USERS, "concurrent_users": _USERS, "num_users": _USERS,
+    "qps": _RATE, "rps": _RATE, "requests_per_second": _RATE,
+    "latency_ms": _LATENCY, "latency": _LATENCY, "ttft_ms": _LATENCY, "tpot_ms": _LATENCY,
+    "p99_latency_ms": _LATENCY,
+    "epochs": _EPOCHS, "num_epochs": _EPOCHS, "num_train_epochs": _EPOCHS,
+    "dataset_size": _EPOCHS, "dataset_samples": _EPOCHS, "num_samples": _EPOCHS,
+}  # fmt: skip
+"""For a concept that is not a field, how to say it with the fields there are (English,
+Chinese): the unknown-field 400 appends it to its "did you mean"."""
+ADVICE_IN_CHINESE = {en: zh for en, zh in FIELD_ADVICE.values()}
 
 
 def suggest_parameters(name: str, known: Iterable[str]) -> list[str]:
@@ -81,10 +137,50 @@ def suggest_fields(body_type: Any, path: str, name: str) -> list[str]:
             found.append(target)
         else:
             found.extend(f"{parent}.{target}" for parent, sub in nested if target in sub)
+    # a field sent one level too high (`model` beside `workload`): where it lives
+    found.extend(f"{parent}.{lowered}" for parent, sub in nested
+                 if lowered in sub and lowered not in fields)  # fmt: skip
     for close in difflib.get_close_matches(lowered, fields, n=3, cutoff=0.6):
         if close not in found:
             found.append(close)
     return found[:3]
+
+
+def values_at(body_type: Any, path: str) -> list[str]:
+    """The values the field at ``path`` takes (``workload.method``: full, lora, qlora,
+    freeze; ``workload.kind``: the workload kinds; a list's items: its item's), or []
+    when it is not an enumeration."""
+    parent, _, last = _INDEX.sub("[]", path).rpartition(".")
+    index = last.endswith("[]")
+    last = last.removesuffix("[]")
+    if last == "":
+        return []
+    info: Any = msgspec.inspect.type_info(body_type)
+    for name, is_index in _step_names(parent):
+        if is_index:
+            info = next((getattr(s, "item_type", None) for s in _lists(info)), None)
+            if info is None:
+                return []
+            continue
+        nxt = [f.type for s in _structs(info) for f in s.fields if f.name == name]
+        if not nxt:
+            return []
+        info = msgspec.inspect.UnionType(tuple(nxt)) if len(nxt) > 1 else nxt[0]
+    structs = _structs(info)
+    tags = [str(s.tag) for s in structs if s.tag_field == last and s.tag is not None]
+    if tags:
+        return tags
+    types = [f.type for s in structs for f in s.fields if f.name == last]
+    if index:
+        types = [getattr(t, "item_type", None) for f in types for t in _lists(f)]
+    values: list[str] = []
+    for kind in types:
+        for member in _flat(kind):
+            if isinstance(member, msgspec.inspect.LiteralType):
+                values.extend(str(v) for v in member.values if str(v) not in values)
+    if values and any(isinstance(m, msgspec.inspect.BoolType) for t in types for m in _flat(t)):
+        values[:0] = ["true", "false"]
+    return values
 
 
 @functools.lru_cache(maxsize=256)

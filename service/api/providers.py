@@ -245,6 +245,17 @@ class InstanceTypeItem(msgspec.Struct, frozen=True, kw_only=True):
         list[str],
         msgspec.Meta(description="Fields no source confirmed; the type is not recommended then."),
     ] = []
+    usage: Annotated[
+        list[str],
+        msgspec.Meta(
+            description="What the type can run when its source restricts it (`inference`: a "
+            "ModelArts public inference pool flavor, never offered for training); empty when "
+            "no source restricts it."
+        ),
+    ] = []
+    usage_note: Annotated[
+        str | None, msgspec.Meta(description="Where the usage restriction comes from.")
+    ] = None
 
 
 class InstanceTypePage(msgspec.Struct, frozen=True, kw_only=True):
@@ -296,6 +307,8 @@ def _item(row: InstanceType, prices: list[Price]) -> InstanceTypeItem:
         zones=list(row.zones),
         regions_note=row.regions_note,
         missing_fields=list(row.missing_fields),
+        usage=list(row.usage),
+        usage_note=row.usage_note,
     )
 
 

@@ -25,6 +25,7 @@ from msgspec import inspect as mi
 
 from service.api.body import zh_message
 from service.api.fields import suggest_parameters
+from service.api.refusals import BOUND, bound_refusal
 from service.runtime.errors import InputError, closest
 
 S = TypeVar("S", bound=msgspec.Struct)
@@ -140,8 +141,11 @@ def parse_query(pairs: Iterable[tuple[str, str]], kind: type[S]) -> S:
         match = _AT_PATH.match(text)
         if match is None:
             raise InputError("query", text, source="query", zh=zh_message(text)) from None
-        message = match["message"]
-        raise InputError(match["field"], message, source="query", zh=zh_message(message)) from None
+        name, message = match["field"], match["message"]
+        bound = BOUND.match(message)
+        if bound is not None:  # a sentence naming the bound and the value sent
+            message = bound_refusal(name, bound["want"], bound["op"], bound["n"], values[name])
+        raise InputError(name, message, source="query", zh=zh_message(message)) from None
 
 
 def query_parameters(kind: type[msgspec.Struct], ref_template: str) -> list[dict[str, Any]]:

@@ -81,6 +81,17 @@ def negotiate_lang(explicit: Lang | None, accept_language: str | None) -> Lang:
     return accepted_lang(accept_language) or "zh"
 
 
+def error_lang_of(body: bytes, accept_language: str | None) -> Lang:
+    """The language of a refused request's error: the one its answer would have been in
+    (review 3 R18f: without ``lang`` an answer is Chinese, so its 400 is too). A ``lang``
+    the body does not spell right, or an over-long header, counts as not said."""
+    declared = declared_lang(body)
+    explicit: Lang | None = "zh" if declared == "zh" else "en" if declared == "en" else None
+    if accept_language is not None and len(accept_language) > MAX_ACCEPT_LANGUAGE:
+        accept_language = None
+    return negotiate_lang(explicit, accept_language)
+
+
 @asgi(PATH, is_mount=False, copy_scope=False, opt={"openapi": OPENAPI})
 async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> None:
     if scope["method"] != "POST":
@@ -92,8 +103,8 @@ async def recommend_route(scope: HTTPScope, receive: Receive, send: Send) -> Non
     try:
         await _answer(scope, send, suanli, headers, body)
     except (InputError, ValidationException):
-        # the error handler tells it in the body's language (read on this path only)
-        scope.setdefault("state", {})["lang"] = declared_lang(body)
+        # told in the language the answer would have had (read on this path only)
+        scope.setdefault("state", {})["lang"] = error_lang_of(body, headers.accept_language)
         raise
 
 

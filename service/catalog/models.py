@@ -27,6 +27,9 @@ Stack = Literal["cuda", "cann"]
 """Software stack an accelerator needs: NVIDIA CUDA or Huawei Ascend CANN."""
 
 Confidence = Literal["high", "medium", "low"]
+Usage = Literal["training", "inference"]
+"""What a row can run, where its source restricts it (a ModelArts public inference pool
+flavor serves online inference only)."""
 
 PriceSource = Literal["override", "live", "snapshot", "estimated"]
 """Where a price came from, in precedence order (an override beats everything)."""
@@ -175,6 +178,16 @@ class InstanceType(msgspec.Struct, frozen=True, kw_only=True):
     as_of: AsOf
     confidence: Confidence = "high"
     notes: str | None = None
+    usage: tuple[Usage, ...] = ()
+    """What the type can run when its source restricts it (``("inference",)``: an
+    inference pool); empty when no source restricts it. Training jobs skip a row whose
+    usage leaves training out."""
+    usage_note: str | None = None
+    """Where the restriction comes from (the source's words)."""
+
+    @property
+    def runs_training(self) -> bool:
+        return not self.usage or "training" in self.usage
 
     @property
     def is_cpu_only(self) -> bool:

@@ -157,3 +157,69 @@ def region_suggestions(name: str, regions: Iterable[str], n: int = 3) -> list[st
         ):
             found.append(region)
     return found[:n]
+
+
+_MAINLAND = True
+_ABROAD = False
+REGION_NAMES: dict[tuple[str, str], tuple[str, str, bool]] = {
+    # Alibaba Cloud, "Regions and zones": https://www.alibabacloud.com/help/en/ecs/regions-and-zones
+    **{("alibaba", r): (zh, en, _MAINLAND) for r, zh, en in (
+        ("cn-qingdao", "青岛", "Qingdao"), ("cn-beijing", "北京", "Beijing"),
+        ("cn-zhangjiakou", "张家口", "Zhangjiakou"), ("cn-huhehaote", "呼和浩特", "Hohhot"),
+        ("cn-wulanchabu", "乌兰察布", "Ulanqab"), ("cn-hangzhou", "杭州", "Hangzhou"),
+        ("cn-shanghai", "上海", "Shanghai"), ("cn-nanjing", "南京", "Nanjing"),
+        ("cn-fuzhou", "福州", "Fuzhou"), ("cn-shenzhen", "深圳", "Shenzhen"),
+        ("cn-heyuan", "河源", "Heyuan"), ("cn-guangzhou", "广州", "Guangzhou"),
+        ("cn-chengdu", "成都", "Chengdu"))},
+    **{("alibaba", r): (zh, en, _ABROAD) for r, zh, en in (
+        ("cn-hongkong", "中国香港", "Hong Kong"), ("ap-northeast-1", "东京", "Tokyo"),
+        ("ap-northeast-2", "首尔", "Seoul"), ("ap-southeast-1", "新加坡", "Singapore"),
+        ("ap-southeast-3", "吉隆坡", "Kuala Lumpur"), ("ap-southeast-5", "雅加达", "Jakarta"),
+        ("ap-southeast-6", "马尼拉", "Manila"), ("ap-southeast-7", "曼谷", "Bangkok"),
+        ("us-east-1", "弗吉尼亚", "Virginia"), ("us-west-1", "硅谷", "Silicon Valley"),
+        ("eu-central-1", "法兰克福", "Frankfurt"), ("eu-west-1", "伦敦", "London"),
+        ("me-east-1", "迪拜", "Dubai"))},
+    # Tencent Cloud, "Regions and Availability Zones":
+    # https://www.tencentcloud.com/document/product/213/6091
+    **{("tencent", r): (zh, en, _MAINLAND) for r, zh, en in (
+        ("ap-guangzhou", "广州", "Guangzhou"), ("ap-shanghai", "上海", "Shanghai"),
+        ("ap-beijing", "北京", "Beijing"), ("ap-nanjing", "南京", "Nanjing"),
+        ("ap-chengdu", "成都", "Chengdu"), ("ap-chongqing", "重庆", "Chongqing"))},
+    **{("tencent", r): (zh, en, _ABROAD) for r, zh, en in (
+        ("ap-hongkong", "中国香港", "Hong Kong"), ("eu-frankfurt", "法兰克福", "Frankfurt"),
+        ("ap-singapore", "新加坡", "Singapore"), ("na-siliconvalley", "硅谷", "Silicon Valley"),
+        ("na-ashburn", "弗吉尼亚", "Virginia"), ("ap-bangkok", "曼谷", "Bangkok"),
+        ("ap-jakarta", "雅加达", "Jakarta"), ("ap-seoul", "首尔", "Seoul"),
+        ("ap-tokyo", "东京", "Tokyo"), ("sa-saopaulo", "圣保罗", "São Paulo"))},
+    # Huawei Cloud, "Regions and Endpoints": https://developer.huaweicloud.com/intl/en-us/endpoint
+    **{("huawei", r): (zh, en, _MAINLAND) for r, zh, en in (
+        ("cn-north-1", "北京一", "Beijing 1"), ("cn-north-2", "北京二", "Beijing 2"),
+        ("cn-north-4", "北京四", "Beijing 4"), ("cn-north-9", "乌兰察布一", "Ulanqab 1"),
+        ("cn-east-2", "上海二", "Shanghai 2"), ("cn-east-3", "上海一", "Shanghai 1"),
+        ("cn-south-1", "广州", "Guangzhou"), ("cn-southwest-2", "贵阳一", "Guiyang 1"))},
+    **{("huawei", r): (zh, en, _ABROAD) for r, zh, en in (
+        ("ap-southeast-1", "中国香港", "Hong Kong"), ("ap-southeast-2", "曼谷", "Bangkok"),
+        ("ap-southeast-3", "新加坡", "Singapore"), ("ap-southeast-4", "雅加达", "Jakarta"),
+        ("af-south-1", "约翰内斯堡", "Johannesburg"), ("tr-west-1", "伊斯坦布尔", "Istanbul"),
+        ("me-east-1", "利雅得", "Riyadh"))},
+    # Volcano Engine: the three mainland ids spell their city
+    **{("volcengine", r): (zh, en, _MAINLAND) for r, zh, en in (
+        ("cn-beijing", "北京", "Beijing"), ("cn-shanghai", "上海", "Shanghai"),
+        ("cn-guangzhou", "广州", "Guangzhou"))},
+}  # fmt: skip
+"""(provider, region id) -> (city in Chinese, in English, in mainland China?), from each
+cloud's region list above; a region not listed is named by its id."""
+
+
+def region_city(provider: str, region: str, lang: str) -> str:
+    """``广州`` / ``Guangzhou`` for Tencent's ``ap-guangzhou``; the id when unknown."""
+    named = REGION_NAMES.get((provider, region))
+    if named is None:
+        return region
+    return named[0] if lang == "zh" else named[1]
+
+
+def outside_mainland(provider: str, regions: Iterable[str]) -> bool:
+    """Every one of ``regions`` is a known region outside mainland China."""
+    listed = [REGION_NAMES.get((provider, r)) for r in regions]
+    return bool(listed) and all(n is not None and not n[2] for n in listed)

@@ -216,6 +216,13 @@ def _newest(dates: Iterable[str]) -> str:
     return max((d for d in dates if d != MODEL_AS_OF_FALLBACK), default=MODEL_AS_OF_FALLBACK)
 
 
+def _oldest(dates: Iterable[str]) -> str:
+    """The oldest of some ``as_of`` dates: a spot estimate is as old as the on-demand
+    price it scales, however new the spot rules (review 3 R7: 2023-06 card-hour rates
+    were dated 2026-01, the rules' date)."""
+    return min((d for d in dates if d != MODEL_AS_OF_FALLBACK), default=MODEL_AS_OF_FALLBACK)
+
+
 def fit_price_model(catalogs: Sequence[CatalogPrices]) -> PriceModel:
     """Fit the model on every provider's confirmed on-demand prices (see module doc)."""
     points = {cat.name: _on_demand_points(cat) for cat in catalogs}
@@ -477,6 +484,7 @@ def estimated_prices(cat: CatalogPrices, model: PriceModel) -> list[Price]:
                 value,
                 f"the confirmed on-demand price of {_money(value)}/h",
                 f"已确认的按量价格 {_money(value)}/小时",
+                confirmed.as_of,
             )
             region = confirmed.region
         if base is None:
@@ -553,7 +561,7 @@ def _spot(row: InstanceType, region: str, base: Estimate, rules: SpotRules) -> P
         billing="spot",
         price_per_hour=round(base.point * cap, 4),
         source=f"{MODEL_SOURCE}; spot rules: {rules.source}",
-        as_of=rules.as_of,
+        as_of=_oldest((base.as_of, rules.as_of)),
         price_source="estimated",
         estimated=True,
         basis=basis,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 from litestar.exceptions import HTTPException
 
-from service.runtime.errors import ErrorBody, ErrorItem, ErrorLang, InputError, error_lang
+from service.runtime.errors import ErrorBody, ErrorItem, ErrorLang, InputError
 
 if TYPE_CHECKING:
     from service.api.state import Suanli
@@ -112,7 +112,7 @@ class LocalBackend:
 
     def recommend(self, body: Json) -> Json:
         from service.api.body import decode_json
-        from service.api.recommend import PATH, negotiate_lang
+        from service.api.recommend import PATH, error_lang_of, negotiate_lang
         from service.planning.recommend import PlanContext, recommend
         from service.planning.schema import RecommendRequest
 
@@ -130,8 +130,7 @@ class LocalBackend:
             )
             answer = recommend(msgspec.structs.replace(request, lang=lang), ctx, lang)
         except (InputError, HTTPException) as exc:
-            declared = body.get("lang") if isinstance(body, dict) else None
-            raise error_from(exc, where, error_lang(declared, None)) from None
+            raise error_from(exc, where, error_lang_of(_encode(body), None)) from None
         return msgspec.to_builtins(answer)
 
     def estimate(self, body: Json) -> Json:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
 from service.catalog.models import AcceleratorSpec
-from service.catalog.names import localized_name
+from service.catalog.names import localized_name, outside_mainland, region_city
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
 from service.planning.candidates import Candidate
@@ -158,6 +158,11 @@ def explain(
     terms = parts.terms
     open_ended = terms.open_ended
     warnings = list(ctx.snapshot.warnings)
+    if rw.checkpoint is not None:
+        name, scheme = rw.checkpoint
+        precision = str(getattr(req.workload, "precision", ""))
+        warnings.append(texts.t("checkpoint", lang, name=name, scheme=scheme, m=rw.model_id,
+                                p=precision.upper()))  # fmt: skip
     if rw.beyond_positions is not None:
         asked, trained = rw.beyond_positions
         warnings.append(texts.t("beyond_positions", lang, m=rw.model_id, n=asked, p=trained))
@@ -199,6 +204,8 @@ def explain(
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
+            image_model=rw.image_model,
+            **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),
         warnings=warnings,
@@ -207,6 +214,21 @@ def explain(
         considered=len(ctx.snapshot.offers),
         relax=hints,
     )
+
+
+def _where(c: Candidate | None, req: RecommendRequest, lang: Lang) -> dict[str, Any]:
+    """The summary's place to buy (review 3 R18b, R2): the regions asked that the option
+    is sold in, or its only region, by city; and whether that is outside mainland China."""
+    if c is None or not c.regions:
+        return {}
+    if req.constraints.regions is None and len(c.regions) > 1:
+        return {}
+    provider = c.offer.provider
+    shown = c.regions[:3]
+    return {
+        "cities": [region_city(provider, r, lang) for r in shown],
+        "abroad": outside_mainland(provider, c.regions),
+    }
 
 
 def relax_hints(

@@ -47,6 +47,9 @@ class OfferFilter:
     """The billing modes the user sent (``None``: none sent, the default applies), so a
     removal says why: not asked for, spot on a job that is not interruptible, or monthly
     for a job of unknown length."""
+    training: bool = False
+    """A training job: rows whose source restricts them to inference (a ModelArts public
+    inference pool) are left out."""
     single_node: frozenset[str] = frozenset()
     """With ``accelerator_count``: accelerators some passing type holds that many of on
     one node; their multi-node placements are not offered ("8 GPUs" is one 8-GPU node
@@ -58,6 +61,8 @@ class OfferFilter:
         row = offer.instance
         if row.is_cpu_only != self.cpu_only:
             return "workload"
+        if self.training and not row.runs_training:
+            return "usage"
         if self.providers is not None and offer.provider not in self.providers:
             return "providers"
         if row.accelerator in self.excluded_accelerators:

@@ -163,13 +163,14 @@ def fit_part(
     job)."""
     fit_texts: list[str] = []
     if fit is not None:
-        how = ""
+        layout: list[str] = []
         if not serving and fit.zero_stage:
-            how = texts.t("zero", lang, z=fit.zero_stage)
+            layout.append(texts.t("zero", lang, z=fit.zero_stage))
         if fit.tensor_parallel and fit.tensor_parallel > 1:
-            how += texts.t("tp", lang, tp=fit.tensor_parallel)
+            layout.append(texts.t("tp", lang, tp=fit.tensor_parallel))
         if fit.pipeline_parallel > 1:
-            how += texts.t("pp", lang, pp=fit.pipeline_parallel)
+            layout.append(texts.t("pp", lang, pp=fit.pipeline_parallel))
+        how = texts.layout_words(layout, lang)
         fit_texts.append(
             texts.t(
                 "fits",

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import msgspec
+
 from service.catalog.aggregate import OfferBucket
 from service.planning.context import PlanContext
 from service.planning.explain import AnswerParts, Ranked, answer_terms, explain
@@ -36,12 +38,16 @@ from service.planning.place import Placer
 from service.planning.rank import plan_for, select
 from service.planning.resolve import Resolved, job_of, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.sizing.resolve import checkpoint_view
 from service.sizing.workload import validate_workload
 
 __all__ = ["PlanContext", "recommend"]
 
 
 def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendResponse:
+    view = checkpoint_view(req.workload, ctx.models)  # a quantized checkpoint's precision
+    if view is not req.workload:
+        req = msgspec.structs.replace(req, workload=view)
     cache = ctx.cache()
     buckets = ctx.snapshot.buckets
     # The snapshot by identity: the class holds it, so no other one can take its id.

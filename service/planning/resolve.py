@@ -201,6 +201,7 @@ def build_filter(
         min_memory_gib=c.min_memory_gib,
         accelerator_count=c.accelerator_count,
         max_accelerators=c.max_accelerators,
+        training=not isinstance(req.workload, Inference | Preprocess),
     )
     if c.accelerator_count is not None:
         flt = dataclasses.replace(

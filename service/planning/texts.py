@@ -7,7 +7,7 @@ numbers with units, and exists in Chinese and English.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from service.catalog.models import HOURS_PER_MONTH
 from service.planning.candidates import Candidate
@@ -31,9 +31,9 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Because a safety headroom was asked for, the fit was also checked against the "
         "high end of the estimate's range, {high:.1f} GiB, and holds.",
     },
-    "zero": {"zh": "（ZeRO-{z}）", "en": " (ZeRO-{z})"},
-    "tp": {"zh": "（张量并行 {tp}）", "en": " (tensor parallel {tp})"},
-    "pp": {"zh": "（流水线并行 {pp}）", "en": " (pipeline parallel {pp})"},
+    "zero": {"zh": "ZeRO-{z}", "en": "ZeRO-{z}"},
+    "tp": {"zh": "张量并行 {tp}", "en": "tensor parallel {tp}"},
+    "pp": {"zh": "流水线并行 {pp}", "en": "pipeline parallel {pp}"},
     "multi_node": {
         "zh": "{n} 台节点通过 {net} 互联（共 {d} 卡）。",
         "en": "{n} nodes over {net} ({d} devices in total).",
@@ -229,6 +229,11 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{acc} has no FlashAttention-2 (Ampere or newer): attention falls back to "
         "PyTorch SDPA or xformers, somewhat slower.",
     },
+    "checkpoint": {
+        "zh": "{name} 是 {m} 的 {scheme} 量化权重：架构按 {m}，显存与吞吐按 {p} 权重估算。",
+        "en": "{name} is the {scheme} checkpoint of {m}: its architecture, with memory and "
+        "throughput sized for {p} weights.",
+    },
     "beyond_positions": {
         "zh": "{m} 的训练上下文为 {p:,} 个位置，每条序列 {n:,} 个 token 超出了它：本回答按所给长度"
         "估算显存与时间，但超出训练长度后的效果没有保证，需要 RoPE 外推（如模型卡支持的 YaRN）"
@@ -305,6 +310,9 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                 "en": "{n} offers are not sold in the regions asked for."},
     "accelerators": {"zh": "{n} 个报价的加速卡不是所选型号。",
                      "en": "{n} offers have other accelerators than the ones asked for."},
+    "usage": {"zh": "{n} 个报价只用于推理（如 ModelArts 公共推理资源池），不能运行训练任务。",
+              "en": "{n} offers serve inference only (such as ModelArts public inference "
+              "pools) and cannot run a training job."},
     "cuda_required": {"zh": "{n} 个报价为昇腾 NPU，不能运行 CUDA。",
                       "en": "{n} offers have Ascend NPUs, which do not run CUDA."},
     "billing": {"zh": "{n} 个报价的计费方式不在所选范围内。",
@@ -459,6 +467,14 @@ def duration(hours: float, lang: Lang) -> str:
     return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
 
 
+def layout_words(parts: list[str], lang: Lang) -> str:
+    """The layout of a fit in one parenthesis (``" (ZeRO-3, tensor parallel 2)"``,
+    ``"（ZeRO-3，张量并行 2）"``): back-to-back groups read as two afterthoughts."""
+    if not parts:
+        return ""
+    return f"（{'，'.join(parts)}）" if lang == "zh" else f" ({', '.join(parts)})"
+
+
 def clip(text: str, limit: int = 120) -> str:
     """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut
     (a source citation inside a sentence must not end mid-word)."""
@@ -556,15 +572,30 @@ def summary(
     serving: bool,
     no_fit: list[str] | None = None,
     alternative: str | None = None,
+    image_model: bool = False,
+    cities: Sequence[str] = (),
+    abroad: bool = False,
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
-    alternative exists)."""
+    alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
+    no decode; its rate is in images per second. ``cities``: where to buy it (the
+    regions asked, or its only one); ``abroad``: all of them are outside mainland China."""
     if c is None:
         reasons = no_fit or []
         first = reasons[0] if reasons else t("no_option", lang)
         detail = f"{reasons[1]}" if len(reasons) > 1 else ""
         return f"{first}{detail}" if lang == "zh" else f"{first} {detail}".strip()
-    text = _summary_line(lang, display_name, c, accel, serving)
+    where = ""
+    if cities:
+        where = f"（{'、'.join(cities)}）" if lang == "zh" else f" in {', '.join(cities)}"
+    text = _summary_line(lang, display_name + where, c, accel, serving, image_model)
+    if abroad:
+        text += (
+            f"该地域在中国大陆以外（{'、'.join(cities)}）：数据出境，可能需要在云厂商的国际站另开账号。"
+            if lang == "zh"
+            else f" {', '.join(cities)} is outside mainland China: data leaves the mainland, "
+            "and the cloud's international site may need a separate account."
+        )
     if c.price_per_hour is None:
         if alternative:
             text += (
@@ -581,49 +612,84 @@ def summary(
     return text
 
 
+def _spot_estimate(c: Candidate) -> tuple[float, float] | None:
+    """(low, high) of an estimated spot price, or ``None``: a spot price is set by the
+    market, so its estimate is said as a ceiling (the on-demand price the option is
+    ranked at) with its range, never as "spot at ¥X/h" (review 3 R7)."""
+    price = c.offer.price
+    if c.offer.billing != "spot" or price is None or not price.estimated:
+        return None
+    if price.price_low is None or price.price_high is None or c.price_per_hour is None:
+        return None
+    return price.price_low, price.price_high
+
+
 def _estimated(c: Candidate) -> bool:
     price = c.offer.price
     return price is not None and price.estimated
 
 
-def _summary_line(lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool) -> str:
+def _summary_line(
+    lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool, image_model: bool
+) -> str:
     offer = c.offer
     billing = billing_name(offer.billing, lang)
     name = offer.instance.instance_type
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
     tps = c.throughput_tokens_per_s
+    spot = _spot_estimate(c)
     if lang == "zh":
         head = f"推荐{display_name} {nodes}{name}（{accel}，{billing}"
         price = (
             "，价格未知）"
             if c.price_per_hour is None
+            else f"：价格由市场决定，最高为按量价格（约 ¥{c.price_per_hour:,.2f}/小时），"
+            f"估算区间 ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/小时）"
+            if spot is not None
             else f" 约 ¥{c.price_per_hour:,.2f}/小时，估算价）"
             if _estimated(c)
             else f" ¥{c.price_per_hour:,.2f}/小时）"
         )
+        if serving and image_model:
+            if not tps:
+                return f"{head}{price}，每秒可处理的图像数无法估计。"
+            return f"{head}{price}，预计每秒约 {tps:,.0f} 张图像。"
         if serving:
             if not tps:
                 return f"{head}{price}，解码吞吐无法估计。"
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
             return f"{head}{price}；未给出 tokens，无法估计耗时。"
-        cost = f"，总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
+        most = "按上限计" if spot is not None else ""
+        cost = (
+            f"，{most}总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
+        )
         return f"{head}{price}，预计 {duration(c.hours, lang)}{cost}。"
     head = f"Rent {nodes}{name} on {display_name} ({accel}, {billing}"
     price = (
         ", price unknown)"
         if c.price_per_hour is None
+        else f": the market sets the price, up to the on-demand price of about "
+        f"¥{c.price_per_hour:,.2f}/h; estimated ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/h)"
+        if spot is not None
         else f" at about ¥{c.price_per_hour:,.2f}/h, estimated)"
         if _estimated(c)
         else f" at ¥{c.price_per_hour:,.2f}/h)"
     )
+    if serving and image_model:
+        if not tps:
+            return f"{head}{price}; how many images per second it serves is not estimated."
+        return f"{head}{price}; expect about {tps:,.0f} images/s."
     if serving:
         if not tps:
             return f"{head}{price}; its decode throughput cannot be estimated."
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
         return f"{head}{price}; without a token count the time is not estimated."
+    most = " at that ceiling" if spot is not None else ""
     cost = (
-        f", about ¥{c.total_cost:,.2f} in total" if c.total_cost is not None else ", cost unknown"
+        f", about ¥{c.total_cost:,.2f} in total{most}"
+        if c.total_cost is not None
+        else ", cost unknown"
     )
     return f"{head}{price}: about {duration(c.hours, lang)}{cost}."

@@ -49,9 +49,10 @@ class InputError(ValueError):
 
 
 def error_lang(declared: object, accept_language: str | None) -> ErrorLang:
-    """The language of an error: the body's ``lang`` when it names zh or en, else the
-    first of zh/en in ``Accept-Language`` (as ``/v1/recommend`` negotiates answers), else
-    English — an error read by a client that said nothing is read by its developer."""
+    """The language of an error of a route whose answers are English by default (estimate,
+    offers, catalog): the body's ``lang`` when it names zh or en, else the first of zh/en
+    in ``Accept-Language``, else English. ``/v1/recommend``, whose answers default to
+    Chinese, tells its errors with its own rule (``recommend.error_lang_of``)."""
     if declared in ("zh", "en"):
         return "zh" if declared == "zh" else "en"
     return accepted_lang((accept_language or "")[:256]) or "en"
@@ -81,14 +82,15 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         str,
         msgspec.Meta(
             description="The request field at fault, as a path (`workload.model`, "
-            "`constraints.providers[0]`, `limit`), or `data` for the body as a whole."
+            "`constraints.providers[0]`, `limit`), or `body` for the body as a whole."
         ),
     ]
     message: Annotated[
         str,
         msgspec.Meta(
-            description="Why the value was refused, in a sentence, in the request's language "
-            "(`lang` of the body, else `Accept-Language`; English when neither names zh)."
+            description="Why the value was refused, in a sentence, in the language the answer "
+            "would have been in (`lang` of the body, else `Accept-Language`, else Chinese for "
+            "`recommend` and English for the other operations)."
         ),
     ]
     source: Annotated[
@@ -98,8 +100,10 @@ class ErrorItem(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     suggestions: Annotated[
         list[str] | None,
         msgspec.Meta(
-            description="For an unknown name, the closest valid names (best first); absent "
-            "otherwise."
+            description="For an unknown name, the closest valid names (best first); for a "
+            "refused value, the closest valid values, as JSON text to send back (`lora` for "
+            '`LoRA`, `10000000` for the text `10M`, `["阿里云"]` for a lone string where a '
+            "list belongs); absent otherwise."
         ),
     ] = None
 

@@ -49,6 +49,7 @@ from service.sizing.resolve import (
     INFER_OVERHEAD_GIB,
     TRAIN_OVERHEAD_GIB,
     ResolvedWorkload,
+    checkpoint_view,
     resolve_workload,
 )
 from service.sizing.results import (
@@ -81,6 +82,8 @@ class AcceleratorLookup(Protocol):
 
     def suggest(self, name: str) -> list[str]: ...
 
+    def matching(self, query: str) -> tuple[AcceleratorSpec, ...]: ...
+
 
 def estimate(
     workload: Workload,
@@ -92,8 +95,25 @@ def estimate(
     """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
     the smallest that fits unless given) and with ``time`` filled. ``resolve``: what
     resolves the workload (the service passes one that shares resolutions)."""
+    workload = checkpoint_view(workload, models)  # a quantized checkpoint's precision
     validate_workload(workload, placement)
     return estimate_resolved(resolve(workload, models), placement, accelerators)
+
+
+def _refuse_a_family(name: str, accelerators: AcceleratorLookup) -> None:
+    """A placement names one chip; a family (``A100``, ``910B``) is known but ambiguous:
+    the 400 says which chips it comes as (review 3 R18c; recommend and offers accept
+    families because they choose among them)."""
+    members = [spec.name for spec in accelerators.matching(name)]
+    if len(members) < 2:
+        return
+    raise InputError(
+        "placement.accelerator",
+        f"{name!r} comes as {', '.join(members[:-1])} or {members[-1]}: a placement is one "
+        "chip, pick one",
+        members,
+        zh=f"{name!r} 有 {'、'.join(members)} 几种型号：放置方案只能是一种加速卡，请选择其一",
+    )
 
 
 PlacedEstimate = tuple[MemoryBreakdown, PlacementEcho, tuple[str, ...], bool]
@@ -156,6 +176,7 @@ def estimate_resolved(
     if placement is not None:
         spec = accelerators.resolve(placement.accelerator)
         if spec is None:
+            _refuse_a_family(placement.accelerator, accelerators)
             suggestions = accelerators.suggest(placement.accelerator)
             hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
             raise InputError(

@@ -16,6 +16,7 @@ presets are :func:`builtin_presets`, registered by :mod:`service.hooks.core`.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import re
@@ -995,6 +996,46 @@ def family_and_size(name: str) -> tuple[str, float | None]:
     return re.sub(r"[\s_\-./()]+", "", family), float(match.group(1))
 
 
+_CHECKPOINT = re.compile(
+    r"[-_.](?:(?P<gptq>gptq)(?:[-_.]?(?P<gptq_bits>int4|int8|4bit|8bit))?|(?P<awq>awq)"
+    r"|(?P<fp8>fp8)|(?P<bits>int4|int8))$",
+    re.I,
+)
+"""The suffix of a quantized Hugging Face checkpoint of a preset's model: Qwen publishes
+``Qwen2.5-72B-Instruct-GPTQ-Int4``/``-GPTQ-Int8``/``-AWQ`` (4-bit) and ``Qwen3-8B-FP8``
+(https://huggingface.co/Qwen; AWQ is 4-bit weights, arXiv:2306.00978), the Qwen-1 chats
+``Qwen-7B-Chat-Int4`` (GPTQ)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """A quantized checkpoint of a preset: the architecture is the preset's, the suffix
+    names the weight format."""
+
+    preset: ModelPreset
+    precision: Literal["int4", "int8", "fp8"]
+    scheme: str
+    """How its weights are stored, as the repo names it (``GPTQ int4``, ``AWQ``, ``FP8``)."""
+
+
+_BRANDS = {
+    "通义千问": "qwen", "千问": "qwen", "通义": "qwen", "智谱": "glm", "清言": "glm",
+    "深度求索": "deepseek", "百川": "baichuan", "零一万物": "yi", "书生浦语": "internlm",
+    "书生·浦语": "internlm", "浦语": "internlm", "羊驼": "llama", "骆驼": "llama",
+}  # fmt: skip
+"""Chinese names of model families -> the family as preset ids spell it (通义千问 is
+Alibaba's Qwen, 智谱清言 Zhipu's GLM, 书生·浦语 Shanghai AI Lab's InternLM): used to
+suggest presets only, since ``通义千问7B`` could be Qwen, Qwen2 or Qwen2.5."""
+
+
+def _latin_brand(name: str) -> str | None:
+    """``通义千问7B`` -> ``qwen-7B``; ``None`` when no Chinese family name is in it."""
+    for brand in sorted(_BRANDS, key=len, reverse=True):
+        if brand in name:
+            return name.replace(brand, f"{_BRANDS[brand]}-").replace("--", "-")
+    return None
+
+
 class ModelRegistry:
     """Presets by id and alias; the first registration of an id wins (plugins before core)."""
 
@@ -1015,21 +1056,46 @@ class ModelRegistry:
             return found
         return self._by_key.get(fold_model_name(id_or_alias))
 
+    def checkpoint(self, name: str) -> Checkpoint | None:
+        """The preset and weight format of a quantized checkpoint's name
+        (``Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4`` -> qwen2.5-72b, int4), or ``None``."""
+        match = _CHECKPOINT.search(name.strip())
+        if match is None:
+            return None
+        preset = self.resolve(name.strip()[: match.start()])
+        if preset is None:
+            return None
+        bits = (match["gptq_bits"] or match["bits"] or "").lower()
+        if match["fp8"]:
+            return Checkpoint(preset, "fp8", "FP8")
+        if match["awq"]:
+            return Checkpoint(preset, "int4", "AWQ")
+        precision: Literal["int4", "int8"] = "int8" if bits.startswith(("int8", "8")) else "int4"
+        scheme = f"GPTQ {precision}" if match["gptq"] else precision
+        return Checkpoint(preset, precision, scheme)
+
     def suggest(self, name: str, n: int = 3) -> list[str]:
         """Up to ``n`` preset ids closest to ``name`` (for 400 messages): the same family
         at the nearest sizes first (``qwen3-7b`` -> ``qwen3-8b``, ``qwen3-4b``), then
         spelling. Spelling alone suggests ``qwen-1.8b`` for ``qwen3-8b`` and
         ``llama-3.1-405b`` for ``glm-4-9b``."""
-        family, size = family_and_size(name)
+        latin = _latin_brand(name)
+        family, size = family_and_size(latin or name)
         ids: list[str] = []
         if family:
             same = []
             for preset in self._by_id.values():
                 p_family, p_size = family_and_size(preset.id)
-                if p_family == family:
+                # a Chinese family name means every generation of it (Qwen, Qwen2, Qwen2.5)
+                if p_family == family or (latin and p_family.startswith(family)):
                     distance = abs(math.log(p_size / size)) if size and p_size else math.inf
-                    same.append((distance, preset.params_b, preset.id))
-            ids.extend(preset_id for _, _, preset_id in sorted(same))
+                    # of a Chinese family name, the newest generation of the plain
+                    # model first (qwen2.5 before qwen2 and qwen, before qwen2.5-coder)
+                    rest = p_family[len(family) :] if latin else ""
+                    newest = (*(-ord(c) for c in rest), 0)
+                    derived = bool(re.search("[a-z]", rest))
+                    same.append((distance, derived, newest, preset.params_b, preset.id))
+            ids.extend(entry[-1] for entry in sorted(same))
         keys = difflib.get_close_matches(fold_model_name(name), self._by_key, n=n * 3, cutoff=0.5)
         for key in keys:
             preset_id = self._by_key[key].id

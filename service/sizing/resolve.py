@@ -245,6 +245,9 @@ class ResolvedWorkload:
     beyond_positions: tuple[int, int] | None = None
     """(tokens per sequence, the preset's trained positions) when the job's sequences are
     longer than the decoder was trained on (:func:`positions_note`); ``None`` otherwise."""
+    checkpoint: tuple[str, str] | None = None
+    """(the name sent, how its weights are stored) when ``model`` named a quantized
+    checkpoint of the preset (``…-GPTQ-Int4``: ``GPTQ int4``); ``None`` otherwise."""
 
     @property
     def params_b(self) -> float:
@@ -471,7 +474,13 @@ def resolve_model(
     for an unknown name."""
     if isinstance(model, ModelSpec):
         return None, arch_from_spec(model, models, notes), None
-    preset = models.resolve(model)
+    checkpoint = models.checkpoint(model)
+    preset = checkpoint.preset if checkpoint is not None else models.resolve(model)
+    if checkpoint is not None:
+        notes.append(
+            f"{model} is the {checkpoint.scheme} checkpoint of {checkpoint.preset.id}: its "
+            f"architecture, with {checkpoint.precision} weights."
+        )
     if preset is None:
         suggestions = models.suggest(model)
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
@@ -1040,13 +1049,71 @@ def positions_note(
     return length, preset.max_positions
 
 
+def checkpoint_view(workload: Workload, models: ModelRegistry) -> Workload:
+    """``workload`` served in the weight format its quantized checkpoint's name implies
+    (review 3 R17: ``Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4`` is int4), when ``precision``
+    was left at its default; the workload itself otherwise (an explicit other precision
+    is refused by :func:`resolve_workload`). The planner and the estimate size the view."""
+    if not isinstance(workload, Inference) or not isinstance(workload.model, str):
+        return workload
+    checkpoint = models.checkpoint(workload.model)
+    if checkpoint is None or workload.precision != DEFAULT_SERVING_PRECISION:
+        return workload
+    return msgspec.structs.replace(workload, precision=checkpoint.precision)
+
+
+DEFAULT_SERVING_PRECISION = "bf16"
+"""``Inference.precision``'s default: a checkpoint's own format replaces it."""
+
+
+def _check_checkpoint(workload: Workload, models: ModelRegistry) -> tuple[str, str] | None:
+    """(name, scheme) of a quantized checkpoint named by ``model``; a 400 when the
+    request contradicts its weight format or trains it with a method that cannot."""
+    model = getattr(workload, "model", None)
+    checkpoint = models.checkpoint(model) if isinstance(model, str) else None
+    if checkpoint is None or model is None:
+        return None
+    base = checkpoint.preset.id
+    if isinstance(workload, Inference):
+        if workload.precision != checkpoint.precision:
+            raise InputError(
+                "workload.precision",
+                f"{model} stores {checkpoint.scheme} weights, so precision "
+                f"{workload.precision} contradicts it: leave precision out (or set it to "
+                f"{checkpoint.precision}), or give model {base} to serve it in "
+                f"{workload.precision}",
+                [checkpoint.precision, base],
+                zh=f"{model} 的权重是 {checkpoint.scheme}，precision {workload.precision} "
+                f"与之矛盾：请不填 precision（或写 {checkpoint.precision}），或把 model 写成 {base}"
+                f" 以 {workload.precision} 部署",
+            )
+    elif not (isinstance(workload, Finetune) and workload.method == "qlora"):
+        raise InputError(
+            "workload.model",
+            f"{model} is a quantized checkpoint ({checkpoint.scheme}) for serving; to train, "
+            f"give model {base} (method qlora trains LoRA adapters on a 4-bit copy of it)",
+            [base],
+            zh=f"{model} 是用于推理部署的 {checkpoint.scheme} 量化权重；训练请把 model 写成 {base}"
+            "（method 为 qlora 时在其 4-bit 副本上训练 LoRA 适配器）",
+        )
+    return model, checkpoint.scheme
+
+
 def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
     """Validate and resolve ``workload`` once: model, architecture and byte budgets.
 
     Raises :class:`InputError` naming the field for an unknown preset (with the closest
     names) or an inconsistent architecture.
     """
+    workload = checkpoint_view(workload, models)
     validate_workload(workload)
+    checkpoint = _check_checkpoint(workload, models)
+    if checkpoint is not None:
+        return dataclasses.replace(_resolve_workload(workload, models), checkpoint=checkpoint)
+    return _resolve_workload(workload, models)
+
+
+def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
     notes: list[str] = []
     if isinstance(workload, Preprocess):
         return ResolvedWorkload(
