@@ -9,10 +9,12 @@ import msgspec
 import pytest
 
 from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
-from service.sizing import EstimateResponse, Placement, Workload, estimate
+from service.sizing import EstimateResponse, Placement, Workload, estimate, resolve_workload
 from service.sizing.compute import (
     NCCL_INTER_SOCKET_GBPS,
     NCCL_PCIE_GEN4_X16_GBPS,
+    allreduce_seconds,
+    data_parallel_seconds,
     ring_link_gbps,
 )
 from service.sizing.presets import ModelRegistry, builtin_presets
@@ -27,6 +29,15 @@ LORA_7B: dict[str, Any] = {
     "tokens": 50_000_000,
     "seq_len": 2048,
 }
+SMALL_FULL: dict[str, Any] = {
+    "kind": "finetune",
+    "model": "qwen2.5-0.5b",
+    "method": "full",
+    "optimizer": "adamw",
+    "tokens": 50_000_000,
+    "seq_len": 2048,
+}
+"""A full fine-tune plain DDP (ZeRO-0) fits on 24 GB cards, no tensor parallelism."""
 FULL_7B: dict[str, Any] = {
     "kind": "finetune",
     "model": "qwen2.5-7b",
@@ -107,16 +118,39 @@ def test_full_finetune_zero3_on_pcie_runs_below_the_nvlink_mfu() -> None:
 
 def test_ddp_all_reduce_overlaps_only_the_last_micro_step() -> None:
     """With gradient accumulation DDP all-reduces once per optimizer step, during the last
-    micro-step's backward: accumulating more hides less of it per step but sends it less
-    often, so the full fine-tune on PCIe gets faster with more accumulation."""
-    w = {**FULL_7B, "optimizer": "adamw"}
-    few = device_hours(
-        {**w, "gradient_accumulation_steps": 1}, accelerator="A10", count=8, zero_stage=0
-    )
-    many = device_hours(
-        {**w, "gradient_accumulation_steps": 16}, accelerator="A10", count=8, zero_stage=0
-    )
-    assert many < few
+    micro-step's backward: per step it exposes the all-reduce minus one micro-step's
+    backward, however many micro-steps the step accumulates, and it sends it less often.
+    Compute is set so one backward hides half the all-reduce: no overlap at all would
+    expose all of it, and overlapping every accumulated backward none of it at 16."""
+    rw = resolve_workload(msgspec.convert({**SMALL_FULL, "gradient_accumulation_steps": 1},
+                                          Workload), MODELS)  # fmt: skip
+    acc16 = resolve_workload(msgspec.convert({**SMALL_FULL, "gradient_accumulation_steps": 16},
+                                             Workload), MODELS)  # fmt: skip
+    a10 = ACC.resolve("A10")
+    assert a10 is not None
+    assert rw.training is not None
+    assert rw.tokens is not None
+    b = rw.training
+    gradients = allreduce_seconds(a10, 8, b.trainable_params * 2.0)
+    assert gradients > 0
+    micro_steps = rw.tokens / (b.tokens_per_step * 8)
+    backward_share = 1.0 - b.model_flops_per_token / 3.0 / b.flops_per_token
+    compute = micro_steps * (gradients / 2.0) / backward_share
+    one = data_parallel_seconds(rw, a10, 8, 0, 1, compute)
+    sixteen = data_parallel_seconds(acc16, a10, 8, 0, 1, compute)
+    assert one == pytest.approx(micro_steps * gradients / 2.0, rel=1e-9)
+    assert sixteen == pytest.approx(micro_steps * gradients / 2.0 / 16, rel=1e-9)
+    # end to end, on eight PCIe A10s where plain DDP fits: more accumulation is faster
+    few = run({**SMALL_FULL, "gradient_accumulation_steps": 1}, accelerator="A10", count=8,
+              zero_stage=0)  # fmt: skip
+    many = run({**SMALL_FULL, "gradient_accumulation_steps": 16}, accelerator="A10", count=8,
+               zero_stage=0)  # fmt: skip
+    for r in (few, many):
+        assert r.placement is not None
+        assert (r.placement.fits, r.placement.tensor_parallel) == (True, 1)
+    assert few.time is not None
+    assert many.time is not None
+    assert many.time.device_hours < 0.95 * few.time.device_hours
 
 
 def test_zero3_over_one_device_says_it_shards_nothing() -> None:

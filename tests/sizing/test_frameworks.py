@@ -144,7 +144,10 @@ def test_encoder_decoder_kv_cache() -> None:
 
 
 def test_tensor_and_pipeline_parallel_training() -> None:
-    rw = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9)
+    """A framework that runs tensor and pipeline parallelism (Megatron-LM) shards the
+    layers of a 70B pre-train; Hugging Face Trainer (the default) never does, and tensor
+    parallelism stays on NVLink/HCCS parts (service/sizing/parallelism.py)."""
+    rw = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9, framework="megatron")
     m1 = memory_for(rw, 64, 1, 1, 1)
     m8 = memory_for(rw, 64, 1, 8, 1)
     m8x4 = memory_for(rw, 64, 1, 8, 4)
@@ -153,9 +156,11 @@ def test_tensor_and_pipeline_parallel_training() -> None:
     assert m8x4.activations_gib == pytest.approx(m8.activations_gib)
     assert (1, 1) in training_layouts(rw, 64)
     assert (8, 2) in training_layouts(rw, 64)
-    # 70B full training does not fit 8 x 24 GB by ZeRO alone: the fit picks a layout
-    fit = fit_placement(rw, spec("RTX-4090"), 64, 0.05)
+    # 70B full training does not fit 64 x 80 GB by the distributed optimizer (ZeRO-1)
+    # alone: the fit splits the layers over the NVLink server
+    fit = fit_placement(rw, spec("A100-80GB"), 64, 0.05)
     assert fit is not None
+    assert (fit.zero_stage, fit.tensor_parallel) == (1, 8)
     r = estimate(
         rw.workload,
         Placement(accelerator="A100-80GB", count=16, tensor_parallel=8, pipeline_parallel=2),
@@ -168,6 +173,13 @@ def test_tensor_and_pipeline_parallel_training() -> None:
         estimate(rw.workload, Placement(accelerator="A100-80GB", count=12, tensor_parallel=8),
                  MODELS, ACC)  # fmt: skip
     assert err.value.field == "placement.tensor_parallel"
+    # Hugging Face Trainer on 64 PCIe RTX 4090s: data parallelism and ZeRO only, no TP/PP
+    hf = rw_of(kind="pretrain", model="llama-2-70b", tokens=1e9)
+    assert hf.workload.framework == "hf"
+    assert training_layouts(hf, 64) == [(1, 1)]
+    pcie = fit_placement(hf, spec("RTX-4090"), 64, 0.05)
+    assert pcie is not None
+    assert (pcie.zero_stage, pcie.tensor_parallel, pcie.pipeline_parallel) == (3, 1, 1)
 
 
 def test_rlhf_budgets_add_the_models() -> None:
