@@ -190,6 +190,8 @@ _REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 def _zh_words(english: str) -> str:
+    if english in _ZH_OF_EN:  # "true or false" is one word pair: "true 或 false"
+        return _ZH_OF_EN[english]
     return "或".join(_ZH_OF_EN.get(w, w) for w in english.split(" or "))
 
 
@@ -200,7 +202,9 @@ def zh_refusal(message: str) -> str | None:
     """A sentence of this module in Chinese, or ``None`` when it is not one of them."""
     body = _BODY.match(message)
     if body is not None:
-        got = f"，不能是{_zh_words(body['got'])}" if body["got"] else ""
+        said = _zh_words(body["got"]) if body["got"] else ""
+        gap = " " if said[:1].isascii() else ""  # "不能是 null", "不能是数组（列表）"
+        got = f"，不能是{gap}{said}" if said else ""
         return f"请求体应为 JSON 对象{got}"
     for pattern, kind in _REFUSALS:
         m = pattern.match(message)

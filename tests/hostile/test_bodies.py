@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.hostile.conftest import ESTIMATE_OK, RECOMMEND_OK, assert_error
+from tests.hostile.conftest import ESTIMATE_OK, RECOMMEND_OK, assert_error, error_item
 
 JSON = {"content-type": "application/json"}
 POST_ROUTES = ("/v1/estimate", "/v1/recommend")
@@ -58,18 +58,46 @@ def test_json_with_charset_parameter_is_accepted(hostile: TestClient[Litestar]) 
 
 @pytest.mark.parametrize("path", POST_ROUTES)
 def test_empty_body_is_400_naming_the_body(hostile: TestClient[Litestar], path: str) -> None:
+    """Without lang, a refused recommend request is told in Chinese (its answer's
+    language), an estimate in English; both name the body and that an object is due."""
     response = _raw(hostile, path, b"")
-    body = assert_error(response, 400)
-    assert "data" in response.text or "body" in body["detail"].lower(), body
+    body = assert_error(response, 400, key="body", source="body")
+    message = error_item(body, "body")["message"]
+    if path == "/v1/recommend":
+        assert message == "缺少请求体：需要一个 JSON 对象", body
+    else:
+        assert message == "request body is missing: a JSON object is required", body
+    english = _raw(hostile, path, b"", **{"accept-language": "en"})
+    english_body = assert_error(english, 400, key="body", source="body")
+    english_message = error_item(english_body, "body")["message"]
+    assert english_message == "request body is missing: a JSON object is required", english_body
+
+
+_NOT_AN_OBJECT = {  # what each payload is said to be, (en, zh)
+    b"[]": ("a list", "数组（列表）"),
+    b"[{}]": ("a list", "数组（列表）"),
+    b'"workload"': ("a string", "字符串"),
+    b"42": ("an integer", "整数"),
+    b"null": ("null", " null"),
+    b"true": ("true or false", " true 或 false"),
+}
 
 
 @pytest.mark.parametrize("path", POST_ROUTES)
-@pytest.mark.parametrize("payload", [b"[]", b"[{}]", b'"workload"', b"42", b"null", b"true"])
+@pytest.mark.parametrize("payload", list(_NOT_AN_OBJECT))
 def test_non_object_body_is_400_expected_object(
     hostile: TestClient[Litestar], path: str, payload: bytes
 ) -> None:
-    response = _raw(hostile, path, payload)
-    assert_error(response, 400, key="data", source="body", mentions=("expected `object`",))
+    """The error names the body (key ``body``), says an object is due and what came:
+    in English with ``lang``-less estimate or ``accept-language: en``, else Chinese."""
+    en, zh = _NOT_AN_OBJECT[payload]
+    english = _raw(hostile, path, payload, **{"accept-language": "en"})
+    body = assert_error(english, 400, key="body", source="body")
+    message = error_item(body, "body")["message"]
+    assert message == f"the request body must be a JSON object, not {en}", body
+    if path == "/v1/recommend":  # no language asked: the answer's default, Chinese
+        body = assert_error(_raw(hostile, path, payload), 400, key="body", source="body")
+        assert error_item(body, "body")["message"] == f"请求体应为 JSON 对象，不能是{zh}", body
 
 
 @pytest.mark.parametrize("path", POST_ROUTES)
@@ -79,19 +107,37 @@ def test_empty_object_is_400_naming_workload(hostile: TestClient[Litestar], path
 
 
 def test_array_where_the_workload_object_belongs(hostile: TestClient[Litestar]) -> None:
-    response = hostile.post("/v1/recommend", json={"workload": [ESTIMATE_OK["workload"]]})
-    assert_error(response, 400, key="workload", mentions=("expected `object`",))
+    body = {"workload": [ESTIMATE_OK["workload"]]}
+    response = hostile.post("/v1/recommend", json=body)
+    item = error_item(assert_error(response, 400, key="workload"), "workload")
+    assert item["message"] == "workload 应为对象，实际为数组（列表）", item
+    response = hostile.post("/v1/recommend", json={**body, "lang": "en"})
+    item = error_item(assert_error(response, 400, key="workload"), "workload")
+    assert item["message"] == "workload must be an object, not a list", item
 
 
 def test_array_where_constraints_belong(hostile: TestClient[Litestar]) -> None:
-    response = hostile.post("/v1/recommend", json={**RECOMMEND_OK, "constraints": ["A100"]})
-    assert_error(response, 400, key="constraints", mentions=("expected `object`",))
+    body = {**RECOMMEND_OK, "constraints": ["A100"]}
+    response = hostile.post("/v1/recommend", json=body)
+    item = error_item(assert_error(response, 400, key="constraints"), "constraints")
+    assert item["message"] == "constraints 应为对象，实际为数组（列表）", item
+    response = hostile.post("/v1/recommend", json={**body, "lang": "en"})
+    item = error_item(assert_error(response, 400, key="constraints"), "constraints")
+    assert item["message"] == "constraints must be an object, not a list", item
 
 
 def test_object_where_a_list_belongs(hostile: TestClient[Litestar]) -> None:
     body = {**RECOMMEND_OK, "constraints": {"providers": {"name": "alibaba"}}}
     response = hostile.post("/v1/recommend", json=body)
-    assert_error(response, 400, key="constraints.providers", mentions=("expected `array",))
+    item = error_item(
+        assert_error(response, 400, key="constraints.providers"), "constraints.providers"
+    )
+    assert item["message"] == "providers 应为数组（列表），实际为对象", item
+    response = hostile.post("/v1/recommend", json={**body, "lang": "en"})
+    item = error_item(
+        assert_error(response, 400, key="constraints.providers"), "constraints.providers"
+    )
+    assert item["message"] == "providers must be a list, not an object", item
 
 
 # --- encodings and syntax ---------------------------------------------------------------
@@ -149,7 +195,7 @@ def test_duplicate_keys_are_refused_naming_the_key(hostile: TestClient[Litestar]
     bad_then_ok = b'{"workload": {"kind": "finetune", "model": "llama-2-7b",'
     bad_then_ok += b' "model": "no-such-model-xyz", "model": "llama-2-7b", "method": "qlora"}}'
     response = _raw(hostile, "/v1/estimate", bad_then_ok)
-    assert_error(response, 400, key="model", mentions=("duplicate",))
+    assert_error(response, 400, key="workload.model", mentions=("duplicate key `model`",))
     escaped = b'{"workload": {"kind": "finetune", "model": "llama-2-7b"}, '
     escaped += b'"top_k": 3, "top\\u005fk": 4}'
     assert_error(_raw(hostile, "/v1/recommend", escaped), 400, key="top_k")
@@ -247,4 +293,6 @@ def test_long_string_field_is_400(hostile: TestClient[Litestar]) -> None:
 def test_too_many_list_items_are_400(hostile: TestClient[Litestar]) -> None:
     body = {**RECOMMEND_OK, "constraints": {"regions": ["cn-hangzhou"] * 1_000}}
     response = hostile.post("/v1/recommend", json=body)
+    assert_error(response, 400, key="constraints.regions", mentions=("长度 ≤ 64",))
+    response = hostile.post("/v1/recommend", json={**body, "lang": "en"})
     assert_error(response, 400, key="constraints.regions", mentions=("length <= 64",))

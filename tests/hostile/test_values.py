@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -49,9 +50,20 @@ def _finetune(**fields: Any) -> dict[str, Any]:
 def test_zero_and_negative_sizes_are_400(
     hostile: TestClient[Litestar], path: str, workload: dict[str, Any], key: str
 ) -> None:
+    """The bound broken, said in the answer's language: a recommend request without
+    lang is refused in Chinese (``≥``), in English (``>=``) when English is asked."""
+    name = key.rsplit(".", 1)[1]
     response = hostile.post(path, json={"workload": workload})
     body = assert_error(response, 400, key=key, source="body")
-    assert ">" in error_item(body, key)["message"], body  # says the bound it broke
+    message = error_item(body, key)["message"]
+    if path == "/v1/recommend":
+        assert re.fullmatch(rf"{name} 应为 [≥>] [0-9.e-]+ 的(?:数字|整数)", message), body
+    else:
+        assert re.fullmatch(rf"{name} must be (?:a number|an integer) >=? [0-9.e-]+", message), body
+    english = hostile.post(path, json={"workload": workload}, headers={"accept-language": "en"})
+    body = assert_error(english, 400, key=key, source="body")
+    message = error_item(body, key)["message"]
+    assert re.fullmatch(rf"{name} must be (?:a number|an integer) >=? [0-9.e-]+", message), body
 
 
 @pytest.mark.parametrize(
