@@ -19,9 +19,11 @@ def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str) -> 
     return response.json()
 
 
-QLORA_72B = {
-    "workload": {"kind": "finetune", "model": "qwen2.5-72b", "method": "qlora", "seq_len": 2048,
-                 "tokens": 20_000_000},
+FULL_72B_MEGATRON = {
+    # Megatron-LM: the framework that lays a 72B model out in tensor and pipeline stages
+    # (under Hugging Face/PEFT a layout has no tensor parallelism: review 3 R3)
+    "workload": {"kind": "finetune", "model": "qwen2.5-72b", "method": "full", "seq_len": 2048,
+                 "tokens": 20_000_000, "framework": "megatron"},
     "top_k": 5,
 }  # fmt: skip
 
@@ -29,15 +31,15 @@ QLORA_72B = {
 @pytest.mark.parametrize(
     ("lang", "joined", "split"),
     [
-        ("en", "(ZeRO-3, tensor parallel 2)", ") ("),
-        ("zh", "（ZeRO-3，张量并行 2）", "）（"),
+        ("en", "(ZeRO-1, tensor parallel 8, pipeline parallel 2)", ") ("),
+        ("zh", "（ZeRO-1，张量并行 8，流水线并行 2）", "）（"),
     ],
 )
 def test_a_layout_reads_as_one_parenthesis(
     client: TestClient[Litestar], lang: str, joined: str, split: str
 ) -> None:
-    """R18l: "(ZeRO-3) (tensor parallel 2)" read as two afterthoughts."""
-    answer = recommend(client, QLORA_72B, lang)
+    """R18l: "(ZeRO-1) (tensor parallel 8)" read as two afterthoughts."""
+    answer = recommend(client, FULL_72B_MEGATRON, lang)
     reasons = [r for o in answer["options"] for r in o["reasons"]]
     assert any(joined in r for r in reasons), reasons
     assert not any(split in r for r in reasons), reasons

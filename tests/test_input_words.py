@@ -221,7 +221,7 @@ def test_estimate_sizes_a_checkpoint_in_its_precision(client: TestClient[Litesta
 
 @pytest.mark.parametrize(
     ("family", "members"),
-    [("A100", ["A100-40GB", "A100-80GB"]), ("V100", ["V100-16GB", "V100-32GB"]),
+    [("A100", ["A100-40GB", "A100-80GB"]), ("V100", ["V100-16GB", "V100-32GB", "V100-32GB-PCIe"]),
      ("910B", ["Ascend-910B1", "Ascend-910B2", "Ascend-910B3", "Ascend-910B4"])],
 )  # fmt: skip
 def test_an_estimate_placed_on_a_family_names_its_chips(

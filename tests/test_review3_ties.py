@@ -36,8 +36,13 @@ def test_options_showing_the_same_total_rank_fewer_accelerators_first(
     }  # fmt: skip
     options = _answer(client, body)["options"]
     shown = [(o["total_cost"], o["nodes"] * o["accelerator"]["count"]) for o in options]
-    assert any(a[0] == b[0] for a, b in itertools.pairwise(shown)), shown
-    for (cost, devices), (next_cost, next_devices) in itertools.pairwise(shown):
+    # since every option pays the job's fixed start-up and save time on each of its cards
+    # (review 3 R16), the 1x and 2x V100 types no longer tie here; the cent-level tie rule
+    # is exercised by tests/test_ranking_ties.py on the training loop's cost. What must
+    # still hold: priced options by total, fewer accelerators first on equal totals
+    priced = [s for s in shown if s[0] is not None]
+    assert len(priced) >= 2, shown
+    for (cost, devices), (next_cost, next_devices) in itertools.pairwise(priced):
         assert cost <= next_cost
         if cost == next_cost:
             assert devices <= next_devices, shown
