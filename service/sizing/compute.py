@@ -247,6 +247,21 @@ def pipeline_efficiency(stages: int, micro_batches: int) -> float:
     return m / (m + stages - 1)
 
 
+def generation_time(output_tokens: float, tokens_per_s: float, devices: int) -> TimeEstimate | None:
+    """Hours to generate ``output_tokens`` at ``tokens_per_s`` on ``devices`` (``None``
+    without a rate): the one rule of a batch job's time, whether the rate is one group's
+    (:func:`time_for`) or a deployment's replicas together (the estimate's serving layout)."""
+    if tokens_per_s <= 0:
+        return None
+    hours = output_tokens / tokens_per_s / 3600.0
+    return TimeEstimate(
+        hours=hours,
+        device_hours=hours * devices,
+        mfu=None,
+        hours_range=hours_range(hours, training=False),
+    )
+
+
 def time_for(
     rw: ResolvedWorkload,
     accelerator: AcceleratorSpec,
@@ -272,15 +287,8 @@ def time_for(
     if isinstance(w, Inference):
         if w.output_tokens is None:
             return None
-        tps = inference_throughput(rw, accelerator, devices)
-        if tps <= 0:
-            return None
-        hours = w.output_tokens / tps / 3600.0
-        return TimeEstimate(
-            hours=hours,
-            device_hours=hours * devices,
-            mfu=None,
-            hours_range=hours_range(hours, training=False),
+        return generation_time(
+            w.output_tokens, inference_throughput(rw, accelerator, devices), devices
         )
     compute = compute_for(rw)
     precision = getattr(w, "precision", "bf16")

@@ -24,6 +24,7 @@ from service.sizing.compute import (
     bandwidth_efficiency,
     compute_for,
     data_parallel_link_gbps,
+    generation_time,
     offload_seconds,
     peak_tflops,
     preprocess_hours,
@@ -60,7 +61,7 @@ from service.sizing.results import (
     PlacementEcho,
     TimeEstimate,
 )
-from service.sizing.uncertainty import SPREADS, hours_range, throughput_range
+from service.sizing.uncertainty import SPREADS, throughput_range
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -316,16 +317,7 @@ def _serving_time(
     w = layout.rw.workload
     if not isinstance(w, Inference) or w.output_tokens is None or layout.rw.arch is None:
         return None
-    tps = layout.rate(spec)
-    if tps <= 0:
-        return None
-    hours = w.output_tokens / tps / 3600.0
-    return TimeEstimate(
-        hours=hours,
-        device_hours=hours * devices,
-        mfu=None,
-        hours_range=hours_range(hours, training=False),
-    )
+    return generation_time(w.output_tokens, layout.rate(spec), devices)
 
 
 def _place_serving(
