@@ -66,6 +66,11 @@ class LaneBound(msgspec.Struct, frozen=True, gc=False):
     """Lowest money x hours per W² (open serving: price per token-per-second), tier 0."""
     balance_floor: float
     """Lowest floor x hours per W (subscriptions), tier 0; 0 when none."""
+    fixed_rate: float = 0.0
+    """Lowest price per hour of a tier-0 candidate billed by the hour (all its nodes):
+    what each of the job's fixed hours costs at least (training's start-up and final
+    save, see :meth:`~service.planning.place.Placer.fixed_hours`); 0 for subscriptions,
+    which a month's floor bounds instead."""
 
 
 Timing = tuple[tuple[tuple[int, float | None, float | None], ...], float]
@@ -94,8 +99,9 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
         if hours is None:
             return LaneBound(lane, 1.0, per_hour, INF, speed, INF, INF)
         money = per_hour * hours
-        return LaneBound(lane, 0.0, 0.0, money, speed, money * hours, 0.0)
+        return LaneBound(lane, 0.0, 0.0, money, speed, money * hours, 0.0, per_hour)
     tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
+    fixed_rate = INF
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode in OPEN_MODES:
@@ -110,6 +116,7 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
             item = (0.0, month, per_unit, per_unit * hours, month * hours)
         else:
             item = (0.0, 0.0, per_hour * hours, per_hour * hours * hours, 0.0)
+            fixed_rate = min(fixed_rate, per_hour)
         # Componentwise minimum over the lane's candidates of its lowest tier: a bound
         # on every one of them.
         if item[0] < tier:
@@ -119,7 +126,9 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
             money = min(money, item[2])
             balance = min(balance, item[3])
             balance_floor = min(balance_floor, item[4])
-    return LaneBound(lane, tier, floor, money, speed, balance, balance_floor)
+    if tier != 0.0 or monthly or mode in OPEN_MODES or fixed_rate == INF:
+        fixed_rate = 0.0
+    return LaneBound(lane, tier, floor, money, speed, balance, balance_floor, fixed_rate)
 
 
 def _timing(lane: Lane, mode: BoundMode, rate: float | None) -> Timing:
@@ -177,11 +186,17 @@ class Order(msgspec.Struct, frozen=True):
             return (_log(bound.balance * scale * scale),)
         return (_log(bound.balance_floor * scale),)
 
-    def key_bound(self, bound: LaneBound, scale: float) -> tuple[float, ...]:
+    def key_bound(
+        self, bound: LaneBound, scale: float, fixed_hours: float = 0.0
+    ) -> tuple[float, ...]:
         """The lowest leading elements of the ranking key any candidate of the lane has
-        (``scale``: the work, or 1 for open serving, shrunk by :data:`BOUND_SLACK`)."""
+        (``scale``: the work, or 1 for open serving, shrunk by :data:`BOUND_SLACK`;
+        ``fixed_hours``: a training job's hours that do not scale with the work, billed
+        at the lane's lowest hourly price at least — ordering cannot take them, since
+        their share changes with the work, but pruning a lane can)."""
         if self.objective == "cost":
-            return bound.tier, max(bound.floor, bound.money * scale)
+            fixed = bound.fixed_rate * fixed_hours * BOUND_SLACK
+            return bound.tier, max(bound.floor, bound.money * scale + fixed)
         if self.objective == "time":
             return (bound.speed * scale if bound.speed > 0 else bound.speed,)
         if bound.tier != 0.0:

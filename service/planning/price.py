@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from service.catalog.models import Offer
@@ -89,6 +89,15 @@ class Pricer:
         self.entries: list[Entry] = []
         self.keys: list[tuple[float, ...]] = []
         self.removed: Counter[str] = Counter()
+
+    def all_hidden(self, groups: Sequence[tuple[Offer, tuple[str, ...], int]]) -> bool:
+        """Every one of ``groups`` is a spot estimate :meth:`add` would leave out (then
+        the lane need not be timed)."""
+        on_demand = self.on_demand  # a lazy view: looked up per type, never sized
+        return all(
+            offer.billing == "spot" and spot_above_on_demand(offer, on_demand)
+            for offer, _regions, _offers in groups
+        )
 
     def add(
         self, offer: Offer, regions: tuple[str, ...], variants: list[Variant], offers: int

@@ -182,13 +182,14 @@ def _bounded_lanes(
     # under time and balanced; the heap keeps the top_k best of them, negated.
     two = order.objective == "cost"
     in_cents = two and totals
+    fixed = placer.fixed_hours() if totals else 0.0
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
     for priority, bound in _merged(order, scale, placer):
         if len(best) >= top_k:
             if _in_cents(priority, in_cents) > kth:
                 break
-            if _in_cents(order.key_bound(bound, scale), in_cents) > kth:
+            if _in_cents(order.key_bound(bound, scale, fixed), in_cents) > kth:
                 continue
         start = len(pricer.keys)
         _price_lane(bound.lane, placer, pricer, top_k)
@@ -254,11 +255,14 @@ def _lanes_in_order(
 
 
 def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int) -> None:
+    groups = lane.passing.groups[:top_k]
+    if pricer.all_hidden(groups):  # spot estimates no cheaper than on-demand: no entry
+        return
     placed = lane.placements
     variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
     if isinstance(variants, str):
         return
-    for offer, regions, offers in lane.passing.groups[:top_k]:
+    for offer, regions, offers in groups:
         pricer.add(offer, regions, variants, offers)
 
 
