@@ -103,48 +103,41 @@ ms). SemiAnalysis InferenceX concurrency sweep,
 https://github.com/SemiAnalysisAI/InferenceX/issues/870."""
 
 
+def _deepseek_on_8xh200(model: str, concurrency: int, prompt_len: int | None) -> float:
+    """Output tokens/s of ``model`` in FP8 under SGLang on 8 x H200 at ``concurrency``,
+    2,048 tokens of context."""
+    w = msgspec.convert(
+        {
+            "kind": "inference",
+            "model": model,
+            "engine": "sglang",
+            "precision": "fp8",
+            "concurrency": concurrency,
+            "prompt_len": prompt_len,
+            "context_len": 2048,
+            "output_tokens": 1e6,
+        },
+        Workload,
+    )
+    r = estimate(w, Placement(accelerator="H200", count=8), MODELS, _WithH200())
+    assert r.throughput_tokens_per_s is not None
+    return r.throughput_tokens_per_s
+
+
 @pytest.mark.parametrize("concurrency", sorted(DSR1_SGLANG_H200))
 def test_deepseek_decode_matches_a_current_sglang_sweep(concurrency: int) -> None:
     """The MoE decode reads the dense part, the routed experts the batch touches
     (E·(1-(1-k/E)^B) of 256 per layer: 24 at batch 8, 222 at 64) and the MLA cache, plus
     SGLang's per-step, per-layer and fused-MoE latencies and TP's all-reduces: within 20 %
     of the published output rate at every concurrency of the sweep."""
-    w = msgspec.convert(
-        {
-            "kind": "inference",
-            "model": "deepseek-r1",
-            "engine": "sglang",
-            "precision": "fp8",
-            "concurrency": concurrency,
-            "prompt_len": 1024,
-            "context_len": 2048,
-            "output_tokens": 1e6,
-        },
-        Workload,
-    )
-    r = estimate(w, Placement(accelerator="H200", count=8), MODELS, _WithH200())
-    assert r.throughput_tokens_per_s is not None
+    rate = _deepseek_on_8xh200("deepseek-r1", concurrency, 1024)
     per_gpu, _tpot = DSR1_SGLANG_H200[concurrency]
-    assert r.throughput_tokens_per_s / 8 == pytest.approx(per_gpu, rel=0.20)
+    assert rate / 8 == pytest.approx(per_gpu, rel=0.20)
 
 
 def test_deepseek_small_batch_decode_is_latency_bound_not_bytes_bound() -> None:
     """At batch 1 DeepSeek-V3 FP8 reads ~37 GB per token, 1 ms over 8 x 4.8 TB/s; the
     step is about 9 ms because of the 61 layers' kernel, fused-MoE and all-reduce
     latencies, which is why the measured TPOT barely moves from batch 1 to 8 (12.8 ms at 8)."""
-    w = msgspec.convert(
-        {
-            "kind": "inference",
-            "model": "deepseek-v3",
-            "engine": "sglang",
-            "precision": "fp8",
-            "concurrency": 1,
-            "context_len": 2048,
-            "output_tokens": 1e6,
-        },
-        Workload,
-    )
-    r = estimate(w, Placement(accelerator="H200", count=8), MODELS, _WithH200())
-    assert r.throughput_tokens_per_s is not None
-    step_ms = 1000 / r.throughput_tokens_per_s
+    step_ms = 1000 / _deepseek_on_8xh200("deepseek-v3", 1, None)
     assert 7.0 < step_ms < DSR1_SGLANG_H200[8][1]
