@@ -392,15 +392,17 @@ def _estimate_for(
     row = c.offer.instance
     placement = None
     place = parts.placed
+    # replicas: one per node, or per pipeline of servers when one server holds no replica
+    replicas = c.nodes // (c.fit.pipeline_parallel if c.fit is not None else 1)
     if c.fit is not None and c.fit.batch is not None:
-        # the option's batch on every node, not one sequence; not kept by placement alone
-        # (the same devices split over other nodes hold another batch)
-        rw = at_concurrency(rw, c.fit.batch * c.nodes)
+        # the option's batch on every replica, not one sequence; not kept by placement
+        # alone (the same devices split over other nodes hold another batch)
+        rw = at_concurrency(rw, c.fit.batch * replicas)
         place = placed_estimate
-    elif c.nodes > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
-        # the planner serves the request's concurrency on every node; the estimate shares
-        # its concurrency out over the replicas (one per node)
-        rw = at_concurrency(rw, rw.inference.concurrency * c.nodes)
+    elif replicas > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
+        # the planner serves the request's concurrency on every replica; the estimate
+        # shares its concurrency out over the replicas
+        rw = at_concurrency(rw, rw.inference.concurrency * replicas)
         place = placed_estimate
     if row.accelerator is not None:
         training = rw.training is not None
