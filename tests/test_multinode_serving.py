@@ -187,3 +187,45 @@ def test_a_model_one_server_holds_is_never_split(client: TestClient[Litestar], m
     for o in options:
         assert o["nodes"] == 1, o
         assert not any("spans" in r for r in o["reasons"])
+
+
+FP8_PARTS = {"H20", "H800", "H100-80GB", "L20", "L40S", "L40", "L4", "RTX-4090", "RTX-4090D"}
+"""Accelerators whose registry row has FP8 tensor cores (``supports_fp8``)."""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_deepseek_v3_in_16_bits_says_the_release_is_fp8(
+    client: TestClient[Litestar], lang: str
+) -> None:
+    """DeepSeek publishes FP8 weights only; a 16-bit plan sizes the BF16 copy (1,250 GiB:
+    3 x 8 A100-80GB) and the answer says so, with what fp8 would change."""
+    answer = recommend(client, V3, lang=lang, accelerators=["A100-80GB"])
+    assert answer["estimate"]["memory"]["weights_gib"] * 24 == pytest.approx(1250, rel=0.01)
+    advice = {a["topic"]: a["text"] for a in answer["advice"]}
+    said = advice["precision"]
+    assert "FP8" in said
+    assert "fp8_cast_bf16.py" in said
+    assert ("BF16 副本" if lang == "zh" else "BF16 copy") in said
+    fp8 = recommend(client, {**V3, "precision": "fp8"}, lang=lang)
+    assert "precision" not in {a["topic"] for a in fp8["advice"]}
+    small = recommend(client, {"kind": "inference", "model": "qwen2.5-7b"}, lang=lang)
+    assert "precision" not in {a["topic"] for a in small["advice"]}
+
+
+def test_fp8_is_planned_only_on_parts_with_fp8(client: TestClient[Litestar]) -> None:
+    """FP8 weights (about 625 GiB) run only where the device has FP8 (Hopper, Ada): one
+    8 x H20 server holds them, so no option spans servers; A100, V100 and Ascend are out."""
+    options = recommend(client, {**V3, "precision": "fp8"})["options"]
+    assert options
+    for o in options:
+        assert o["accelerator"]["name"] in FP8_PARTS, o
+        assert o["nodes"] == 1, o
+    assert not recommend(client, {**V3, "precision": "fp8"}, accelerators=["A100-80GB"])["options"]
+    # no L20 server holds them (8 x 48 GiB = 384 GiB): 16 L20s at about 40.5 GiB each of
+    # 43.2 usable, as 2 x 8, 4 x 4 or 8 x 2; one-card servers need 15 (41.7 GiB of weights)
+    l20 = recommend(client, {**V3, "precision": "fp8"}, accelerators=["L20"])["options"]
+    assert {(o["accelerator"]["count"], o["nodes"]) for o in l20} == {
+        (8, 2), (4, 4), (2, 8), (1, 15)
+    }  # fmt: skip
+    for o in l20:
+        assert o["per_device_gib"] <= 48 * (1 - HEADROOM)

@@ -194,7 +194,9 @@ def explain(
         options=options,
         estimate=estimate,
         advice=build_advice(
-            _advice_context(rw, req, top, resolved.interruptible, host), lang, parts.advice()
+            _advice_context(rw, req, top, resolved.interruptible, host, ctx),
+            lang,
+            parts.advice(),
         ),
         summary=texts.summary(
             lang,
@@ -440,6 +442,7 @@ def _advice_context(
     top: Sequence[Candidate],
     interruptible: bool,
     host: HostRequirements,
+    ctx: PlanContext,
 ) -> AdviceContext:
     """``host``: the estimate's, for the top option's devices (one device without one)."""
     names: set[str] = set()
@@ -457,6 +460,8 @@ def _advice_context(
         )
     serving = isinstance(req.workload, Inference)
     accelerators = frozenset(names)
+    preset = ctx.models.resolve(rw.model_id) if serving and rw.model_id else None
+    release_fp8 = preset.display_name if preset and preset.release_precision == "fp8" else None
     return AdviceContext(
         kind=str(type(req.workload).__struct_config__.tag),
         params_b=rw.params_b,
@@ -475,6 +480,7 @@ def _advice_context(
         moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
+        release_fp8=release_fp8,
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)
