@@ -180,6 +180,24 @@ def test_constraints_still_hold(client: TestClient[Litestar]) -> None:
     assert all(o["price_per_hour"] <= 800 for o in cheap)
 
 
+@pytest.mark.parametrize(
+    ("constraints", "said"),
+    [
+        ({"max_nodes": 1}, "would need more than 1 node."),
+        ({"accelerators": ["A100-80GB"], "max_nodes": 2}, "would need more than 2 nodes."),
+        ({"max_accelerators": 8}, "exceed the limit of 8 accelerators"),
+    ],
+)
+def test_a_limit_that_leaves_no_layout_is_named(
+    client: TestClient[Litestar], constraints: dict[str, Any], said: str
+) -> None:
+    """When a replica would fit over more servers than allowed, the answer names the
+    node or accelerator limit, not the memory."""
+    answer = recommend(client, V3, **constraints)
+    assert not answer["options"]
+    assert said in answer["warnings"][0], answer["warnings"]
+
+
 @pytest.mark.parametrize("model", ["qwen2.5-72b", "llama-3.1-70b", "qwen2.5-7b"])
 def test_a_model_one_server_holds_is_never_split(client: TestClient[Litestar], model: str) -> None:
     options = recommend(client, {"kind": "inference", "model": model})["options"]

@@ -46,6 +46,10 @@ DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
 that asks for safety, and the high end of the calibrated memory range must fit too."""
 
+MOST_SERVERS = 512
+"""``constraints.max_nodes``'s upper bound: a replica that would need more servers than
+this is said not to fit at all."""
+
 _UNSIZED = object()
 """Not looked up yet (``None`` is a result: nothing fits)."""
 
@@ -386,7 +390,7 @@ class Placer:
             stages, lambda p: self._span_fit(spec, per_node, p, first) is not None
         )
         if pipeline is None:
-            return "memory"
+            return self._beyond(spec, per_node, max_nodes, exact, first)
         batch = None
         if job.batch_ceiling is not None:
             target = job.target_tokens_per_s or math.inf
@@ -414,6 +418,23 @@ class Placer:
             return "max_nodes"
         total = tps * replicas if tps > 0 else None
         return [(nodes, per_node * nodes, fit, total, None)]
+
+    def _beyond(
+        self,
+        spec: AcceleratorSpec,
+        per_node: int,
+        max_nodes: int,
+        exact: int | None,
+        batch: int | None,
+    ) -> str:
+        """Why no replica over at most ``max_nodes`` servers holds the model: the node
+        limit (or the accelerator limit that set it) when :data:`MOST_SERVERS` of them
+        would, else memory (a device too small for even one layer's share)."""
+        if exact is not None or max_nodes >= MOST_SERVERS:
+            return "memory"
+        if self._span_fit(spec, per_node, MOST_SERVERS, batch) is None:
+            return "memory"
+        return "max_nodes" if max_nodes >= self.job.max_nodes else "max_accelerators"
 
     def _span_fit(
         self, spec: AcceleratorSpec, per_node: int, pipeline: int, batch: int | None

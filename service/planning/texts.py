@@ -386,7 +386,7 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                "en": "{n} offers do not have enough accelerator memory for this job (within "
                "the nodes allowed)."},
     "max_nodes": {"zh": "{n} 个报价需要超过 {nodes} 台节点。",
-                  "en": "{n} offers would need more than {nodes} nodes."},
+                  "en": "{n} offers would need more than {nodes_en}."},
     "unknown_accelerator": {"zh": "{n} 个报价的加速卡规格未知。",
                             "en": "{n} offers have an accelerator whose specs are unknown."},
     "unknown_specs": {"zh": "{n} 个报价的 vCPU 或内存规格未知。",
@@ -444,7 +444,9 @@ def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, obje
     template = _REMOVED.get(key)
     if template is None:
         return t("removed_other", lang, n=count)
-    return template[lang].format(n=f"{count:,}", **values)
+    nodes = values.get("nodes")
+    nodes_en = "1 node" if nodes == 1 else f"{nodes} nodes"
+    return template[lang].format(n=f"{count:,}", nodes_en=nodes_en, **values)
 
 
 _CONFIDENCE: dict[str, dict[Lang, str]] = {
