@@ -43,7 +43,12 @@ WORKLOADS: dict[str, dict[str, Any]] = {
     "batch-7b": {"kind": "inference", "model": "llama-2-7b", "output_tokens": 5e8},
     "serve-14b-target": {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000},
     "preprocess": {"kind": "preprocess", "data_gb": 500},
+    "serve-v3-spans": {"kind": "inference", "model": "deepseek-v3"},
+    "batch-405b-spans": {"kind": "inference", "model": "llama-3.1-405b", "output_tokens": 5e8},
 }  # fmt: skip
+SPANNING = ("deepseek-v3", "llama-3.1-405b")
+"""Models no server of the catalog holds in BF16: placed with replicas over several servers
+(:meth:`~service.planning.place.Placer.spanning`), as ``recommend`` places them."""
 CONSTRAINTS: dict[str, dict[str, Any]] = {
     "none": {},
     "budget": {"budget": 300},
@@ -118,7 +123,10 @@ def _placer(req: RecommendRequest, ctx: PlanContext) -> tuple[Resolved, Placer]:
     cache = ctx.cache()
     spot = msgspec.structs.replace(req.constraints, interruptible=True)
     resolved = resolve(msgspec.structs.replace(req, constraints=spot), ctx, cache)
-    return resolved, Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    if resolved.job.rw.model_id in SPANNING:
+        placer = placer.spanning()
+    return resolved, placer
 
 
 def _selected(req: RecommendRequest, ctx: PlanContext, exhaustive: bool) -> list[Candidate]:
@@ -145,7 +153,10 @@ CASES = [
     for w, c, o, k in itertools.product(
         WORKLOADS, CONSTRAINTS, ("cost", "time", "balanced"), (1, 5, 50)
     )
-    if not (c == "spot-only" and w in ("serve-13b-int4", "batch-7b", "preprocess"))
+    if not (
+        c == "spot-only"
+        and w in ("serve-13b-int4", "batch-7b", "preprocess", "serve-v3-spans", "batch-405b-spans")
+    )
     and not (c in ACCELERATOR_ONLY and w == "preprocess")
 ]
 

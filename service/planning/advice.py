@@ -165,6 +165,17 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "for it; autoscale replicas and scale to zero when idle (serverless GPU), and check "
         "the quantized model's outputs on an evaluation set before going live.",
     },
+    "release_fp8": {
+        "zh": "{model} 官方只发布 FP8 权重（按 128×128 分块的 e4m3），本方案按其 BF16 副本"
+        "（官方 fp8_cast_bf16.py 转换）计算显存，所有加速卡都能运行。在有 FP8 的卡上"
+        "（Hopper：H20/H800/H100；Ada：L20/L40S）把 precision 设为 fp8 可直接部署官方权重，"
+        "权重显存减半；A100、V100 和昇腾 910B 没有 FP8，只能用 BF16 副本。",
+        "en": "{model} is released in FP8 only (e4m3 in 128×128 blocks); this plan sizes its "
+        "BF16 copy (DeepSeek's fp8_cast_bf16.py), which every accelerator here can serve. On "
+        "parts with FP8 (Hopper H20/H800/H100, Ada L20/L40S) set precision to fp8 to serve the "
+        "release as it is, with half the weight memory; A100, V100 and Ascend 910B have no FP8 "
+        "and need the BF16 copy.",
+    },
     "moe_framework": {
         "zh": "MoE 训练：Hugging Face Trainer、LLaMA-Factory、ms-swift（swift sft）和 DeepSpeed "
         "逐个专家循环做小矩阵乘（ZeRO-3 还要逐个专家收集权重），利用率只有同等稠密模型的约 "
@@ -229,6 +240,8 @@ class AdviceContext:
     moe_expert_loop: bool = False
     """Training a MoE under a trainer that runs the Hugging Face expert loop
     (:data:`service.sizing.moe.EXPERT_LOOP_FRAMEWORKS`)."""
+    release_fp8: str | None = None
+    """Serving in 16 bits a model released in FP8 only: its display name."""
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
@@ -297,6 +310,8 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append(("serving_quantized", {"precision": ctx.precision.upper()}))
     elif serving:
         topics.append(("serving", {}))
+    if serving and ctx.release_fp8 is not None and ctx.precision in ("bf16", "fp16"):
+        topics.append(("release_fp8", {"model": ctx.release_fp8}))
     if training and ctx.moe_expert_loop:
         topics.append(("moe_framework", {"loop": EXPERT_LOOP_FACTOR, "zero3": _ZERO3_MOE}))
     if ctx.kind == "pretrain" and ctx.params_b >= 100:
@@ -319,6 +334,7 @@ _TOPIC = {
     "monitoring_ascend_serving": "monitoring",
     "containers_ascend": "containers",
     "serving_quantized": "serving",
+    "release_fp8": "precision",
 }
 """Texts that are variants of one topic: clients group advice by its stable topic."""
 

@@ -194,7 +194,9 @@ def explain(
         options=options,
         estimate=estimate,
         advice=build_advice(
-            _advice_context(rw, req, top, resolved.interruptible, host), lang, parts.advice()
+            _advice_context(rw, req, top, resolved.interruptible, host, ctx),
+            lang,
+            parts.advice(),
         ),
         summary=texts.summary(
             lang,
@@ -392,15 +394,17 @@ def _estimate_for(
     row = c.offer.instance
     placement = None
     place = parts.placed
+    # replicas: one per node, or per pipeline of servers when one server holds no replica
+    replicas = c.nodes // (c.fit.pipeline_parallel if c.fit is not None else 1)
     if c.fit is not None and c.fit.batch is not None:
-        # the option's batch on every node, not one sequence; not kept by placement alone
-        # (the same devices split over other nodes hold another batch)
-        rw = at_concurrency(rw, c.fit.batch * c.nodes)
+        # the option's batch on every replica, not one sequence; not kept by placement
+        # alone (the same devices split over other nodes hold another batch)
+        rw = at_concurrency(rw, c.fit.batch * replicas)
         place = placed_estimate
-    elif c.nodes > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
-        # the planner serves the request's concurrency on every node; the estimate shares
-        # its concurrency out over the replicas (one per node)
-        rw = at_concurrency(rw, rw.inference.concurrency * c.nodes)
+    elif replicas > 1 and rw.inference is not None and rw.arch is not None and not rw.image_model:
+        # the planner serves the request's concurrency on every replica; the estimate
+        # shares its concurrency out over the replicas
+        rw = at_concurrency(rw, rw.inference.concurrency * replicas)
         place = placed_estimate
     if row.accelerator is not None:
         training = rw.training is not None
@@ -438,6 +442,7 @@ def _advice_context(
     top: Sequence[Candidate],
     interruptible: bool,
     host: HostRequirements,
+    ctx: PlanContext,
 ) -> AdviceContext:
     """``host``: the estimate's, for the top option's devices (one device without one)."""
     names: set[str] = set()
@@ -455,6 +460,8 @@ def _advice_context(
         )
     serving = isinstance(req.workload, Inference)
     accelerators = frozenset(names)
+    preset = ctx.models.resolve(rw.model_id) if serving and rw.model_id else None
+    release_fp8 = preset.display_name if preset and preset.release_precision == "fp8" else None
     return AdviceContext(
         kind=str(type(req.workload).__struct_config__.tag),
         params_b=rw.params_b,
@@ -473,6 +480,7 @@ def _advice_context(
         moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
+        release_fp8=release_fp8,
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

@@ -59,6 +59,8 @@ class FitPart:
     headroom_gib: float | None
     zero_stage: int | None
     tensor_parallel: int | None
+    warnings: tuple[str, ...] = ()
+    """What to watch for in that layout (servers joined by no RDMA network)."""
 
 
 def offer_part(
@@ -184,8 +186,8 @@ def fit_part(
         if fit.checked_high:
             fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
         if fit.batch is not None:
-            # one node reaches the target: the fewest requests that do; else what fits
-            key = "batched_target" if nodes == 1 else "batched_room"
+            # one replica reaches the target: the fewest requests that do; else what fits
+            key = "batched_target" if nodes == fit.pipeline_parallel else "batched_room"
             if not to_target:
                 key = "batched_job"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
@@ -197,6 +199,11 @@ def fit_part(
     ):
         limit = framework_limit(framework, lang)
         fit_texts.append(texts.t("framework_limit", lang, limit=limit))
+    fit_warnings: tuple[str, ...] = ()
+    if serving and fit is not None and fit.pipeline_parallel > 1:
+        fit_texts.extend(_spanning(fit, row, nodes, lang))
+        if node_network(row) is None:
+            fit_warnings = (texts.t("span_no_rdma", lang),)
     if nodes > 1 and not serving and not row.is_cpu_only:
         net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "VPC")
         fit_texts.append(texts.t("multi_node", lang, n=nodes, net=net, d=devices))
@@ -217,7 +224,27 @@ def fit_part(
         headroom_gib=_round(fit.headroom_gib, 3) if fit else None,
         zero_stage=fit.zero_stage if fit and not serving else None,
         tensor_parallel=fit.tensor_parallel if fit else None,
+        warnings=fit_warnings,
     )
+
+
+def _spanning(fit: Fit, row: InstanceType, nodes: int, lang: Lang) -> list[str]:
+    """Why and how a served model spans servers: one server's memory does not hold it,
+    so each replica is ``fit.pipeline_parallel`` servers (tensor parallel within one,
+    pipeline stages across), and what joins them."""
+    per, pp = fit.tensor_parallel, fit.pipeline_parallel
+    key = "spans_servers" if per > 1 else "spans_servers_one"
+    mem = row.accelerator_memory_gib or 0
+    said = [texts.t(key, lang, per=per, mem=mem, pp=pp, d=per * pp)]
+    if nodes > pp:
+        said.append(texts.t("span_replicas", lang, r=nodes // pp, n=nodes))
+    network = node_network(row)
+    if network is not None:
+        net = {"rdma": "RDMA", "erdma": "eRDMA"}.get(row.rdma or "", "RDMA")
+        gbps, stated = network
+        key = "span_network" if stated else "span_network_unstated"
+        said.append(texts.t(key, lang, net=net, gbps=gbps))
+    return said
 
 
 OPTION_PARTS = 128
@@ -317,8 +344,8 @@ def option_part(
     )
     framework = terms.framework
     held = cache.template(
-        ("fit", c.fit, row.accelerator_memory_gib, node_network(row), nodes, c.devices,
-         serving, lang, terms.to_target, framework),
+        ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
+         c.devices, serving, lang, terms.to_target, framework),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
@@ -421,7 +448,7 @@ def _texts(
     price = c.offer.price
     if open_ended and c.offer.billing == "monthly" and price and price.price_per_month:
         middle.append(texts.t("monthly_commitment", lang, month=price.price_per_month))
-    warnings = list(sold.price_warnings)
+    warnings = [*sold.price_warnings, *held.warnings]
     if terms.method is not None and row.accelerator:
         spec = terms.accelerators.resolve(row.accelerator)
         if spec is not None:

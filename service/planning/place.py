@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from typing import cast
 
 import msgspec
@@ -40,10 +40,15 @@ from service.sizing.batch import at_concurrency, batch_for
 from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
+from service.sizing.replicas import replica_fit
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
 that asks for safety, and the high end of the calibrated memory range must fit too."""
+
+MOST_SERVERS = 512
+"""``constraints.max_nodes``'s upper bound: a replica that would need more servers than
+this is said not to fit at all."""
 
 _UNSIZED = object()
 """Not looked up yet (``None`` is a result: nothing fits)."""
@@ -93,7 +98,7 @@ class Placer:
         self.prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
                                  job.headroom_frac, job.target_tokens_per_s,
                                  job.accelerator_count, job.max_accelerators,
-                                 job.batch_ceiling)  # fmt: skip
+                                 job.batch_ceiling, job.span_servers)  # fmt: skip
         """What placements depend on besides the instance shape (the cache's key)."""
         self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
         """Placements (or the reason there are none) per shape, shared by requests."""
@@ -106,6 +111,9 @@ class Placer:
         self._verdicts: dict[Shape, bool] = {}
         """:meth:`placeable` per shape, for shapes not placed yet."""
         self._holding: dict[tuple[int, bool], float] = {}
+        self._spans: dict[tuple[str, float, int, int, int | None], Fit | None] = {}
+        """Serving over several servers: :meth:`_span_fit` per (accelerator, memory,
+        devices per server, pipeline stages, batch)."""
         """Training: per (devices per node, RDMA), the least device memory of a shape
         seen to hold the job (see :meth:`_trainable`)."""
 
@@ -116,6 +124,12 @@ class Placer:
             if constraint == "accelerator_count"
             else dataclasses.replace(self.job, max_accelerators=None)
         )
+        return Placer(job, self.accelerators, self.cache, self.signature)
+
+    def spanning(self) -> Placer:
+        """This placer with serving replicas allowed to span servers (for a model no
+        server the filters pass holds)."""
+        job = dataclasses.replace(self.job, span_servers=True)
         return Placer(job, self.accelerators, self.cache, self.signature)
 
     def build(self, row: InstanceType) -> list[Variant] | str:
@@ -321,7 +335,9 @@ class Placer:
             else:
                 fit = fits.fit(spec, per_node, per_node)
             if fit is None:
-                return "memory"
+                if not job.span_servers:
+                    return "memory"
+                return self._across_servers(spec, per_node, max_nodes, exact)
             tps = fits.throughput(spec, per_node)
             replicas = 1
             if job.target_tokens_per_s and tps <= 0:
@@ -352,6 +368,88 @@ class Placer:
                 hours = fits.hours_per_token(spec, devices, fit, _cluster(per_node, nodes, network))
                 placements.append((nodes, devices, fit, None, hours))
         return placements
+
+    def _across_servers(
+        self, spec: AcceleratorSpec, per_node: int, max_nodes: int, exact: int | None
+    ) -> list[Placement] | str:
+        """Serving a model one server of ``per_node`` x ``spec`` does not hold: replicas
+        of the fewest servers that hold it, tensor parallel within a server and pipeline
+        stages across servers (:func:`~service.sizing.replicas.replica_fit`, as
+        ``/v1/estimate`` sizes them); each replica decodes at one server's rate (the
+        stages work one after another on every step), so a throughput target adds whole
+        replicas. ``exact``: the request's servers, split into equal replicas."""
+        job = self.job
+        if exact is not None:
+            if exact > max_nodes:
+                return "max_nodes"
+            stages = [p for p in range(2, exact + 1) if exact % p == 0]
+        else:
+            stages = list(range(2, max_nodes + 1))
+        first = None if job.batch_ceiling is None else 1  # batched: from one sequence
+        pipeline = _first_true(
+            stages, lambda p: self._span_fit(spec, per_node, p, first) is not None
+        )
+        if pipeline is None:
+            return self._beyond(spec, per_node, max_nodes, exact, first)
+        batch = None
+        if job.batch_ceiling is not None:
+            target = job.target_tokens_per_s or math.inf
+            batch = batch_for(
+                lambda b: self._span_fit(spec, per_node, pipeline, b) is not None,
+                lambda b: self._at(b).throughput(spec, per_node),
+                job.batch_ceiling,
+                target,
+            )
+        fit = self._span_fit(spec, per_node, pipeline, batch)
+        if fit is None:  # pragma: no cover - the pipeline was chosen for a fit
+            return "memory"
+        if batch is not None:
+            fit = msgspec.structs.replace(fit, batch=batch)
+        tps = (self.fits if batch is None else self._at(batch)).throughput(spec, per_node)
+        if job.target_tokens_per_s and tps <= 0:
+            return "throughput_unknown"
+        replicas = 1
+        if exact is not None:
+            replicas = exact // pipeline
+        elif job.target_tokens_per_s and tps > 0:
+            replicas = max(1, math.ceil(job.target_tokens_per_s / tps))
+        nodes = replicas * pipeline
+        if nodes > max_nodes:
+            return "max_nodes"
+        total = tps * replicas if tps > 0 else None
+        return [(nodes, per_node * nodes, fit, total, None)]
+
+    def _beyond(
+        self,
+        spec: AcceleratorSpec,
+        per_node: int,
+        max_nodes: int,
+        exact: int | None,
+        batch: int | None,
+    ) -> str:
+        """Why no replica over at most ``max_nodes`` servers holds the model: the node
+        limit (or the accelerator limit that set it) when :data:`MOST_SERVERS` of them
+        would, else memory (a device too small for even one layer's share)."""
+        if exact is not None or max_nodes >= MOST_SERVERS:
+            return "memory"
+        if self._span_fit(spec, per_node, MOST_SERVERS, batch) is None:
+            return "memory"
+        return "max_nodes" if max_nodes >= self.job.max_nodes else "max_accelerators"
+
+    def _span_fit(
+        self, spec: AcceleratorSpec, per_node: int, pipeline: int, batch: int | None
+    ) -> Fit | None:
+        """:func:`replica_fit` of the request's workload (or at ``batch`` sequences),
+        once per accelerator, memory, server size, stages and batch."""
+        key = (spec.name, spec.memory_gib, per_node, pipeline, batch)
+        found = self._spans.get(key, _UNSIZED)
+        if found is _UNSIZED:
+            rw = self.job.rw if batch is None else self._at(batch).rw
+            safe = self.job.headroom_frac > DEFAULT_HEADROOM
+            found = self._spans[key] = replica_fit(
+                rw, spec, per_node, pipeline, self.job.headroom_frac, safe=safe
+            )
+        return cast(Fit | None, found)
 
     def _batched(
         self, spec: AcceleratorSpec, devices: int, ceiling: int
@@ -516,6 +614,21 @@ class FitCache:
         if key not in self._throughput:
             self._throughput[key] = inference_throughput(self.rw, spec, devices)
         return self._throughput[key]
+
+
+def _first_true(values: list[int], holds: Callable[[int], bool]) -> int | None:
+    """The first of ascending ``values`` for which ``holds`` (monotone: false, then true),
+    by bisection; ``None`` when it holds for none."""
+    if not values or not holds(values[-1]):
+        return None
+    lo, hi = 0, len(values) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if holds(values[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return values[lo]
 
 
 def _cluster(per_node: int, nodes: int, network: tuple[float, bool] | None) -> Cluster | None:

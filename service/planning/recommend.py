@@ -59,6 +59,12 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
     index = known.lanes(buckets, placer)
     plan = plan_for(buckets, resolved.flt, placer, req, index=index)
     top = select(plan, req.top_k)
+    if not top and placer.job.serving and not placer.job.cpu_only and not index.lanes(placer):
+        # no server the filters pass holds the model: replicas over several servers
+        placer = placer.spanning()
+        index = known.spanning_lanes(buckets, placer)
+        plan = plan_for(buckets, resolved.flt, placer, req, index=index)
+        top = select(plan, req.top_k)
     if not top:  # explain: count what each constraint removed, offer by offer
         plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True, index=index)
     return explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)
@@ -70,7 +76,7 @@ class AnswerClass:
     explain stage's parts. Built by the first request of the class (a request the resolve
     stage refuses builds nothing: the next one is refused the same way)."""
 
-    __slots__ = ("_index", "first", "parts", "snapshot")
+    __slots__ = ("_index", "_spanning", "first", "parts", "snapshot")
 
     def __init__(self, req: RecommendRequest, ctx: PlanContext, cache: PlanCache, lang: Lang):
         self.snapshot = ctx.snapshot
@@ -79,6 +85,7 @@ class AnswerClass:
         placer = Placer(self.first.job, ctx.accelerators, cache, self.first.signature)
         self.parts = AnswerParts(answer_terms(req, placer, ctx, lang), ctx)
         self._index: LaneIndex | None = None
+        self._spanning: LaneIndex | None = None
 
     def resolved(self, req: RecommendRequest) -> Resolved:
         """The resolve stage's hand-off for ``req``, a request of this class: the filter
@@ -97,3 +104,10 @@ class AnswerClass:
         if self._index is None:
             self._index = lane_index(buckets, self.first.flt, placer)
         return self._index
+
+    def spanning_lanes(self, buckets: Sequence[OfferBucket], placer: Placer) -> LaneIndex:
+        """The class's lanes with serving replicas over several servers (``placer``:
+        :meth:`~service.planning.place.Placer.spanning`)."""
+        if self._spanning is None:
+            self._spanning = lane_index(buckets, self.first.flt, placer)
+        return self._spanning

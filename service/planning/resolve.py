@@ -57,6 +57,11 @@ class Job:
     """Serving to a throughput target, or a batch job, without a concurrency: each server
     is batched (:mod:`service.sizing.batch`) up to this many sequences; ``None`` = as
     asked."""
+    span_servers: bool = False
+    """Serving: replicas may span several servers (tensor parallel within one, pipeline
+    stages across). Set only when no server the filters pass holds the model
+    (:func:`~service.planning.recommend.recommend`): a model one server holds is never
+    split."""
 
     @property
     def open_ended(self) -> bool:

@@ -54,6 +54,49 @@ _T: dict[str, dict[Lang, str]] = {
         "servers) is assumed, and the time includes the data-parallel/ZeRO "
         "traffic the computation cannot hide.",
     },
+    "spans_servers": {
+        "zh": "单台服务器的 {per} 张 {mem:g} GiB 加速卡放不下该模型，每个副本跨 {pp} 台服务器"
+        "（共 {d} 卡）：服务器内张量并行 {per}，服务器间 {pp} 级流水线并行（vLLM 部署单机放不下"
+        "的模型的做法）。各级流水线在每个 token 上依次计算，一个副本的解码速度约为一台服务器的"
+        "速度；服务器之间传递的激活未计入。",
+        "en": "One server's {per} accelerators of {mem:g} GiB cannot hold the model, so each "
+        "replica spans {pp} servers ({d} accelerators): tensor parallel {per} within a server "
+        "and {pp} pipeline stages across servers, as vLLM serves a model larger than one node. "
+        "The stages work in turn on every token, so a replica decodes at about one server's "
+        "rate; the activations passed between servers are not counted.",
+    },
+    "spans_servers_one": {
+        "zh": "单台服务器的 1 张 {mem:g} GiB 加速卡放不下该模型，每个副本跨 {pp} 台服务器"
+        "（每台 1 卡）：{pp} 级流水线并行，每台一级（vLLM 部署单机放不下的模型的做法）。各级流水线"
+        "在每个 token 上依次计算，一个副本的解码速度约为一张卡的速度；服务器之间传递的激活未计入。",
+        "en": "One server's single {mem:g} GiB accelerator cannot hold the model, so each "
+        "replica spans {pp} servers, one pipeline stage on each, as vLLM serves a model "
+        "larger than one node. The stages work in turn on every token, so a replica decodes "
+        "at about one accelerator's rate; the activations passed between servers are not "
+        "counted.",
+    },
+    "span_replicas": {
+        "zh": "{r} 个这样的副本并行服务，共 {n} 台服务器。",
+        "en": "{r} such replicas serve side by side, {n} servers in all.",
+    },
+    "span_network": {
+        "zh": "服务器之间通过 {net} 互联（每台 {gbps:g} Gbit/s），承载流水线各级之间的激活。",
+        "en": "The servers connect over {net} ({gbps:g} Gbit/s per server), which carries the "
+        "activations between pipeline stages.",
+    },
+    "span_network_unstated": {
+        "zh": "服务器之间通过 {net} 互联（带宽未公布），承载流水线各级之间的激活。",
+        "en": "The servers connect over {net} (no bandwidth published), which carries the "
+        "activations between pipeline stages.",
+    },
+    "span_no_rdma": {
+        "zh": "目录未标明该规格有 RDMA 网络：流水线各级之间的激活只能走普通 VPC 网络，每个 token "
+        "都会多出网络延迟，上面的速度未计入。建议选有 RDMA 或 eRDMA 的规格，或先向云厂商确认网络。",
+        "en": "The catalog lists no RDMA network for this type: the pipeline stages would pass "
+        "activations between servers over the ordinary VPC network, adding network latency "
+        "to every token that the rate here does not count. Prefer a type with RDMA or eRDMA, "
+        "or confirm the network with the provider first.",
+    },
     "framework_limit": {"zh": "{limit}。", "en": "{limit}."},
     "cpu_fit": {
         "zh": "CPU 方案：{n} 台共 {v} vCPU、{m:g} GiB 内存，"
@@ -343,7 +386,7 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                "en": "{n} offers do not have enough accelerator memory for this job (within "
                "the nodes allowed)."},
     "max_nodes": {"zh": "{n} 个报价需要超过 {nodes} 台节点。",
-                  "en": "{n} offers would need more than {nodes} nodes."},
+                  "en": "{n} offers would need more than {nodes_en}."},
     "unknown_accelerator": {"zh": "{n} 个报价的加速卡规格未知。",
                             "en": "{n} offers have an accelerator whose specs are unknown."},
     "unknown_specs": {"zh": "{n} 个报价的 vCPU 或内存规格未知。",
@@ -401,7 +444,9 @@ def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, obje
     template = _REMOVED.get(key)
     if template is None:
         return t("removed_other", lang, n=count)
-    return template[lang].format(n=f"{count:,}", **values)
+    nodes = values.get("nodes")
+    nodes_en = "1 node" if nodes == 1 else f"{nodes} nodes"
+    return template[lang].format(n=f"{count:,}", nodes_en=nodes_en, **values)
 
 
 _CONFIDENCE: dict[str, dict[Lang, str]] = {

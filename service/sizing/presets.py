@@ -85,6 +85,9 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     aliases: tuple[str, ...] = ()
     source: str
     confidence: Literal["high", "medium", "low"] = "high"
+    release_precision: Literal["fp8"] | None = None
+    """The only weight format the authors publish, when it is not 16-bit (DeepSeek-V3/R1:
+    FP8). A 16-bit plan of such a model sizes an upcast copy, which the answer says."""
 
 
 def decoder_params(
@@ -556,8 +559,14 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             source="DeepSeek-V3 Technical Report (arXiv:2412.19437: 671B total, 37B activated, "
             "61 layers, MLA kv_lora_rank 512 + rope dim 64) and deepseek-ai/DeepSeek-V3 "
             "config.json (hidden 7168, 128 heads, 256 routed experts of 2048, 8 per token, 1 "
-            "shared, vocab 129280); the 14B multi-token-prediction module is not counted",
+            "shared, vocab 129280); the 14B multi-token-prediction module is not counted. "
+            "Released in FP8 only: config.json quantization_config (quant_method fp8, fmt e4m3, "
+            "weight_block_size [128, 128], activation_scheme dynamic; "
+            "https://github.com/deepseek-ai/DeepSeek-V3/blob/main/README_WEIGHTS.md) and the "
+            "README: 'we only provide FP8 weights', BF16 through inference/fp8_cast_bf16.py "
+            "(https://github.com/deepseek-ai/DeepSeek-V3#6-how-to-run-locally)",
             confidence="medium",
+            release_precision="fp8",
         ),
         ModelPreset(
             id="resnet-50",

@@ -132,17 +132,15 @@ def _replica(
     tensor_parallel: int | None,
 ) -> ServingLayout:
     """One replica over ``pipeline`` servers: its batch or share of the concurrency, and
-    its fit. Over several servers its memory is sized as the model sharded over all its
-    accelerators (weights and activations divide the same way under tensor and pipeline
-    parallelism; the KV cache's split is capped by the KV heads, which is conservative)."""
+    its fit (over several servers: :func:`replica_fit`)."""
     workload = rw.workload
     assert isinstance(workload, Inference)
     replicas = servers // pipeline
-    devices = per_node * pipeline
-    tp = tensor_parallel if pipeline == 1 else devices
 
     def fits(served: ResolvedWorkload, headroom: float) -> Fit | None:
-        return fit_placement(served, spec, devices, headroom, tensor_parallel=tp)
+        if pipeline == 1:
+            return fit_placement(served, spec, per_node, headroom, tensor_parallel=tensor_parallel)
+        return replica_fit(served, spec, per_node, pipeline, headroom)
 
     batch = None
     if batches_to_target(workload) and not rw.image_model and rw.arch is not None:
@@ -161,13 +159,34 @@ def _replica(
     else:
         served = rw
     fit = fits(served, headroom_frac)
-    if fit is not None and pipeline > 1:
-        fit = Fit(
-            zero_stage=None,
-            tensor_parallel=per_node,
-            memory=fit.memory,
-            headroom_gib=fit.headroom_gib,
-            pipeline_parallel=pipeline,
-            checked_high=fit.checked_high,
-        )
     return ServingLayout(servers, per_node, pipeline, served, batch, fit)
+
+
+def replica_fit(
+    rw: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    per_node: int,
+    pipeline: int,
+    headroom_frac: float,
+    *,
+    safe: bool = False,
+) -> Fit | None:
+    """The per-device fit of one replica over ``pipeline`` servers of ``per_node`` x
+    ``spec``: tensor parallel ``per_node`` within each server, ``pipeline`` stages across
+    them (see module), or ``None``. Its memory is sized as the model sharded over all
+    ``per_node x pipeline`` accelerators: weights and activations divide the same way
+    under tensor and pipeline parallelism, and the KV cache's split is capped by the KV
+    heads, which is conservative. ``/v1/estimate`` and the planner both size a replica
+    over several servers here (``safe``: the planner's check of the range's high end)."""
+    devices = per_node * pipeline
+    fit = fit_placement(rw, spec, devices, headroom_frac, tensor_parallel=devices, safe=safe)
+    if fit is None:
+        return None
+    return Fit(
+        zero_stage=None,
+        tensor_parallel=per_node,
+        memory=fit.memory,
+        headroom_gib=fit.headroom_gib,
+        pipeline_parallel=pipeline,
+        checked_high=fit.checked_high,
+    )

@@ -180,6 +180,11 @@ CASES: list[Case] = [
      "node of 80 GB+ parts at least.",
      "body": {"workload": wl("inference", model="deepseek-r1", precision="int4")},
      "every": {"min_device_memory_total": 340}},
+    {"id": "serve-deepseek-v3-bf16-spans-servers", "expert": "DeepSeek-V3 in BF16 (the upcast "
+     "of its FP8 release, ~1,250 GiB of weights): no server holds it, so replicas over several "
+     "servers, tensor parallel within each and pipeline stages across, as vLLM serves it.",
+     "body": {"workload": wl("inference", model="deepseek-v3"), "lang": "en"},
+     "every": {"nodes": (2, 16), "min_device_memory_total": 1250}},
     {"id": "batch-7b", "expert": "Batch generation with a known output: hours and total known.",
      "body": {"workload": wl("inference", model="qwen2.5-7b", output_tokens=1e8)},
      "top": {"priced": True, "hours_known": True}},

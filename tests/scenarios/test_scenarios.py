@@ -1,4 +1,4 @@
-"""The scenario suite: 56 expert-judged jobs (and 4 estimates) against the real app and catalogs.
+"""The scenario suite: 62 expert-judged jobs (and 4 estimates) against the real app and catalogs.
 
 Every answer must meet the invariants an architect checks before signing, whatever the
 job: each option fits (memory parts add up, headroom kept), can run (a precision the
