@@ -46,9 +46,19 @@ DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
 that asks for safety, and the high end of the calibrated memory range must fit too."""
 
-MOST_SERVERS = 512
-"""``constraints.max_nodes``'s upper bound: a replica that would need more servers than
-this is said not to fit at all."""
+SPAN_MOST_SERVERS = 4
+"""Servers one serving replica may span. Multi-server serving is deployed over a few large
+servers: SGLang's DeepSeek-V3 guide runs the model on 2 nodes of 8 H20/H800/H100 or 4
+Atlas 800I A3 (https://docs.sglang.io/docs/basic_usage/deepseek_v3.md), and vLLM's
+distributed serving guide sets tensor parallel to a server's GPUs and pipeline parallel
+to the servers (https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html). Every
+stage adds an inter-server hop to each decoded token, so a replica that needs more
+servers than this is said not to fit."""
+
+SPAN_LEAST_DEVICES = 4
+"""Accelerators a server needs to be one stage of a spanning replica: the stage runs
+tensor parallel within the server (the rule of the guides above), and a 1- or 2-GPU VM
+holds too small a share of a model no 8-GPU server holds to make a sane pipeline."""
 
 _UNSIZED = object()
 """Not looked up yet (``None`` is a result: nothing fits)."""
@@ -379,12 +389,14 @@ class Placer:
         stages work one after another on every step), so a throughput target adds whole
         replicas. ``exact``: the request's servers, split into equal replicas."""
         job = self.job
+        if per_node < SPAN_LEAST_DEVICES:
+            return "memory"
         if exact is not None:
             if exact > max_nodes:
                 return "max_nodes"
-            stages = [p for p in range(2, exact + 1) if exact % p == 0]
+            stages = [p for p in range(2, min(exact, SPAN_MOST_SERVERS) + 1) if exact % p == 0]
         else:
-            stages = list(range(2, max_nodes + 1))
+            stages = list(range(2, min(max_nodes, SPAN_MOST_SERVERS) + 1))
         first = None if job.batch_ceiling is None else 1  # batched: from one sequence
         pipeline = _first_true(
             stages, lambda p: self._span_fit(spec, per_node, p, first) is not None
@@ -428,11 +440,11 @@ class Placer:
         batch: int | None,
     ) -> str:
         """Why no replica over at most ``max_nodes`` servers holds the model: the node
-        limit (or the accelerator limit that set it) when :data:`MOST_SERVERS` of them
-        would, else memory (a device too small for even one layer's share)."""
-        if exact is not None or max_nodes >= MOST_SERVERS:
+        limit (or the accelerator limit that set it) when :data:`SPAN_MOST_SERVERS` of
+        them would, else memory (more servers than a replica is deployed over)."""
+        if exact is not None or max_nodes >= SPAN_MOST_SERVERS:
             return "memory"
-        if self._span_fit(spec, per_node, MOST_SERVERS, batch) is None:
+        if self._span_fit(spec, per_node, SPAN_MOST_SERVERS, batch) is None:
             return "memory"
         return "max_nodes" if max_nodes >= self.job.max_nodes else "max_accelerators"
 
