@@ -51,6 +51,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import limit_decides
 from service.sizing.moe import moe_training_factor
 from service.sizing.workload import Inference, Placement
@@ -505,6 +506,7 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        image_loader=loader_vcpus_per_device(rw) is not None,
         moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
