@@ -7,6 +7,7 @@ free port. When neither is possible a Redis test skips with the reason, unless
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -155,20 +156,30 @@ def app_settings(**overrides: object) -> Settings:
     return Settings(**base)  # type: ignore[arg-type]
 
 
-@pytest.fixture
-def make_client() -> Iterator[Callable[..., TestClient[Litestar]]]:
-    """Factory of started test clients over real apps; all are closed at teardown."""
+@contextlib.contextmanager
+def started_clients() -> Iterator[Callable[[Litestar], TestClient[Litestar]]]:
+    """``start(app)``: a started test client over ``app`` (lifespan run, catalog loaded);
+    every client started is closed when the block ends, whatever the test did."""
     clients: list[TestClient[Litestar]] = []
 
-    def factory(**settings: object) -> TestClient[Litestar]:
-        client = TestClient(app=create_app(app_settings(**settings)))
+    def start(app: Litestar) -> TestClient[Litestar]:
+        client = TestClient(app=app)
         client.__enter__()
         clients.append(client)
         return client
 
-    yield factory
-    for client in clients:
-        client.__exit__(None, None, None)
+    try:
+        yield start
+    finally:
+        for client in clients:
+            client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def make_client() -> Iterator[Callable[..., TestClient[Litestar]]]:
+    """Factory of started test clients over real apps; all are closed at teardown."""
+    with started_clients() as start:
+        yield lambda **settings: start(create_app(app_settings(**settings)))
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
 
-from tests.conftest import BUILTIN_PROVIDERS, REPO_ROOT, free_port
+from tests.conftest import free_port
+from tests.servers import spawn_serve
 
 
 class ServedApp:
@@ -24,23 +24,8 @@ class ServedApp:
     def __init__(self, **env: str) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        environ = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("SUANLI_")},
-            "SUANLI_HOST": "127.0.0.1",
-            "SUANLI_PORT": str(self.port),
-            "SUANLI_PLUGINS": ",".join(BUILTIN_PROVIDERS),
-            "SUANLI_RATE_LIMIT_PER_MINUTE": "0",
-            "SUANLI_LOG_LEVEL": "WARNING",
-            **env,
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve"],
-            env=environ,
-            cwd=REPO_ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # granian forks workers: stop the whole group
-        )
+        base = {k: v for k, v in os.environ.items() if not k.startswith("SUANLI_")}
+        self.process = spawn_serve(base, self.port, {"SUANLI_HOST": "127.0.0.1", **env})
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

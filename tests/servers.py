@@ -12,10 +12,61 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from tests.conftest import BUILTIN_PROVIDERS, REPO_ROOT, free_port
+
+
+def spawn_serve(
+    base: Mapping[str, str],
+    port: int,
+    env: Mapping[str, str],
+    stdout: int | IO[bytes] = subprocess.DEVNULL,
+    stderr: int | IO[bytes] = subprocess.DEVNULL,
+) -> subprocess.Popen[bytes]:
+    """``python -m service serve`` on ``port`` with the test defaults (the built-in
+    providers, no rate limit, warnings only) over ``base`` and ``env`` over those, in a
+    process group of its own: granian forks workers, so a test stops the whole group."""
+    environ = {
+        **base,
+        "SUANLI_PORT": str(port),
+        "SUANLI_PLUGINS": ",".join(BUILTIN_PROVIDERS),
+        "SUANLI_RATE_LIMIT_PER_MINUTE": "0",
+        "SUANLI_LOG_LEVEL": "WARNING",
+        **env,
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "service", "serve"],
+        env=environ,
+        cwd=REPO_ROOT,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,
+    )
+
+
+def http_json(
+    port: int,
+    method: str,
+    path: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> tuple[int, dict[str, str], Any]:
+    """One JSON request to the loopback server on ``port``: status, headers and the
+    decoded body, for error statuses too (a test asserts on refusals as on answers)."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data, method=method,
+        headers={"content-type": "application/json", **(headers or {})},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read())
 
 
 class ServerProcess:
@@ -27,25 +78,14 @@ class ServerProcess:
         self.log = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in stop()
             prefix="suanli-test-server-", suffix=".log", delete=False
         )
-        full_env = {
-            **os.environ,
-            "SUANLI_PORT": str(self.port),
-            "SUANLI_WORKERS": str(workers),
-            "SUANLI_PLUGINS": ",".join(BUILTIN_PROVIDERS),
-            "SUANLI_RATE_LIMIT_PER_MINUTE": "0",
-            "SUANLI_LOG_LEVEL": "WARNING",
-            **env,
-        }
-        for name in ("SUANLI_REDIS_URL", "SUANLI_API_KEY"):
-            if name not in env:
-                full_env.pop(name, None)
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve"],
-            env=full_env,
-            cwd=REPO_ROOT,
+        unasked = {"SUANLI_REDIS_URL", "SUANLI_API_KEY"} - env.keys()
+        base = {k: v for k, v in os.environ.items() if k not in unasked}
+        self.process = spawn_serve(
+            base,
+            self.port,
+            {"SUANLI_WORKERS": str(workers), **env},
             stdout=self.log,
             stderr=subprocess.STDOUT,
-            start_new_session=True,  # granian forks workers: stop the whole group
         )
         self.wait_ready()
 
@@ -71,16 +111,7 @@ class ServerProcess:
         headers: dict[str, str] | None = None,
         timeout: float = 30,
     ) -> tuple[int, dict[str, str], Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
-            headers={"content-type": "application/json", **(headers or {})},
-        )  # fmt: skip
-        try:
-            with urllib.request.urlopen(req, timeout=timeout) as response:
-                return response.status, dict(response.headers), json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), json.loads(error.read())
+        return http_json(self.port, method, path, body, headers, timeout)
 
     def worker_pids(self) -> list[int]:
         """The granian workers: child processes of the master."""

@@ -4,11 +4,11 @@ model's trained positions is said, and a single node is not "node(s)"."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+
+from tests.answers import recommend
 
 INT4_72B_ON_V100 = {
     "workload": {"kind": "inference", "model": "qwen2.5-72b", "precision": "int4"},
@@ -21,12 +21,6 @@ INT4_7B_ON_A10 = {
 SMALL_PREPROCESS = {"workload": {"kind": "preprocess", "data_gb": 20, "target_hours": 4}}
 LARGE_PREPROCESS = {"workload": {"kind": "preprocess", "data_gb": 8000, "target_hours": 2}}
 """About 220 vCPUs: more than any one CPU type has."""
-
-
-def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str) -> Any:
-    response = client.post("/v1/recommend", json={**body, "lang": lang})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 @pytest.mark.parametrize(

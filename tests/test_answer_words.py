@@ -6,11 +6,12 @@ one throughput unit per language."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+
+from tests.answers import recommend
 
 LORA_ON_VOLCANO = {
     "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "seq_len": 2048,
@@ -24,12 +25,6 @@ SERVING_UNDER_A_CENT = {
 }
 PRETRAIN_13B = {"kind": "pretrain", "model": "llama-2-13b", "seq_len": 4096}
 SERVING_7B = {"workload": {"kind": "inference", "model": "qwen2.5-7b", "concurrency": 32}}
-
-
-def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str) -> Any:
-    response = client.post("/v1/recommend", json={**body, "lang": lang})
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 def test_a_chinese_answer_says_catalog_confidence_in_chinese(

@@ -6,18 +6,11 @@ shipped plugins."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-
-def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str) -> Any:
-    response = client.post("/v1/recommend", json={**body, "lang": lang})
-    assert response.status_code == 200, response.text
-    return response.json()
-
+from tests.answers import recommend
 
 FULL_72B_MEGATRON = {
     # Megatron-LM: the framework that lays a 72B model out in tensor and pipeline stages

@@ -10,12 +10,14 @@ a ``concurrency`` the user sends is kept."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
+
+from tests.answers import assumed
+from tests.answers import recommend as answer
 
 BATCH_7B: dict[str, Any] = {
     "kind": "inference", "model": "qwen2.5-7b", "prompt_len": 1000,
@@ -24,18 +26,7 @@ BATCH_7B: dict[str, Any] = {
 
 
 def recommend(client: TestClient[Litestar], workload: dict[str, Any], lang: str = "en") -> Any:
-    body = {"workload": workload, "objective": "cost", "top_k": 3, "lang": lang}
-    response = client.post("/v1/recommend", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def assumed(option: dict[str, Any], pattern: str) -> int | None:
-    for reason in option["reasons"]:
-        found = re.search(pattern, reason)
-        if found:
-            return int(found.group(1))
-    return None
+    return answer(client, {"workload": workload, "objective": "cost", "top_k": 3}, lang)
 
 
 def test_a_batch_job_without_concurrency_runs_at_the_engine_batch(

@@ -12,6 +12,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from tests.answers import recommend
+
 FINETUNE = {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "tokens": 1e7}
 SERVING = {"kind": "inference", "model": "qwen2.5-7b"}
 
@@ -149,12 +151,6 @@ def test_a_query_bound_names_the_value_sent(
 
 
 # --- quantized checkpoints (R17) ----------------------------------------------------
-
-
-def recommend(client: TestClient[Litestar], body: dict[str, Any]) -> Any:
-    response = client.post("/v1/recommend", json=body)
-    assert response.status_code == 200, response.text
-    return response.json()
 
 
 @pytest.mark.parametrize(

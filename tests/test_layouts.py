@@ -40,8 +40,9 @@ def estimating(make_client: Any) -> TestClient[Litestar]:
 def test_r3_qlora_gets_no_tensor_parallelism(estimating: TestClient[Litestar]) -> None:
     """R3: qwen2.5-72b QLoRA under the default Hugging Face Trainer/PEFT was answered with
     ZeRO-3 + tensor parallel 2 on 4xA10 (bitsandbytes 4-bit layers are not TP-shardable
-    and HF/PEFT has no training TP). Every option is plain data parallelism / ZeRO, and
-    says why in the answer's words."""
+    and HF/PEFT has no training TP). Every option is plain data parallelism / ZeRO; no
+    option blames Hugging Face's missing tensor parallelism, since no trainer splits a
+    4-bit base's layers (the limit never decided the layout)."""
     body = {"workload": {"kind": "finetune", "model": "qwen2.5-72b", "method": "qlora",
                          "seq_len": 2048, "tokens": 20_000_000},
             "objective": "cost", "top_k": 10, "lang": "en"}  # fmt: skip
@@ -50,22 +51,19 @@ def test_r3_qlora_gets_no_tensor_parallelism(estimating: TestClient[Litestar]) -
     multi = [o for o in options if o["accelerator"]["count"] * o["nodes"] > 1]
     assert multi
     for o in multi:
-        if o["zero_stage"] == 3:
-            assert any("no tensor or pipeline parallelism" in r for r in o["reasons"]), o
+        assert not any("no tensor or pipeline parallelism" in r for r in o["reasons"]), o
 
 
 def test_r3_lora_under_hf_never_splits_layers(estimating: TestClient[Litestar]) -> None:
     """R3: qwen2.5-72b LoRA at 4096 was answered with 8xA100-40GB ZeRO-3 + TP 2 and 16xA10
-    ZeRO-3 + TP 2; in Chinese the limit is said in Chinese."""
+    ZeRO-3 + TP 2. No option splits the layers. (Where the limit is said, and in which
+    words, is tests/test_framework_limit_words.py: only where it set the server count.)"""
     body = {"workload": {"kind": "finetune", "model": "qwen2.5-72b", "method": "lora",
                          "seq_len": 4096, "tokens": 20_000_000},
             "objective": "cost", "top_k": 10, "lang": "zh"}  # fmt: skip
     options = _recommend(estimating, body)
     assert all(o["tensor_parallel"] in (None, 1) for o in options)
-    zero3 = [o for o in options if o["zero_stage"] == 3]
-    assert zero3
-    for o in zero3:
-        assert any("不支持张量并行或流水线并行" in r for r in o["reasons"]), o
+    assert any(o["zero_stage"] == 3 for o in options)
 
 
 def test_r3_tensor_parallelism_only_on_nvlink_servers(estimating: TestClient[Litestar]) -> None:

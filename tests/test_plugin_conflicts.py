@@ -16,7 +16,7 @@ from service import hookimpl
 from service.app import create_app
 from service.catalog.accelerators import builtin_accelerators
 from service.catalog.models import AcceleratorSpec
-from tests.conftest import app_settings
+from tests.conftest import app_settings, started_clients
 from tests.fault_plugins import FakeProvider, ProviderPlugin, plugin_manager
 
 QLORA = {"workload": {"kind": "finetune", "model": "llama-2-7b", "method": "qlora"}}
@@ -43,18 +43,14 @@ def _conflicts(kind: str, name: str) -> float:
 
 @pytest.fixture
 def start() -> Iterator[Callable[..., TestClient[Litestar]]]:
-    clients: list[TestClient[Litestar]] = []
+    """Started clients over an app with the built-in plugins and ``plugins`` registered."""
 
-    def factory(*plugins: object) -> TestClient[Litestar]:
+    def app(*plugins: object) -> Litestar:
         settings = app_settings()
-        client = TestClient(app=create_app(settings, plugin_manager(settings, *plugins)))
-        client.__enter__()
-        clients.append(client)
-        return client
+        return create_app(settings, plugin_manager(settings, *plugins))
 
-    yield factory
-    for client in clients:
-        client.__exit__(None, None, None)
+    with started_clients() as start_app:
+        yield lambda *plugins: start_app(app(*plugins))
 
 
 def test_a_second_provider_named_alibaba_is_refused(

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.conftest import BUILTIN_PROVIDERS, REPO_ROOT, free_port
+from tests.conftest import free_port
+from tests.servers import http_json, spawn_serve
 
 pytestmark = [pytest.mark.redis, pytest.mark.slow]
 
@@ -32,24 +28,12 @@ class Replica:
     def __init__(self, redis_url: str, overrides: Path) -> None:
         self.port = free_port()
         env = {
-            **os.environ,
-            "SUANLI_PORT": str(self.port),
             "SUANLI_REDIS_URL": redis_url,
             "SUANLI_REFRESH_INTERVAL_S": "0.5",
             "SUANLI_PRICE_OVERRIDES": str(overrides),
             "SUANLI_API_KEY": API_KEY,
-            "SUANLI_PLUGINS": ",".join(BUILTIN_PROVIDERS),
-            "SUANLI_RATE_LIMIT_PER_MINUTE": "0",
-            "SUANLI_LOG_LEVEL": "WARNING",
         }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve"],
-            env=env,
-            cwd=REPO_ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # granian forks workers: stop the whole group
-        )
+        self.process = spawn_serve(os.environ, self.port, env)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -64,16 +48,7 @@ class Replica:
     def request(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> tuple[int, dict[str, str], Any]:
-        data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
-            headers={"content-type": "application/json", **(headers or {})},
-        )  # fmt: skip
-        try:
-            with urllib.request.urlopen(req, timeout=30) as response:
-                return response.status, dict(response.headers), json.loads(response.read())
-        except urllib.error.HTTPError as error:
-            return error.code, dict(error.headers), json.loads(error.read())
+        return http_json(self.port, method, path, body, headers)
 
     def get(self, path: str) -> tuple[int, dict[str, str], Any]:
         return self.request("GET", path)

@@ -8,7 +8,6 @@ engine's default ceiling (vLLM ``max_num_seqs`` 256), and the option says so."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
@@ -17,22 +16,14 @@ from litestar.testing import TestClient
 
 from service.sizing.batch import batch_for
 from service.sizing.profiles import engine_profile
+from tests.answers import assumed
+from tests.answers import recommend as answer
 
 TARGET_14B = {"kind": "inference", "model": "qwen2.5-14b", "target_tokens_per_s": 1000}
 
 
 def recommend(client: TestClient[Litestar], workload: dict[str, Any], lang: str = "en") -> Any:
-    response = client.post("/v1/recommend", json={"workload": workload, "lang": lang})
-    assert response.status_code == 200, response.text
-    return response.json()
-
-
-def assumed(option: dict[str, Any], pattern: str) -> int | None:
-    for reason in option["reasons"]:
-        found = re.search(pattern, reason)
-        if found:
-            return int(found.group(1))
-    return None
+    return answer(client, {"workload": workload}, lang)
 
 
 def test_a_throughput_target_without_concurrency_is_batched_not_replicated(

@@ -13,7 +13,7 @@ from litestar.params import PathParameter, QueryParameter
 
 from service.api.query import given_twice, unknown_parameter
 from service.api.state import SuanliDep
-from service.catalog.aggregate import ProviderCatalog
+from service.catalog.aggregate import ProviderCatalog, prices_by_type
 from service.catalog.coverage import coverage
 from service.catalog.live.status import LivePriceState
 from service.catalog.models import (
@@ -26,10 +26,10 @@ from service.catalog.models import (
     Rdma,
     SpotRules,
 )
-from service.catalog.names import region_suggestions, resolve_provider
-from service.offers.listing import offer_index
+from service.catalog.names import resolve_provider
+from service.offers.listing import offer_index, unknown_region
 from service.offers.schema import hourly_within
-from service.runtime.errors import InputError, error_lang
+from service.runtime.errors import error_lang
 
 LivePriceInfo = LivePriceState
 """Per provider: live prices on, why not, their age, stale flag and last refresh error."""
@@ -360,9 +360,7 @@ class InstanceTypeFilter(msgspec.Struct, frozen=True, kw_only=True):
 def filter_instance_types(
     catalog: ProviderCatalog, flt: InstanceTypeFilter
 ) -> list[InstanceTypeItem]:
-    by_type: dict[str, list[Price]] = {}
-    for price in catalog.prices:
-        by_type.setdefault(price.instance_type, []).append(price)
+    by_type = prices_by_type(catalog)
     items = []
     for row in catalog.instance_types:
         kept = flt.keep(row, by_type.get(row.instance_type, []))
@@ -525,13 +523,7 @@ class ProvidersController(Controller):
                 extra={"known": known},
             )
         if region is not None and region not in (regions := offer_index(snapshot).regions):
-            raise InputError(
-                "region",
-                f"unknown region {region!r}",
-                region_suggestions(region, regions) or sorted(regions),
-                source="query",
-                zh=f"未知地域 {region!r}（请用地域 ID）",
-            )
+            raise unknown_region(region, regions)
         accelerators = None
         if accelerator is not None:
             matches = suanli.accelerators.named(accelerator, "accelerator", "query")

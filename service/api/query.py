@@ -61,32 +61,31 @@ def _item_type(kind: mi.Type) -> mi.Type:
     return inner
 
 
+def _not_a(name: str, raw: str, expected: str, expected_zh: str) -> InputError:
+    """The 400 for a value that does not read as the parameter's type, in one shape for
+    every scalar type: what was expected and what was sent."""
+    return InputError(
+        name,
+        f"expected {expected}, got {raw!r}",
+        source="query",
+        zh=f"{expected_zh}，实际为 {raw!r}",
+    )
+
+
 def _scalar(name: str, raw: str, kind: mi.Type) -> object:
     """A query string value as the JSON value the struct expects, or a 400 naming it."""
     if isinstance(kind, mi.BoolType):
         if raw in ("true", "false"):
             return raw == "true"
-        raise InputError(
-            name,
-            f"expected true or false, got {raw!r}",
-            source="query",
-            zh=f"应为 true 或 false，实际为 {raw!r}",
-        )
+        raise _not_a(name, raw, "true or false", "应为 true 或 false")
     if isinstance(kind, mi.IntType):
         if _INTEGER.match(raw):
             return int(raw)
-        raise InputError(
-            name,
-            f"expected an integer, got {raw!r}",
-            source="query",
-            zh=f"应为整数，实际为 {raw!r}",
-        )
+        raise _not_a(name, raw, "an integer", "应为整数")
     if isinstance(kind, mi.FloatType):
         if _NUMBER.match(raw) and math.isfinite(float(raw)):
             return float(raw)
-        raise InputError(
-            name, f"expected a number, got {raw!r}", source="query", zh=f"应为数字，实际为 {raw!r}"
-        )
+        raise _not_a(name, raw, "a number", "应为数字")
     if isinstance(kind, mi.LiteralType) and raw not in kind.values:
         allowed = [str(v) for v in kind.values]
         raise InputError(

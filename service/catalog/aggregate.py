@@ -49,6 +49,15 @@ class ProviderCatalog(msgspec.Struct, frozen=True, kw_only=True):
     regions_source: str | None = None
 
 
+def prices_by_type(catalog: ProviderCatalog) -> dict[str, list[Price]]:
+    """The catalog's prices grouped by instance type, in catalog order: the one walk that
+    the planner's offers, the offer list and the instance-type listing all start from."""
+    by_type: dict[str, list[Price]] = {}
+    for price in catalog.prices:
+        by_type.setdefault(price.instance_type, []).append(price)
+    return by_type
+
+
 class ProviderStatus(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     status: str
@@ -381,9 +390,7 @@ def build_offers(catalog: ProviderCatalog) -> list[Offer]:
 
     Types missing a field the planner needs stay out (they are listed, not recommended).
     """
-    by_type: dict[str, list[Price]] = {}
-    for price in catalog.prices:
-        by_type.setdefault(price.instance_type, []).append(price)
+    by_type = prices_by_type(catalog)
     offers = []
     for row in catalog.instance_types:
         if row.missing_fields:

@@ -20,7 +20,7 @@ from typing import get_args
 import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
-from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog
+from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog, prices_by_type
 from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
 from service.catalog.names import region_suggestions, resolve_provider
 from service.offers.schema import (
@@ -54,6 +54,19 @@ def known_regions(snapshot: CatalogSnapshot) -> set[str]:
         regions.update(p.region for p in catalog.prices)
     regions.discard(ALL_REGIONS)
     return regions
+
+
+def unknown_region(name: str, known: frozenset[str]) -> InputError:
+    """The 400 for a ``region`` query parameter no loaded catalog names, with the closest
+    region ids (every known one when none is close): the offer list and the instance-type
+    listing refuse it in the same words."""
+    return InputError(
+        "region",
+        f"unknown region {name!r}",
+        region_suggestions(name, known) or sorted(known),
+        source="query",
+        zh=f"未知地域 {name!r}（请用地域 ID）",
+    )
 
 
 def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry) -> _Resolved:
@@ -96,13 +109,7 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
         known = index.regions
         for name in query.region:
             if name not in known:
-                raise InputError(
-                    "region",
-                    f"unknown region {name!r}",
-                    region_suggestions(name, known) or sorted(known),
-                    source="query",
-                    zh=f"未知地域 {name!r}（请用地域 ID）",
-                )
+                raise unknown_region(name, known)
         regions = frozenset(query.region)
     return _Resolved(
         accelerators=None if accelerators is None else frozenset(accelerators),
@@ -183,9 +190,7 @@ class _Entry(msgspec.Struct, frozen=True):
 
 
 def _entries(catalog: ProviderCatalog) -> list[_Entry]:
-    by_type: dict[str, list[Price]] = {}
-    for listed in catalog.prices:
-        by_type.setdefault(listed.instance_type, []).append(listed)
+    by_type = prices_by_type(catalog)
     entries = []
     for row in catalog.instance_types:
         prices: Sequence[Price | None] = by_type.get(row.instance_type) or [None]

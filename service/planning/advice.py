@@ -47,6 +47,21 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "request scheduling; plan 4–8 vCPUs per accelerator and RAM enough to stage the "
         "weights while loading.",
     },
+    "cpu_ratio_images": {
+        "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
+        "进程；每张卡配 8–16 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
+        "否则 GPU 会空等数据。",
+        "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
+        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator (about {vcpus} "
+        "vCPUs and {ram:.0f} GiB RAM here) so the GPUs never wait for data.",
+    },
+    "cpu_ratio_images_any": {
+        "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
+        "进程；每张卡配 8–16 个 vCPU，否则 GPU 会空等数据。",
+        "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
+        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator so the GPUs "
+        "never wait for data.",
+    },
     "storage": {
         "zh": "存储：约 {disk:.0f} GiB 数据与检查点。原始数据放对象存储（OSS/COS/OBS/TOS），"
         "通过并行文件系统（如 CPFS）或高性能云盘（ESSD PL2/PL3）读取，磁盘吞吐至少数百 MB/s。",
@@ -242,6 +257,9 @@ class AdviceContext:
     (:data:`service.sizing.moe.EXPERT_LOOP_FRAMEWORKS`)."""
     release_fp8: str | None = None
     """Serving in 16 bits a model released in FP8 only: its display name."""
+    image_loader: bool = False
+    """Training an image model whose JPEG pipeline sets the host's vCPUs
+    (:func:`service.sizing.host.loader_vcpus_per_device`): 8-16 per accelerator."""
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
@@ -325,6 +343,8 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
 
 _TOPIC = {
     "cpu_ratio_any": "cpu_ratio",
+    "cpu_ratio_images": "cpu_ratio",
+    "cpu_ratio_images_any": "cpu_ratio",
     "cpu_ratio_serving": "cpu_ratio",
     "cpu_ratio_serving_any": "cpu_ratio",
     "storage_serving": "storage",
@@ -344,6 +364,8 @@ def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object
     the CPUs tokenize and run the HTTP front end), with this answer's figures only when it
     proposes a machine."""
     text = "cpu_ratio_serving" if serving else "cpu_ratio"
+    if ctx.image_loader and not serving:
+        text = "cpu_ratio_images"
     if not ctx.has_options:
         return f"{text}_any", {}
     return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}

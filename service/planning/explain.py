@@ -10,13 +10,13 @@ constraint lifted).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import msgspec
 
-from service.catalog.models import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.catalog.names import localized_name, outside_mainland, region_city
 from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice
@@ -28,7 +28,7 @@ from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.options import OptionParts, OptionTerms, fill_option
-from service.planning.place import Placer
+from service.planning.place import DEFAULT_HEADROOM, Placer
 from service.planning.price import Plan
 from service.planning.rank import plan_for, select
 from service.planning.resolve import Resolved, length_unknown
@@ -42,6 +42,7 @@ from service.planning.schema import (
 )
 from service.sizing import (
     EstimateResponse,
+    Fit,
     HostRequirements,
     PlacedEstimate,
     ResolvedWorkload,
@@ -50,6 +51,8 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.host import loader_vcpus_per_device
+from service.sizing.memory import limit_decides
 from service.sizing.moe import moe_training_factor
 from service.sizing.workload import Inference, Placement
 
@@ -128,7 +131,40 @@ def answer_terms(
         fixed_hours=placer.fixed_hours(),
         method=getattr(req.workload, "method", None),
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
+        limit_said=_limit_said(placer, ctx),
     )
+
+
+def _limit_said(placer: Placer, ctx: PlanContext) -> Callable[[InstanceType, Fit, int], bool]:
+    """:func:`~service.sizing.memory.limit_decides` for the options of ``placer``'s job,
+    on each row's accelerator (with the memory the row states) and server size, at the
+    planner's headroom; once per (part, memory, devices, server size, layout)."""
+    job = placer.job
+    safe = job.headroom_frac > DEFAULT_HEADROOM
+    seen: dict[tuple[str, float | None, int, int, int | None, int, int], bool] = {}
+
+    def said(row: InstanceType, fit: Fit, devices: int) -> bool:
+        name, memory, per_node = (
+            row.accelerator or "",
+            row.accelerator_memory_gib,
+            row.accelerator_count,
+        )
+        layout = (fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel)
+        key = (name, memory, devices, per_node, *layout)
+        found = seen.get(key)
+        if found is None:
+            spec = ctx.accelerators.resolve(name)
+            if spec is None:
+                found = True  # unknown part: say what the framework rules out, as before
+            else:
+                spec = placer.fits.spec_for(spec, memory or spec.memory_gib)
+                found = limit_decides(
+                    job.rw, spec, fit, devices, job.headroom_frac, safe=safe, per_node=per_node
+                )
+            seen[key] = found
+        return found
+
+    return said
 
 
 @dataclass(slots=True)
@@ -477,6 +513,7 @@ def _advice_context(
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
         has_options=bool(top),
+        image_loader=loader_vcpus_per_device(rw) is not None,
         moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),

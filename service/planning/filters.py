@@ -40,6 +40,9 @@ class OfferFilter:
     """Host vCPUs per node at least."""
     min_memory_gib: float | None = None
     """Host RAM per node at least (GiB)."""
+    loader_vcpus: int | None = None
+    """Host vCPUs per accelerator at least: what an image model's JPEG pipeline needs
+    (:func:`~service.sizing.host.loader_vcpus_per_device`), not a user constraint."""
     accelerator_count: int | None = None
     """Exactly this many accelerators in total: a type must hold it or divide it."""
     max_accelerators: int | None = None
@@ -74,6 +77,9 @@ class OfferFilter:
         if self.min_memory_gib is not None and (row.memory_gib or 0.0) < self.min_memory_gib:
             return "min_memory_gib"
         per_node = row.accelerator_count
+        loader = self.loader_vcpus
+        if loader and per_node and row.vcpus is not None and row.vcpus < loader * per_node:
+            return "loader_vcpus"
         if per_node and self.max_accelerators is not None and per_node > self.max_accelerators:
             return "max_accelerators"
         count = self.accelerator_count

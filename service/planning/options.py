@@ -13,6 +13,7 @@ that carry them are filled in (rank, hours, cost, Pareto mark, spot overhead).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -276,6 +277,9 @@ class OptionTerms:
     (:meth:`~service.planning.place.Placer.fixed_hours`; the same at any job length)."""
     framework: str | None = None
     """The training framework (what layouts it can launch); ``None`` when serving."""
+    limit_said: Callable[[InstanceType, Fit, int], bool] | None = None
+    """Whether an option (row, fit, devices) says the framework's limit: only where the
+    limit decided its layout (:func:`~service.sizing.memory.limit_decides`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,6 +347,9 @@ def option_part(
         lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
     )
     framework = terms.framework
+    said = terms.limit_said
+    if framework is not None and c.fit is not None and said is not None:
+        framework = framework if said(row, c.fit, c.devices) else None
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
          c.devices, serving, lang, terms.to_target, framework),

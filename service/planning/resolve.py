@@ -22,6 +22,7 @@ from service.planning.schema import RecommendRequest
 from service.runtime.errors import InputError
 from service.sizing import ResolvedWorkload, resolve_workload
 from service.sizing.batch import batch_ceiling, batches
+from service.sizing.host import loader_vcpus_per_device
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -97,7 +98,8 @@ def resolve(req: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Resolv
     signature = memory_signature(req.workload)
     rw = resolve_job(req.workload, ctx, cache, signature)
     interruptible = is_interruptible(req)
-    flt = build_filter(req, ctx, cache, interruptible)
+    loader = loader_vcpus_per_device(rw)  # an image model's JPEG pipeline sets the host
+    flt = build_filter(req, ctx, cache, interruptible, None if loader is None else loader[0])
     return Resolved(req, job_of(rw, req), flt, interruptible, signature)
 
 
@@ -122,9 +124,14 @@ def is_interruptible(req: RecommendRequest) -> bool:
 
 
 def build_filter(
-    req: RecommendRequest, ctx: PlanContext, cache: PlanCache, interruptible: bool
+    req: RecommendRequest,
+    ctx: PlanContext,
+    cache: PlanCache,
+    interruptible: bool,
+    loader_vcpus: int | None = None,
 ) -> OfferFilter:
-    """Resolve names in the constraints; reject unknown or contradictory ones."""
+    """Resolve names in the constraints; reject unknown or contradictory ones
+    (``loader_vcpus``: the job's own floor of host vCPUs per accelerator)."""
     c = req.constraints
     known_providers = {p.name for p in ctx.snapshot.providers}
     providers = None
@@ -207,6 +214,7 @@ def build_filter(
         accelerator_count=c.accelerator_count,
         max_accelerators=c.max_accelerators,
         training=not isinstance(req.workload, Inference | Preprocess),
+        loader_vcpus=loader_vcpus,
     )
     if c.accelerator_count is not None:
         flt = dataclasses.replace(

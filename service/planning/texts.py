@@ -19,6 +19,7 @@ from service.planning.cost import (
 )
 from service.planning.schema import Lang, Objective
 from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
+from service.sizing.host import LOADER_VCPUS_PER_DEVICE_MIN
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
@@ -411,6 +412,13 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                   "en": "{n} offers have fewer than {vcpus} vCPUs per node."},
     "min_memory_gib": {"zh": "{n} 个报价每节点内存少于 {ram:g} GiB。",
                        "en": "{n} offers have less than {ram:g} GiB of RAM per node."},
+    "loader_vcpus": {"zh": f"{{n}} 个报价每张加速卡少于 {LOADER_VCPUS_PER_DEVICE_MIN} 个 "
+                     "vCPU：训练图像的 JPEG 解码与数据增强在 CPU 上进行，每张卡需要约 "
+                     f"{LOADER_VCPUS_PER_DEVICE_MIN} 个数据加载进程，否则 GPU 会空等数据。",
+                     "en": f"{{n}} offers have fewer than {LOADER_VCPUS_PER_DEVICE_MIN} vCPUs "
+                     "per accelerator: decoding and augmenting the training images (JPEG) "
+                     f"runs on the CPU, about {LOADER_VCPUS_PER_DEVICE_MIN} data-loader "
+                     "workers per accelerator, or the GPUs wait for data."},
 }  # fmt: skip
 """One sentence per constraint that removed offers (the no-option explanation)."""
 

@@ -38,10 +38,10 @@ from service.sizing.host import (
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,
 )
-from service.sizing.memory import _tp_degrees, fit_placement, memory_for
+from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
-from service.sizing.parallelism import framework_limit, limits
+from service.sizing.parallelism import framework_limit
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.replicas import ServingLayout, node_split, serving_layout
@@ -550,7 +550,7 @@ def _place(
     if (
         fit is not None
         and framework is not None
-        and limits(framework, devices, fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel)
+        and limit_decides(rw, spec, fit, devices, ESTIMATE_HEADROOM_FRAC, per_node=per_node)
     ):
         notes.append(framework_limit(framework, "en") + ".")
     if devices > 1:

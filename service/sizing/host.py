@@ -32,6 +32,38 @@ DATASET_BYTES_PER_TOKEN = 4.0
 """Tokenized data on disk: uint32 token ids (raw text is about as large again)."""
 OFFLOAD_BUFFER = 1.5
 """DeepSpeed estimators' ``additional_buffer_factor``."""
+LOADER_KINDS = frozenset({"cnn", "vit", "detector"})
+"""Image models trained on decoded, augmented JPEGs at hundreds to thousands of images/s
+per GPU: the CPU's decode and augmentation is the bottleneck NVIDIA DALI was built to
+lift ("On dense GPU systems, deep learning applications can be significantly
+bottlenecked on the CPU", https://docs.nvidia.com/deeplearning/dali/archives/dali_150/
+release-notes/rel_0_1_1.html). Diffusion is not one of them: its UNet step takes seconds
+per batch and diffusers' training example loads in the main process by default
+(``--dataloader_num_workers`` default 0, huggingface/diffusers
+examples/text_to_image/train_text_to_image.py @000280f5)."""
+LOADER_VCPUS_PER_DEVICE_MIN = 8
+"""DataLoader workers per accelerator in Ultralytics' YOLO training defaults (``workers:
+8 # (int) dataloader workers (per RANK if DDP)``, ultralytics/ultralytics
+ultralytics/cfg/default.yaml @00033e8f,
+https://github.com/ultralytics/ultralytics/blob/main/ultralytics/cfg/default.yaml), one
+worker process per vCPU: the fewer of the two recipes below."""
+LOADER_VCPUS_PER_DEVICE_RECOMMENDED = 16
+"""DataLoader workers per training process (one process per GPU under torchrun) in
+torchvision's classification reference (``-j/--workers`` default 16, pytorch/vision
+references/classification/train.py @017e9b99,
+https://github.com/pytorch/vision/blob/main/references/classification/train.py)."""
+
+
+def loader_vcpus_per_device(rw: ResolvedWorkload) -> tuple[int, int] | None:
+    """(minimum, recommended) vCPUs per accelerator that training an image model's JPEG
+    pipeline needs (:data:`LOADER_KINDS`: ResNet-, ViT- and YOLO-style models), or
+    ``None`` when the data pipeline does not set the host (language models read token
+    ids; diffusion and inference are bound by the model). Why a floor per accelerator:
+    every GPU's training process runs its own pool of decode workers, one per vCPU, so
+    the host's vCPUs scale with the GPUs it feeds."""
+    if rw.training is None or rw.arch is None or rw.arch.kind not in LOADER_KINDS:
+        return None
+    return LOADER_VCPUS_PER_DEVICE_MIN, LOADER_VCPUS_PER_DEVICE_RECOMMENDED
 
 
 def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
@@ -56,9 +88,13 @@ def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
     network: Network = (
         "rdma" if devices > DEVICES_PER_NODE and rw.training is not None else "standard"
     )
+    per_device = loader_vcpus_per_device(rw) or (
+        VCPUS_PER_DEVICE_MIN,
+        VCPUS_PER_DEVICE_RECOMMENDED,
+    )
     return HostRequirements(
-        vcpus=VCPUS_PER_DEVICE_MIN * devices,
-        vcpus_recommended=VCPUS_PER_DEVICE_RECOMMENDED * devices,
+        vcpus=per_device[0] * devices,
+        vcpus_recommended=per_device[1] * devices,
         ram_gib=ram,
         disk_gib=disk,
         network=network,

@@ -23,7 +23,12 @@ from collections.abc import Iterable, Iterator
 from service.catalog.models import AcceleratorSpec
 from service.sizing.formulas import GIB
 from service.sizing.host import DEVICES_PER_NODE
-from service.sizing.parallelism import Parallelism, framework_parallelism, tensor_parallel_limit
+from service.sizing.parallelism import (
+    Parallelism,
+    framework_parallelism,
+    limits,
+    tensor_parallel_limit,
+)
 from service.sizing.resolve import (
     FRAGMENTATION,
     INFER_FRAGMENTATION,
@@ -344,3 +349,79 @@ def first_fit(
                 checked_high=safe,
             )
     return None
+
+
+def needs_layer_split(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    headroom_frac: float,
+    *,
+    safe: bool = False,
+    per_node: int | None = None,
+) -> bool:
+    """Whether the job's framework's missing tensor or pipeline parallelism is what set
+    ``devices``: on some smaller count of ``accelerator`` (powers of two, the sizes
+    servers come in) none of the framework's own layouts fits but one that splits the
+    layers in a way it cannot launch does (tensor parallelism within an NVLink/HCCS server
+    of ``per_node`` — :func:`~service.sizing.parallelism.tensor_parallel_limit` —, or
+    pipeline stages). ``False`` once the framework's own layouts fit a smaller count, for
+    a 4/8-bit base (no trainer splits bitsandbytes layers) and for a framework that has
+    both kinds. Why: the sentence naming the limit explains an answer only where the limit
+    decided it — a 7B LoRA that fits one GPU, or two with ZeRO-3, was never held by it."""
+    b = rw.training
+    if b is None or rw.arch is None or not rw.arch.transformer or _base_bits(rw) is not None:
+        return False
+    cap = capability(rw)
+    if cap.tensor_parallel and cap.pipeline_parallel:
+        return False
+    node = per_node or DEVICES_PER_NODE
+    layers = rw.arch.layers or 1
+    d = 1
+    while d < devices:
+        if fit_placement(rw, accelerator, d, headroom_frac, safe=safe, per_node=per_node):
+            return False
+        for t in _tp_degrees(rw, tensor_parallel_limit(accelerator, min(d, node))):
+            pp = 1
+            while t * pp <= d and pp <= layers:
+                framework_can = (t == 1 or cap.tensor_parallel) and (
+                    pp == 1 or cap.pipeline_parallel
+                )
+                if d % (t * pp) == 0 and not framework_can:
+                    fit = fit_placement(
+                        rw, accelerator, d, headroom_frac, tensor_parallel=t,
+                        pipeline_parallel=pp, safe=safe, per_node=per_node, capable=False,
+                    )  # fmt: skip
+                    if fit is not None:
+                        return True
+                pp *= 2
+        d *= 2
+    return False
+
+
+def limit_decides(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    fit: Fit,
+    devices: int,
+    headroom_frac: float,
+    *,
+    safe: bool = False,
+    per_node: int | None = None,
+) -> bool:
+    """Whether the answer says the job's framework limit on ``fit`` (``devices`` x
+    ``accelerator``): where :func:`~service.sizing.parallelism.limits` says the limit
+    shaped the layout and, for a framework whose only missing piece is splitting the
+    layers (Hugging Face Trainer/PEFT and the trainers built on it: every ZeRO stage, no
+    tensor or pipeline parallelism), only where that split was needed
+    (:func:`needs_layer_split`)."""
+    b = rw.training
+    if b is None:
+        return False
+    framework = b.framework
+    if not limits(framework, devices, fit.zero_stage, fit.tensor_parallel, fit.pipeline_parallel):
+        return False
+    cap = framework_parallelism(framework)
+    if cap.tensor_parallel or cap.pipeline_parallel or not cap.multi_device or len(cap.stages) < 2:
+        return True
+    return needs_layer_split(rw, accelerator, devices, headroom_frac, safe=safe, per_node=per_node)

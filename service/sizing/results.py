@@ -168,7 +168,7 @@ class HostRequirements(msgspec.Struct, frozen=True, kw_only=True):
         int,
         msgspec.Meta(
             description="Minimum vCPUs for the whole placement (4 per accelerator for accelerator"
-            " jobs)."
+            " jobs, 8 when training an image model, whose JPEG decoding runs on the CPU)."
         ),
     ]
     vcpus_recommended: Annotated[

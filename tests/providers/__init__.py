@@ -45,20 +45,51 @@ BRIEF_ASCEND = frozenset(
     }
 )
 CANONICAL_ACCELERATORS = BRIEF_NVIDIA | BRIEF_ASCEND | {"V100-32GB-PCIe"}
-"""The brief's chips plus form factors whose rates differ (Huawei p2s: V100 PCIe)."""
-"""The canonical accelerator names of the project brief: every catalog row names one."""
+"""The canonical accelerator names of the project brief (every catalog row names one),
+plus form factors whose rates differ (Huawei p2s: V100 PCIe)."""
 
 
 class BuiltinContract(ProviderContract):
     """The provider contract over one built-in plugin's shipped catalog: a subclass
-    names the plugin's ``load_provider`` as ``load``."""
+    names the plugin's ``load_provider`` as ``load``, its ``suanli_register_providers``
+    hook as ``hook`` and the one provider that hook registers (``name``, ``display_name``)."""
 
     known_accelerators = CANONICAL_ACCELERATORS
     load: ClassVar[Callable[[], Provider]]
+    hook: ClassVar[Callable[[], list[Provider]]]
+    name: ClassVar[str]
+    display_name: ClassVar[str]
 
     @pytest.fixture
     def provider(self) -> Provider:
         return type(self).load()
+
+    def test_hook_registers_one_provider(self) -> None:
+        providers = type(self).hook()
+        assert [p.name for p in providers] == [self.name]
+        assert providers[0].display_name == self.display_name
+
+
+def assert_row(
+    row: InstanceType,
+    accelerator: str,
+    count: int,
+    accelerator_memory_gib: float,
+    vcpus: int | None,
+    memory_gib: float | None,
+    **more: object,
+) -> None:
+    """A spot check: the row's accelerator, its count and memory, the vCPUs and RAM, and
+    the further fields named in ``more`` hold the values a source states (one diff)."""
+    expected = {
+        "accelerator": accelerator,
+        "accelerator_count": count,
+        "accelerator_memory_gib": accelerator_memory_gib,
+        "vcpus": vcpus,
+        "memory_gib": memory_gib,
+        **more,
+    }
+    assert {field: getattr(row, field) for field in expected} == expected
 
 
 def rows_fixture(load: Callable[[], Provider]) -> Any:

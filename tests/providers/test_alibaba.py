@@ -14,20 +14,17 @@ import pytest
 from plugins.alibaba import suanli_register_providers
 from plugins.alibaba.provider import load_provider
 from service.catalog.models import HOURS_PER_MONTH, InstanceType
-from tests.providers import BuiltinContract, rows_fixture
+from tests.providers import BuiltinContract, assert_row, rows_fixture
 
 
 class TestAlibabaContract(BuiltinContract):
     load = staticmethod(load_provider)
+    hook = staticmethod(suanli_register_providers)
+    name = "alibaba"
+    display_name = "Alibaba Cloud (阿里云)"
 
 
 rows = rows_fixture(load_provider)
-
-
-def test_hook_registers_one_alibaba_provider() -> None:
-    providers = suanli_register_providers()
-    assert [p.name for p in providers] == ["alibaba"]
-    assert providers[0].display_name == "Alibaba Cloud (阿里云)"
 
 
 @pytest.mark.parametrize(
@@ -55,13 +52,7 @@ def test_gpu_spot_checks(
     mem: float,
     rdma: str | None,
 ) -> None:
-    row = rows[name]
-    assert row.accelerator == accelerator
-    assert row.accelerator_count == count
-    assert row.accelerator_memory_gib == gpu_mem
-    assert row.vcpus == vcpus
-    assert row.memory_gib == mem
-    assert row.rdma == rdma
+    assert_row(rows[name], accelerator, count, gpu_mem, vcpus, mem, rdma=rdma)
 
 
 def test_network_figures_are_baseline_bandwidth(rows: dict[str, InstanceType]) -> None:

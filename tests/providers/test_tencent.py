@@ -14,20 +14,17 @@ import pytest
 from plugins.tencent import suanli_register_providers
 from plugins.tencent.provider import load_provider
 from service.catalog.models import ALL_REGIONS, HOURS_PER_MONTH, InstanceType
-from tests.providers import BuiltinContract, rows_fixture
+from tests.providers import BuiltinContract, assert_row, rows_fixture
 
 
 class TestTencentContract(BuiltinContract):
     load = staticmethod(load_provider)
+    hook = staticmethod(suanli_register_providers)
+    name = "tencent"
+    display_name = "Tencent Cloud (腾讯云)"
 
 
 rows = rows_fixture(load_provider)
-
-
-def test_hook_registers_one_tencent_provider() -> None:
-    providers = suanli_register_providers()
-    assert [p.name for p in providers] == ["tencent"]
-    assert providers[0].display_name == "Tencent Cloud (腾讯云)"
 
 
 @pytest.mark.parametrize(
@@ -63,12 +60,8 @@ def test_gpu_spot_checks(
     mem: float,
     net: float,
 ) -> None:
-    row = rows[name]
-    assert row.accelerator == accelerator
-    assert row.accelerator_count == count
-    assert row.accelerator_memory_gib == gpu_mem
-    assert (row.vcpus, row.memory_gib, row.network_gbps) == (vcpus, mem, net)
-    assert row.rdma is None  # no Tencent source states the cluster network of these types
+    # no Tencent source states the cluster network of these types: rdma stays unknown
+    assert_row(rows[name], accelerator, count, gpu_mem, vcpus, mem, network_gbps=net, rdma=None)
 
 
 def test_gn10xp_is_v100_not_a100(rows: dict[str, InstanceType]) -> None:

@@ -12,20 +12,17 @@ import pytest
 from plugins.volcengine import suanli_register_providers
 from plugins.volcengine.provider import load_provider
 from service.catalog.models import InstanceType
-from tests.providers import BuiltinContract, rows_fixture
+from tests.providers import BuiltinContract, assert_row, rows_fixture
 
 
 class TestVolcengineContract(BuiltinContract):
     load = staticmethod(load_provider)
+    hook = staticmethod(suanli_register_providers)
+    name = "volcengine"
+    display_name = "Volcano Engine (火山引擎)"
 
 
 rows = rows_fixture(load_provider)
-
-
-def test_hook_registers_one_volcengine_provider() -> None:
-    providers = suanli_register_providers()
-    assert [p.name for p in providers] == ["volcengine"]
-    assert providers[0].display_name == "Volcano Engine (火山引擎)"
 
 
 @pytest.mark.parametrize(
@@ -52,12 +49,7 @@ def test_gpu_spot_checks(
     mem: float | None,
     rdma: str | None,
 ) -> None:
-    row = rows[name]
-    assert row.accelerator == accelerator
-    assert row.accelerator_count == count
-    assert row.accelerator_memory_gib == gpu_mem
-    assert (row.vcpus, row.memory_gib) == (vcpus, mem)
-    assert row.rdma == rdma
+    assert_row(rows[name], accelerator, count, gpu_mem, vcpus, mem, rdma=rdma)
 
 
 def test_gni2_3xlarge_is_flagged_low_confidence(rows: dict[str, InstanceType]) -> None:
