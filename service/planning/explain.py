@@ -128,7 +128,13 @@ def answer_terms(
         fixed_hours=placer.fixed_hours(),
         method=getattr(req.workload, "method", None),
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
+        encoded_len=_encoded_len(placer.job.rw),
     )
+
+
+def _encoded_len(rw: ResolvedWorkload) -> int | None:
+    """Tokens per sequence of a served encoder (its rate is in sequences/s), else ``None``."""
+    return rw.inference.context_len if rw.encoder and rw.inference is not None else None
 
 
 @dataclass(slots=True)
@@ -205,6 +211,7 @@ def explain(
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
+            encoded_len=_encoded_len(rw),
             **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),

@@ -249,6 +249,9 @@ class OptionTerms:
     (:meth:`~service.planning.place.Placer.fixed_hours`; the same at any job length)."""
     framework: str | None = None
     """The training framework (what layouts it can launch); ``None`` when serving."""
+    encoded_len: int | None = None
+    """A served encoder's tokens per sequence: its rate is said in sequences per second
+    encoded, not as decode throughput; ``None`` otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,7 +347,9 @@ def option_part(
 def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
     """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
     lang = terms.lang
-    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang, terms.to_target)
+    ranked = texts.rank_reason(
+        c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len
+    )
     between = (ranked, *part.middle) if ranked else part.middle
     if terms.fixed_hours and c.hours is not None and not terms.serving:
         between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
@@ -413,8 +418,14 @@ def _texts(
     middle: list[str] = []
     if serving and c.throughput_tokens_per_s:
         key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
+        sps = None
+        if terms.encoded_len:
+            key = key.replace("serving", "encoding")
+            sps = c.throughput_tokens_per_s / terms.encoded_len
         middle.append(
-            texts.t(key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens)
+            texts.t(
+                key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens, sps=sps
+            )
         )
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
