@@ -43,7 +43,7 @@ def words(answer: dict[str, Any]) -> list[str]:
         said += option["reasons"] + option["warnings"]
     if answer["estimate"] is not None:
         said += answer["estimate"]["assumptions"]
-    return said
+    return said + [advice["text"] for advice in answer["advice"]]
 
 
 @pytest.mark.parametrize(
@@ -61,6 +61,39 @@ def test_bert_large_is_served_as_one_forward_pass(
     estimate = answer["estimate"]
     assert estimate["memory"]["kv_cache_gib"] == 0.0
     assert estimate["kv_cache_bytes_per_token"] is None
+
+
+@pytest.mark.parametrize(
+    ("lang", "batch", "unsaid"),
+    [("en", "sequences per forward pass", "decode"), ("zh", "每次前向编码", "解码")],
+)
+def test_a_throughput_target_batches_sequences_per_forward_pass(
+    client: TestClient[Litestar], lang: str, batch: str, unsaid: str
+) -> None:
+    """No concurrency with a target: the batch assumed is sequences per forward pass, not
+    the continuous batching of a KV cache; the advice watches batches, not KV usage."""
+    workload = {"kind": "inference", "model": "bert-base", "context_len": 256,
+                "target_tokens_per_s": 2_000_000}  # fmt: skip
+    answer = post(client, "/v1/recommend", {"workload": workload, "lang": lang})
+    reasons = answer["options"][0]["reasons"]
+    assert any(batch in r for r in reasons), reasons
+    said = words(answer)
+    assert not any(unsaid in s.lower() for s in said), [s for s in said if unsaid in s.lower()]
+    assert not any("KV" in s for s in said), [s for s in said if "KV" in s]
+    assert sum(o["throughput_tokens_per_s"] for o in answer["options"][:1]) >= 2_000_000
+
+
+def test_the_default_length_is_refused_for_bert_with_the_reason(
+    client: TestClient[Litestar],
+) -> None:
+    """context_len defaults to 4096, beyond BERT's 512 learned positions: the 400 says the
+    figure was the default and what to send; a length given is not called a default."""
+    left_out = refused(client, {"workload": {"kind": "inference", "model": "bert-base"},
+                                "placement": T4})  # fmt: skip
+    assert "its default when left out" in str(left_out), left_out
+    assert "context_len 512 or less" in str(left_out), left_out
+    given = refused(client, {"workload": {**BERT_LARGE, "context_len": 1024}, "placement": T4})
+    assert "default" not in str(given), given
 
 
 def test_bert_large_rate_on_a_t4_is_compute_bound(client: TestClient[Litestar]) -> None:
@@ -158,3 +191,13 @@ def test_an_encoder_cannot_be_an_rlhf_policy(client: TestClient[Litestar]) -> No
     workload = {"kind": "rlhf", "model": {**BGE_STYLE, "encoder_only": True}, "tokens": 1e7}
     error = refused(client, {"workload": workload, "placement": {"accelerator": "A100-80GB"}})
     assert "workload.model.encoder_only" in str(error), error
+
+
+def test_a_bge_model_by_name_is_an_encoder(client: TestClient[Litestar]) -> None:
+    """BAAI/bge-large-en-v1.5 has BERT-large's config.json: sized and named as asked."""
+    workload = {**BERT_LARGE, "model": "BAAI/bge-large-en-v1.5"}
+    answer = post(client, "/v1/estimate", {"workload": workload, "placement": T4})
+    assert answer["model"] == "bge-large-en-v1.5"
+    assert answer["memory"]["kv_cache_gib"] == 0.0
+    bert = post(client, "/v1/estimate", {"workload": BERT_LARGE, "placement": T4})
+    assert answer["throughput_tokens_per_s"] == pytest.approx(bert["throughput_tokens_per_s"])

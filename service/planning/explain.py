@@ -480,6 +480,7 @@ def _advice_context(
         moe_expert_loop=moe_training_factor(rw.arch, getattr(req.workload, "framework", ""), None)
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
+        encoder=rw.encoder,
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

@@ -156,6 +156,7 @@ def fit_part(
     lang: Lang,
     to_target: bool = False,
     framework: str | None = None,
+    encoder: bool = False,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -188,6 +189,8 @@ def fit_part(
             key = "batched_target" if nodes == 1 else "batched_room"
             if not to_target:
                 key = "batched_job"
+            if encoder:  # sequences per forward pass, no KV cache
+                key = "encoder_batch_target" if nodes == 1 else "encoder_batch_room"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
     if (
         fit is not None
@@ -321,8 +324,9 @@ def option_part(
     framework = terms.framework
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), nodes, c.devices,
-         serving, lang, terms.to_target, framework),
-        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework),
+         serving, lang, terms.to_target, framework, terms.encoded_len),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
+                         bool(terms.encoded_len)),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:

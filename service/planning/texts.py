@@ -18,7 +18,12 @@ from service.planning.cost import (
     ranked_money_scale,
 )
 from service.planning.schema import Lang, Objective
-from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
+from service.sizing.batch import (
+    BATCHED_ROOM,
+    BATCHED_TARGET,
+    ENCODER_BATCH_ROOM,
+    ENCODER_BATCH_TARGET,
+)
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
@@ -260,6 +265,8 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "batched_target": BATCHED_TARGET,
     "batched_room": BATCHED_ROOM,
+    "encoder_batch_target": ENCODER_BATCH_TARGET,
+    "encoder_batch_room": ENCODER_BATCH_ROOM,
     "batched_job": {
         "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
         "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"

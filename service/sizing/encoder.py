@@ -23,7 +23,7 @@ scaled by Ampere's ratio of the two.
 from __future__ import annotations
 
 from service.catalog.models import AcceleratorSpec
-from service.sizing.mfu import _STEADY, generation, mfu_prior
+from service.sizing.mfu import _STEADY, generation
 
 TENSORRT_BERT = (
     "https://github.com/NVIDIA/TensorRT/blob/007c34702bc7878285e3123eb39829a1f9aef3f0/"
@@ -60,9 +60,8 @@ def encoder_utilization(accelerator: AcceleratorSpec) -> tuple[float, str]:
     if found is not None:
         value, text = found
         return value, f"TensorRT BERT benchmark ({TENSORRT_BERT}): {text}"
-    anchor_steady = _STEADY[ANCHOR_GENERATION][0]
-    steady, _ = mfu_prior(1.0, accelerator, basis="steady", framework="generic")
-    ratio = ENCODER_MFU[ANCHOR_GENERATION][0] / anchor_steady
+    steady = _STEADY.get(gen, _STEADY["unknown"])[0]
+    ratio = ENCODER_MFU[ANCHOR_GENERATION][0] / _STEADY[ANCHOR_GENERATION][0]
     return steady * ratio, (
         f"no encoder benchmark for this generation: its steady training prior x{ratio:.2f}, "
         f"Ampere's ratio of the TensorRT BERT benchmark ({TENSORRT_BERT}) to it"

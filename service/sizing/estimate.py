@@ -15,7 +15,12 @@ import msgspec
 from service.catalog.models import AcceleratorSpec
 from service.runtime.errors import InputError
 from service.sizing import encoder
-from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
+from service.sizing.batch import (
+    BATCHED_ROOM,
+    BATCHED_TARGET,
+    ENCODER_BATCH_ROOM,
+    ENCODER_BATCH_TARGET,
+)
 from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,
@@ -402,7 +407,10 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     rate = layout.rate(spec)
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)
-        if layout.replicas == 1:
+        if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache
+            key = ENCODER_BATCH_TARGET if reached else ENCODER_BATCH_ROOM
+            notes.append(key["en"].format(b=layout.batch))
+        elif layout.replicas == 1:
             key = BATCHED_TARGET if reached else BATCHED_ROOM
             notes.append(key["en"].format(b=layout.batch))
         else:

@@ -1080,6 +1080,8 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
     return act_u, act_s
 
 
+DEFAULT_CONTEXT_LEN: int = Inference(model="any").context_len
+"""``Inference.context_len`` when a request leaves it out."""
 ENCODER_ONLY_FIELDS = {
     "output_tokens": ("it generates no tokens", "它不生成 token"),
     "prompt_len": ("it has no prompt and output parts", "它的序列没有提示与输出之分"),
@@ -1100,14 +1102,17 @@ def _check_encoder_serving(w: Inference, preset: ModelPreset | None) -> None:
                 zh=f"{name} 描述的是生成，而仅编码器模型一次前向即完成编码：{zh}",
             )
     if preset is not None and preset.max_positions and w.context_len > preset.max_positions:
+        default = w.context_len == DEFAULT_CONTEXT_LEN
         raise InputError(
             "workload.context_len",
             f"{preset.id} encodes at most {preset.max_positions} tokens per sequence; "
-            f"context_len is {w.context_len} (4096 when not given): give context_len "
-            f"{preset.max_positions} or less",
+            f"context_len is {w.context_len}"
+            + (" (its default when left out)" if default else "")
+            + f": give context_len {preset.max_positions} or less",
             zh=f"{preset.id} 每条序列最多编码 {preset.max_positions} 个 token；context_len 为 "
-            f"{w.context_len}（未给出时为 4096）：请给出不超过 {preset.max_positions} 的 "
-            "context_len",
+            f"{w.context_len}"
+            + ("（未给出时的默认值）" if default else "")
+            + f"：请给出不超过 {preset.max_positions} 的 context_len",
         )
 
 
