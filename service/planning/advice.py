@@ -40,6 +40,22 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "{ram:.0f} GiB RAM here, enough to stage the weights while loading), or time to "
         "first token suffers under load.",
     },
+    "cpu_ratio_encoder": {
+        "zh": "CPU 与内存：编码服务的 CPU 负责分词、HTTP 前端与组批，每张卡配 4–8 个 vCPU"
+        "（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份权重以便加载），"
+        "否则高并发时分词会让 GPU 空等。",
+        "en": "CPU and RAM: an encoding server's CPUs run tokenization, the HTTP front end and "
+        "batching; plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and {ram:.0f} GiB RAM "
+        "here, enough to stage the weights while loading), or tokenization starves the GPU "
+        "under load.",
+    },
+    "cpu_ratio_encoder_any": {
+        "zh": "CPU 与内存：编码服务的 CPU 负责分词、HTTP 前端与组批，每张卡配 4–8 个 vCPU，"
+        "内存需能暂存一份权重以便加载。",
+        "en": "CPU and RAM: an encoding server's CPUs run tokenization, the HTTP front end and "
+        "batching; plan 4–8 vCPUs per accelerator and RAM enough to stage the weights while "
+        "loading.",
+    },
     "cpu_ratio_serving_any": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU，"
         "内存需能暂存一份权重以便加载。",
@@ -112,6 +128,20 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Monitoring: watch GPU utilization, KV-cache usage, queueing and time to first "
         "token (the engine's /metrics, DCGM); low utilization usually means too little "
         "concurrency or batching, not a need for a bigger GPU.",
+    },
+    "monitoring_encoder": {
+        "zh": "监控：观察 GPU 利用率、批量大小与排队时延（推理引擎的 /metrics、DCGM）；"
+        "编码是计算密集的一次前向，利用率低通常是批量太小，而不是需要更大的 GPU。",
+        "en": "Monitoring: watch GPU utilization, batch sizes and queueing (the engine's "
+        "/metrics, DCGM); encoding is one compute-bound forward pass, so low utilization "
+        "usually means batches that are too small, not a need for a bigger GPU.",
+    },
+    "monitoring_ascend_encoder": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存，并看推理引擎的批量大小与排队时延；"
+        "利用率低通常是批量太小，而不是需要更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi, and the engine's "
+        "batch sizes and queueing; low utilization usually means batches that are too small, "
+        "not a need for a bigger machine.",
     },
     "monitoring_ascend": {
         "zh": "监控：用 npu-smi 观察 NPU 利用率与显存（可配合 MindStudio Insight 做性能分析）；"
@@ -263,6 +293,9 @@ class AdviceContext:
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
+    encoder: bool = False
+    """Serving an encoder-only model: one forward pass per batch, no decode and no KV
+    cache to watch."""
 
 
 def build_advice(
@@ -312,8 +345,9 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         )
         suffix = "_ascend" if ascend_only else ""
         topics.append((f"containers{suffix}", {}))
-        topics.append((f"monitoring{suffix}{'_serving' if serving else ''}", {}))
-    if serving and ctx.single_stream_target is not None:
+        role = ("_encoder" if ctx.encoder else "_serving") if serving else ""
+        topics.append((f"monitoring{suffix}{role}", {}))
+    if serving and ctx.single_stream_target is not None and not ctx.encoder:
         topics.append(("concurrency", {"target": ctx.single_stream_target}))
     if ctx.ascend:
         topics.append(("ascend", {}))
@@ -352,6 +386,10 @@ _TOPIC = {
     "monitoring_serving": "monitoring",
     "monitoring_ascend": "monitoring",
     "monitoring_ascend_serving": "monitoring",
+    "monitoring_encoder": "monitoring",
+    "monitoring_ascend_encoder": "monitoring",
+    "cpu_ratio_encoder": "cpu_ratio",
+    "cpu_ratio_encoder_any": "cpu_ratio",
     "containers_ascend": "containers",
     "serving_quantized": "serving",
     "release_fp8": "precision",
@@ -363,7 +401,7 @@ def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object
     """The CPU:accelerator rule, in serving words for an inference job (no data loader:
     the CPUs tokenize and run the HTTP front end), with this answer's figures only when it
     proposes a machine."""
-    text = "cpu_ratio_serving" if serving else "cpu_ratio"
+    text = ("cpu_ratio_encoder" if ctx.encoder else "cpu_ratio_serving") if serving else "cpu_ratio"
     if ctx.image_loader and not serving:
         text = "cpu_ratio_images"
     if not ctx.has_options:

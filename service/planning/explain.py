@@ -132,6 +132,7 @@ def answer_terms(
         method=getattr(req.workload, "method", None),
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
         limit_said=_limit_said(placer, ctx),
+        encoded_len=_encoded_len(placer.job.rw),
     )
 
 
@@ -165,6 +166,11 @@ def _limit_said(placer: Placer, ctx: PlanContext) -> Callable[[InstanceType, Fit
         return found
 
     return said
+
+
+def _encoded_len(rw: ResolvedWorkload) -> int | None:
+    """Tokens per sequence of a served encoder (its rate is in sequences/s), else ``None``."""
+    return rw.inference.context_len if rw.encoder and rw.inference is not None else None
 
 
 @dataclass(slots=True)
@@ -243,6 +249,7 @@ def explain(
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
+            encoded_len=_encoded_len(rw),
             **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),
@@ -518,6 +525,7 @@ def _advice_context(
         < 1.0,
         precision=getattr(req.workload, "precision", "bf16"),
         release_fp8=release_fp8,
+        encoder=rw.encoder,
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

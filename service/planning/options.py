@@ -159,6 +159,7 @@ def fit_part(
     lang: Lang,
     to_target: bool = False,
     framework: str | None = None,
+    encoder: bool = False,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -191,6 +192,8 @@ def fit_part(
             key = "batched_target" if nodes == fit.pipeline_parallel else "batched_room"
             if not to_target:
                 key = "batched_job"
+            if encoder:  # sequences per forward pass, no KV cache
+                key = "encoder_batch_target" if nodes == 1 else "encoder_batch_room"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
     if (
         fit is not None
@@ -280,6 +283,9 @@ class OptionTerms:
     limit_said: Callable[[InstanceType, Fit, int], bool] | None = None
     """Whether an option (row, fit, devices) says the framework's limit: only where the
     limit decided its layout (:func:`~service.sizing.memory.limit_decides`)."""
+    encoded_len: int | None = None
+    """A served encoder's tokens per sequence: its rate is said in sequences per second
+    encoded, not as decode throughput; ``None`` otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,8 +358,9 @@ def option_part(
         framework = framework if said(row, c.fit, c.devices) else None
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
-         c.devices, serving, lang, terms.to_target, framework),
-        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework),
+         c.devices, serving, lang, terms.to_target, framework, terms.encoded_len),
+        lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
+                         bool(terms.encoded_len)),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:
@@ -378,7 +385,9 @@ def option_part(
 def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
     """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
     lang = terms.lang
-    ranked = texts.rank_reason(c, terms.objective, terms.open_ended, lang, terms.to_target)
+    ranked = texts.rank_reason(
+        c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len
+    )
     between = (ranked, *part.middle) if ranked else part.middle
     if terms.fixed_hours and c.hours is not None and not terms.serving:
         between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
@@ -447,8 +456,14 @@ def _texts(
     middle: list[str] = []
     if serving and c.throughput_tokens_per_s:
         key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
+        sps = None
+        if terms.encoded_len:
+            key = key.replace("serving", "encoding")
+            sps = c.throughput_tokens_per_s / terms.encoded_len
         middle.append(
-            texts.t(key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens)
+            texts.t(
+                key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens, sps=sps
+            )
         )
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))

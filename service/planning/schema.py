@@ -321,7 +321,7 @@ class Option(msgspec.Struct, frozen=True, kw_only=True):
         float | None,
         msgspec.Meta(
             description="Estimated decode throughput of this option in tokens per second "
-            "(inference)."
+            "(inference); for an encoder-only model, tokens encoded per second."
         ),
     ] = None
     price_per_million_tokens: Annotated[

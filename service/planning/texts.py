@@ -18,7 +18,12 @@ from service.planning.cost import (
     ranked_money_scale,
 )
 from service.planning.schema import Lang, Objective
-from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
+from service.sizing.batch import (
+    BATCHED_ROOM,
+    BATCHED_TARGET,
+    ENCODER_BATCH_ROOM,
+    ENCODER_BATCH_TARGET,
+)
 from service.sizing.host import LOADER_VCPUS_PER_DEVICE_MIN
 
 _T: dict[str, dict[Lang, str]] = {
@@ -185,6 +190,21 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
     },
+    "encoding": {
+        "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒），"
+        "约 ¥{pmt:,.2f} / 百万 tokens。",
+        "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s), about "
+        "¥{pmt:,.2f} per million tokens.",
+    },
+    "encoding_unpriced": {
+        "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒）。",
+        "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s).",
+    },
+    "rank_encoding": {
+        "zh": "按编码吞吐排序（最快优先）：每秒约 {sps:,.0f} 条序列。",
+        "en": "Ranked by encoding throughput (fastest first): about {sps:,.0f} sequences per "
+        "second.",
+    },
     "monthly": {
         "zh": "包月：单节点任务超过 {even:.0f} 小时即比按量便宜。",
         "en": "Monthly: cheaper than on-demand once a node runs more than {even:.0f} h.",
@@ -289,6 +309,8 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "batched_target": BATCHED_TARGET,
     "batched_room": BATCHED_ROOM,
+    "encoder_batch_target": ENCODER_BATCH_TARGET,
+    "encoder_batch_room": ENCODER_BATCH_ROOM,
     "batched_job": {
         "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
         "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
@@ -575,11 +597,17 @@ def month_used(total: float, nodes: int, hours: float, lang: Lang) -> str:
 
 
 def rank_reason(
-    c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool = False
+    c: Candidate,
+    objective: Objective,
+    serving: bool,
+    lang: Lang,
+    to_target: bool = False,
+    encoded_len: int | None = None,
 ) -> str | None:
     """Why the option sits where it does; for an estimated price, also that the ranking
-    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`)."""
-    reason = _rank_reason(c, objective, serving, lang, to_target)
+    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`).
+    ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s)."""
+    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len)
     scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
         return reason
@@ -593,10 +621,17 @@ def rank_reason(
 
 
 def _rank_reason(
-    c: Candidate, objective: Objective, serving: bool, lang: Lang, to_target: bool
+    c: Candidate,
+    objective: Objective,
+    serving: bool,
+    lang: Lang,
+    to_target: bool,
+    encoded_len: int | None = None,
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, dur=duration(c.hours, lang))
+    if objective == "time" and serving and c.throughput_tokens_per_s and encoded_len:
+        return t("rank_encoding", lang, sps=c.throughput_tokens_per_s / encoded_len)
     if objective == "time" and serving and c.throughput_tokens_per_s:
         # open-ended serving by time: the key is decode throughput, not a price
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
@@ -628,11 +663,14 @@ def summary(
     image_model: bool = False,
     cities: Sequence[str] = (),
     abroad: bool = False,
+    encoded_len: int | None = None,
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
     alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
     no decode; its rate is in images per second. ``cities``: where to buy it (the
-    regions asked, or its only one); ``abroad``: all of them are outside mainland China."""
+    regions asked, or its only one); ``abroad``: all of them are outside mainland China.
+    ``encoded_len``: a served encoder's tokens per sequence (no decode; its rate is in
+    sequences per second encoded)."""
     if c is None:
         reasons = no_fit or []
         first = reasons[0] if reasons else t("no_option", lang)
@@ -641,7 +679,7 @@ def summary(
     where = ""
     if cities:
         where = f"（{'、'.join(cities)}）" if lang == "zh" else f" in {', '.join(cities)}"
-    text = _summary_line(lang, display_name + where, c, accel, serving, image_model)
+    text = _summary_line(lang, display_name + where, c, accel, serving, image_model, encoded_len)
     if abroad:
         text += (
             f"该地域在中国大陆以外（{'、'.join(cities)}）：数据出境，可能需要在云厂商的国际站另开账号。"
@@ -683,7 +721,13 @@ def _estimated(c: Candidate) -> bool:
 
 
 def _summary_line(
-    lang: Lang, display_name: str, c: Candidate, accel: str, serving: bool, image_model: bool
+    lang: Lang,
+    display_name: str,
+    c: Candidate,
+    accel: str,
+    serving: bool,
+    image_model: bool,
+    encoded_len: int | None = None,
 ) -> str:
     offer = c.offer
     billing = billing_name(offer.billing, lang)
@@ -707,6 +751,13 @@ def _summary_line(
             if not tps:
                 return f"{head}{price}，每秒可处理的图像数无法估计。"
             return f"{head}{price}，预计每秒约 {tps:,.0f} 张图像。"
+        if serving and encoded_len:
+            if not tps:
+                return f"{head}{price}，编码吞吐无法估计。"
+            return (
+                f"{head}{price}，预计每秒编码约 {tps / encoded_len:,.0f} 条序列"
+                f"（约 {tps:,.0f} tokens/秒）。"
+            )
         if serving:
             if not tps:
                 return f"{head}{price}，解码吞吐无法估计。"
@@ -733,6 +784,13 @@ def _summary_line(
         if not tps:
             return f"{head}{price}; how many images per second it serves is not estimated."
         return f"{head}{price}; expect about {tps:,.0f} images/s."
+    if serving and encoded_len:
+        if not tps:
+            return f"{head}{price}; how many sequences per second it encodes is not estimated."
+        return (
+            f"{head}{price}; expect about {tps / encoded_len:,.0f} sequences per second "
+            f"encoded (about {tps:,.0f} tokens/s)."
+        )
     if serving:
         if not tps:
             return f"{head}{price}; its decode throughput cannot be estimated."

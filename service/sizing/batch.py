@@ -44,6 +44,19 @@ BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
     "engine's default batch limit).",
 }
 """The words for a batch as large as one server holds (the target needs more servers)."""
+ENCODER_BATCH_TARGET: dict[Literal["zh", "en"], str] = {
+    "zh": "未给出并发数：假设每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
+    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass, "
+    "the smallest with which one node reaches the target.",
+}
+"""An encoder's batch (sequences per forward pass) that reaches the target on one server."""
+ENCODER_BATCH_ROOM: dict[Literal["zh", "en"], str] = {
+    "zh": "未给出并发数：假设每台每次前向编码约 {b} 条序列，即显存能容纳的批量"
+    "（不超过引擎默认的批上限）。",
+    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass "
+    "per node, as many as its memory holds (at most the engine's default batch limit).",
+}
+"""An encoder's batch as large as one server holds (the target needs more servers)."""
 
 
 def batches(workload: Workload) -> bool:

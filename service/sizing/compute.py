@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from service.catalog.models import AcceleratorSpec
+from service.sizing import encoder
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import generation, mfu_prior
 from service.sizing.moe import moe_training_factor
@@ -602,6 +603,8 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         if not peak or not per_sample:
             return 0.0
         return devices * peak * 1e12 * IMAGE_SERVING_MFU / per_sample
+    if rw.encoder:
+        return encoder_throughput(rw, accelerator, devices)
     eng = engine_profile(b.engine)
     peak = decode_peak_tflops(accelerator, b.precision)
     concurrency = b.concurrency
@@ -639,6 +642,36 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         prefill = prefill_seconds(rw, b.prompt_len, concurrency, peak, devices)
         return concurrency * output_len / (prefill + output_len * step)
     return concurrency / step
+
+
+def encoder_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
+    """Tokens/s an encoder-only model encodes on ``devices`` (sequences/s x tokens per
+    sequence): each batch of ``concurrency`` sequences is one forward pass, compute-bound at
+    the encoder utilization prior, or bound by one read of the weights, plus the engine's
+    per-layer launches (:mod:`service.sizing.encoder`); 0.0 without a peak."""
+    b = rw.inference
+    arch = rw.arch
+    assert b is not None
+    assert arch is not None
+    peak = decode_peak_tflops(accelerator, b.precision)
+    if not peak or not arch.layers or not arch.hidden:
+        return 0.0
+    utilization, _ = encoder.encoder_utilization(accelerator)
+    per_sequence = encoder.flops_per_sequence(
+        arch.params, arch.embedding_params, arch.layers, arch.hidden, b.context_len
+    )
+    seconds = encoder.forward_seconds(
+        flops=per_sequence * b.concurrency,
+        weight_bytes=b.weights,
+        devices=devices,
+        peak_tflops=peak,
+        utilization=utilization,
+        bandwidth_gbps=accelerator.mem_bandwidth_gbps,
+        bandwidth_efficiency=bandwidth_efficiency(b.engine, b.precision),
+        layers=arch.layers,
+        layer_overhead_s=engine_profile(b.engine).layer_overhead_s,
+    )
+    return b.concurrency * b.context_len / seconds
 
 
 def prefill_seconds(

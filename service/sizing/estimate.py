@@ -14,7 +14,13 @@ import msgspec
 
 from service.catalog.models import AcceleratorSpec
 from service.runtime.errors import InputError
-from service.sizing.batch import BATCHED_ROOM, BATCHED_TARGET
+from service.sizing import encoder
+from service.sizing.batch import (
+    BATCHED_ROOM,
+    BATCHED_TARGET,
+    ENCODER_BATCH_ROOM,
+    ENCODER_BATCH_TARGET,
+)
 from service.sizing.compute import (
     FP8_GAIN,
     HOST_LINK_GBPS,
@@ -24,7 +30,9 @@ from service.sizing.compute import (
     bandwidth_efficiency,
     compute_for,
     data_parallel_link_gbps,
+    decode_peak_tflops,
     generation_time,
+    inference_throughput,
     offload_seconds,
     peak_tflops,
     preprocess_hours,
@@ -399,7 +407,10 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     rate = layout.rate(spec)
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)
-        if layout.replicas == 1:
+        if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache
+            key = ENCODER_BATCH_TARGET if reached else ENCODER_BATCH_ROOM
+            notes.append(key["en"].format(b=layout.batch))
+        elif layout.replicas == 1:
             key = BATCHED_TARGET if reached else BATCHED_ROOM
             notes.append(key["en"].format(b=layout.batch))
         else:
@@ -441,7 +452,9 @@ def _serving_notes(
     w = rw.workload
     if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
         notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
-    if spec.mem_bandwidth_gbps:
+    if rw.encoder:
+        notes.append(_encoder_note(rw, spec, devices))
+    elif spec.mem_bandwidth_gbps:
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
         notes.append(
@@ -469,6 +482,35 @@ def _serving_notes(
             f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
             "no time or price per token) is estimated."
         )
+
+
+def _encoder_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
+    """How an encoder's rate was reached: FLOPs per sequence over the achieved FLOP/s."""
+    b, arch = rw.inference, rw.arch
+    assert b is not None
+    assert arch is not None
+    assert arch.layers
+    assert arch.hidden
+    per_sequence = encoder.flops_per_sequence(
+        arch.params, arch.embedding_params, arch.layers, arch.hidden, b.context_len
+    )
+    util, basis = encoder.encoder_utilization(spec)
+    peak = decode_peak_tflops(spec, b.precision)
+    eng = engine_profile(b.engine)
+    rate = inference_throughput(rw, spec, devices) / b.context_len
+    devices_text = f"{devices} x " if devices > 1 else ""
+    block = encoder.block_params(arch.params, arch.embedding_params)
+    return (
+        f"Encoder throughput about {rate:,.0f} sequences per second: each sequence of "
+        f"{b.context_len} tokens is 2 x {block / 1e6:,.0f}M "
+        f"block parameters x {b.context_len} plus attention 4 x {arch.layers} layers x "
+        f"{b.context_len}^2 x {arch.hidden} = {per_sequence / 1e9:,.1f} GFLOP, over "
+        f"{devices_text}{peak or 0:g} TFLOPS x {util:.0%} ({basis}); or one read of the "
+        f"weights per batch when that is slower, plus {eng.layer_overhead_s * 1e6:g} µs of "
+        f"{eng.label} kernel launches per layer. TensorRT's fused BERT kernels are the "
+        "fastest published path: other engines (vLLM, Text Embeddings Inference, plain "
+        "transformers) may encode fewer."
+    )
 
 
 def _closing_notes(
@@ -585,7 +627,7 @@ def _time_notes(
 ) -> None:
     w = rw.workload
     if isinstance(w, Inference):
-        if w.output_tokens is None:
+        if w.output_tokens is None and not rw.encoder:  # an encoder generates no tokens
             notes.append("No output_tokens given: time is not estimated.")
         return
     assert isinstance(w, Pretrain | Finetune | Rlhf)

@@ -155,7 +155,7 @@ def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreak
     kv_shards = t if b.layer_split else min(t, b.kv_shards_max)
     kv = b.kv_per_token * b.context_len * per_replica / kv_shards
     acts = (b.act_unsharded + b.act_sharded / t) * (
-        per_replica / b.concurrency if rw.image_model else 1.0
+        per_replica / b.concurrency if rw.image_model or rw.encoder else 1.0
     )
     return _breakdown(
         b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION, training=False

@@ -935,7 +935,27 @@ def same_architecture_releases() -> tuple[ModelPreset, ...]:
         like("qwen2.5-32b", "Qwen/QwQ-32B", (), max_positions=40_960),
         like("yi-1.5-34b", "01-ai/Yi-34B", ("01-ai/Yi-34B-Chat",)),
         like("yi-1.5-6b", "01-ai/Yi-6B", ("01-ai/Yi-6B-Chat",)),
-    )
+        _embedding_release(base["bert-large"], "BAAI/bge-large-en-v1.5",
+                           "Qdrant/bge-large-en-v1.5-onnx/blob/4edbfe60e09d92aef82630a7c1474b93c4a4fc76"),
+        _embedding_release(base["bert-base"], "BAAI/bge-base-en-v1.5",
+                           "Xenova/bge-base-en-v1.5/blob/e2d28ebfab13ea949d9f56771a110479b7d55a8a"),
+    )  # fmt: skip
+
+
+_EMBEDDING_ARCH = (
+    _HF + " (BertModel: hidden_size, num_hidden_layers, num_attention_heads, "
+    "intermediate_size, vocab_size and max_position_embeddings equal to {base}'s config.json, "
+    "so the parameter count is {base}'s; the same fields, with _name_or_path {repo}, in "
+    "https://huggingface.co/{mirror}/config.json)"
+)
+
+
+def _embedding_release(base: ModelPreset, repo: str, mirror: str) -> ModelPreset:
+    """An embedding model with exactly a BERT preset's architecture (BAAI's bge v1.5
+    English models): an encoder, served as one forward pass per batch."""
+    name = repo.split("/", 1)[1]
+    source = _EMBEDDING_ARCH.format(repo=repo, base=base.display_name, mirror=mirror)
+    return _like(base, name.lower(), name, source, (repo,))
 
 
 def _distill(size: str, base_name: str, base: ModelPreset) -> ModelPreset:

@@ -18,6 +18,7 @@ import msgspec
 
 from service.runtime.errors import InputError
 from service.sizing import formulas as f
+from service.sizing.encoder import workspace_bytes as encoder_workspace
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
 from service.sizing.profiles import (
     CHUNKED_LOSS_BYTES,
@@ -270,6 +271,12 @@ class ResolvedWorkload:
     def active_params_b(self) -> float:
         return 0.0 if self.arch is None else self.arch.active_params / 1e9
 
+    @property
+    def encoder(self) -> bool:
+        """Serving an encoder-only model: one forward over all tokens, no decode
+        (:mod:`service.sizing.encoder`)."""
+        return self.inference is not None and self.arch is not None and self.arch.kind == "encoder"
+
 
 # --- architecture --------------------------------------------------------------------
 
@@ -342,12 +349,15 @@ def _arch_of_preset(p: ModelPreset) -> Arch:
     )
 
 
-def nearest_preset(params_b: float, models: ModelRegistry) -> ModelPreset | None:
-    """The dense decoder preset closest in (log) size: the shape a bare ``params_b`` gets."""
+def nearest_preset(
+    params_b: float, models: ModelRegistry, kind: str = "decoder"
+) -> ModelPreset | None:
+    """The dense ``kind`` preset (decoder, or encoder) closest in (log) size: the shape a
+    bare ``params_b`` gets."""
     best: ModelPreset | None = None
     best_d = math.inf
     for p in models.all():
-        if p.kind != "decoder" or p.hidden is None:
+        if p.kind != kind or p.hidden is None or p.heads is None or p.layers is None:
             continue
         d = abs(math.log(params_b / p.params_b))
         if d < best_d:
@@ -367,12 +377,13 @@ def _embeddings_look_tied(non_block_params: float, embedding_matrix: float) -> b
 def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> Arch:
     """Arch of a ``{params_b, ...}`` model: given fields win, the rest come from the
     nearest preset's shape (scaled where a given field changes it)."""
-    base = nearest_preset(spec.params_b, models)
+    encoder = bool(spec.encoder_only)
+    base = nearest_preset(spec.params_b, models, "encoder" if encoder else "decoder")
     if base is None or base.hidden is None or base.heads is None or base.layers is None:
         raise InputError(
             "workload.model",
-            "no decoder preset is registered to infer a shape from",
-            zh="没有可用来推断模型结构的解码器预设",
+            f"no {'encoder' if encoder else 'decoder'} preset is registered to infer a shape from",
+            zh=f"没有可用来推断模型结构的{'编码器' if encoder else '解码器'}预设",
         )
     given = {
         k
@@ -390,7 +401,8 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     else:
         heads = hidden // base_head_dim if hidden % base_head_dim == 0 else 1
     head_dim = spec.head_dim or max(hidden // heads, 1)
-    kv_heads = spec.kv_heads or min(base.kv_heads or base.heads, heads)
+    # an encoder's attention is multi-head: no KV cache to shrink, so no GQA to inherit
+    kv_heads = spec.kv_heads or (heads if encoder else min(base.kv_heads or base.heads, heads))
     if heads % kv_heads:
         kv_heads = heads
     intermediate = spec.intermediate or max(
@@ -406,6 +418,8 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         layers = min(max(1, round(scaled)), 1024)
     if spec.tied_embeddings is not None:
         tied = spec.tied_embeddings
+    elif encoder:
+        tied = True  # one embedding table; the served encoder has no output head
     elif (spec.experts or 1) > 1:
         tied = base.tied_embeddings
     else:
@@ -416,8 +430,10 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
     if missing:
         notes.append(
             f"Architecture fields not given ({', '.join(missing)}) were taken from the nearest "
-            f"preset by size, {base.id} ({base.params_b:.2f}B): layers {layers}, hidden "
-            f"{hidden}, heads {heads}/{kv_heads} KV, intermediate {intermediate}, vocab {vocab}."
+            f"{'encoder ' if encoder else ''}preset by size, {base.id} ({base.params_b:.2f}B): "
+            f"layers {layers}, hidden {hidden}, heads {heads}/{kv_heads} KV, intermediate "
+            f"{intermediate}, vocab {vocab}."
+            + ("" if encoder else _encoder_hint(spec.params_b, base, models))
         )
     params = spec.params_b * 1e9
     embedding = float(vocab * hidden * (1 if tied else 2))
@@ -443,6 +459,8 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         layers = enc + spec.decoder_layers
     moe = experts > 1 or (spec.active_params_b is not None and spec.active_params_b < spec.params_b)
     kind = SEQ2SEQ if enc is not None else ("moe" if moe else "decoder")
+    if encoder:
+        kind = "encoder"
     return Arch(
         kind=kind,
         params=params,
@@ -464,6 +482,22 @@ def arch_from_spec(spec: ModelSpec, models: ModelRegistry, notes: list[str]) -> 
         experts_per_token=k,
         shared_experts=shared,
         encoder_layers=enc,
+    )
+
+
+def _encoder_hint(params_b: float, base: ModelPreset, models: ModelRegistry) -> str:
+    """A sentence for a described model filled as a decoder when an encoder preset is at
+    least as near in size (a 0.33B model is as likely a bge/gte embedding model as a small
+    chat model): how to say which it is. Empty otherwise."""
+    encoder = nearest_preset(params_b, models, "encoder")
+    if encoder is None:
+        return ""
+    if abs(math.log(params_b / encoder.params_b)) > abs(math.log(params_b / base.params_b)):
+        return ""
+    return (
+        f" It is sized as a decoder (causal language model); for an encoder-only model such "
+        f"as BERT or a bge/gte embedding or reranker model, send encoder_only: true to take "
+        f"the shape of {encoder.id} and serve it as one forward pass."
     )
 
 
@@ -946,7 +980,9 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
     kv_per_token = 0.0
     shards = 1
     act_u = act_s = 0.0
-    if arch.transformer and arch.layers and arch.hidden and arch.heads:
+    if arch.kind == "encoder" and arch.layers and arch.hidden and arch.heads:
+        act_u, act_s = _encoder_workspace(w, arch, notes)
+    elif arch.transformer and arch.layers and arch.hidden and arch.heads:
         head_dim = arch.head_dim or arch.hidden // arch.heads
         kv_heads = arch.kv_heads or arch.heads
         if arch.kind in ("decoder", "moe"):
@@ -1019,6 +1055,65 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         prompt_len=w.prompt_len or 0,
         layer_split=not engine_profile(w.engine).chunked_prefill,
     )
+
+
+def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[float, float]:
+    """An encoder's forward workspace: one layer over the whole batch (no KV cache)."""
+    assert arch.hidden
+    assert arch.heads
+    tokens = w.context_len * w.streams
+    act_u, act_s = encoder_workspace(
+        tokens=tokens,
+        sequence=w.context_len,
+        hidden=arch.hidden,
+        heads=arch.heads,
+        head_dim=arch.head_dim or arch.hidden // arch.heads,
+        intermediate=arch.intermediate or 4 * arch.hidden,
+        bytes_per_value=4.0 if w.precision == "fp32" else _BYTES_16,
+    )
+    notes.append(
+        f"Encoder-only model: each batch of {w.streams} sequences x {w.context_len} tokens is "
+        "one forward pass that generates nothing and keeps no cache between requests; its "
+        f"workspace is one layer's hidden states, Q/K/V, MLP intermediates and attention "
+        f"scores for the {tokens:,} tokens."
+    )
+    return act_u, act_s
+
+
+DEFAULT_CONTEXT_LEN: int = Inference(model="any").context_len
+"""``Inference.context_len`` when a request leaves it out."""
+ENCODER_ONLY_FIELDS = {
+    "output_tokens": ("it generates no tokens", "它不生成 token"),
+    "prompt_len": ("it has no prompt and output parts", "它的序列没有提示与输出之分"),
+    "kv_cache_precision": ("it keeps no KV cache", "它没有 KV 缓存"),
+}
+"""Serving fields that describe generation, which an encoder does not do (a 400 each)."""
+
+
+def _check_encoder_serving(w: Inference, preset: ModelPreset | None) -> None:
+    """Refuse what an encoder cannot serve: generation fields and sequences longer than
+    its learned positions (BERT's absolute position table ends at 512)."""
+    for name, (en, zh) in ENCODER_ONLY_FIELDS.items():
+        if getattr(w, name) is not None:
+            raise InputError(
+                f"workload.{name}",
+                f"{name} describes generation, but an encoder-only model encodes each "
+                f"sequence in one forward pass: {en}",
+                zh=f"{name} 描述的是生成，而仅编码器模型一次前向即完成编码：{zh}",
+            )
+    if preset is not None and preset.max_positions and w.context_len > preset.max_positions:
+        default = w.context_len == DEFAULT_CONTEXT_LEN
+        raise InputError(
+            "workload.context_len",
+            f"{preset.id} encodes at most {preset.max_positions} tokens per sequence; "
+            f"context_len is {w.context_len}"
+            + (" (its default when left out)" if default else "")
+            + f": give context_len {preset.max_positions} or less",
+            zh=f"{preset.id} 每条序列最多编码 {preset.max_positions} 个 token；context_len 为 "
+            f"{w.context_len}"
+            + ("（未给出时的默认值）" if default else "")
+            + f"：请给出不超过 {preset.max_positions} 的 context_len",
+        )
 
 
 # --- entry point ----------------------------------------------------------------------
@@ -1136,6 +1231,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     sample_flops = _sample_flops(preset, image_size)
     beyond = positions_note(workload, arch, preset, notes)
     if isinstance(workload, Inference):
+        if arch.kind == "encoder":
+            _check_encoder_serving(workload, preset)
         inf = inference_budget(workload, arch, notes)
         if image_model:
             inf = _image_inference(workload, arch, preset, models, inf, notes)

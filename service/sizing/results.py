@@ -299,7 +299,8 @@ class EstimateResponse(msgspec.Struct, frozen=True, kw_only=True):
         float | None,
         msgspec.Meta(
             description="Decode throughput of the placement in tokens per second (inference), "
-            "bounded by memory bandwidth; `null` otherwise."
+            "bounded by memory bandwidth; for an encoder-only model, tokens encoded per "
+            "second (sequences/s x context_len, compute-bound); `null` otherwise."
         ),
     ] = None
     kv_cache_bytes_per_token: Annotated[

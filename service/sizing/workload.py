@@ -89,7 +89,8 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
     """A model given by its size (and optionally its architecture) instead of a preset.
 
     With only ``params_b`` the missing architecture is taken from the nearest preset of
-    the same size (the response says which one in ``assumptions``).
+    the same size (the response says which one in ``assumptions``): the nearest decoder,
+    or with ``encoder_only`` the nearest encoder.
     """
 
     params_b: ParamsB
@@ -156,6 +157,16 @@ class ModelSpec(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ]
         | None
     ) = None
+    encoder_only: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="True for an encoder-only model (BERT, RoBERTa, XLM-R and the "
+            "bge/gte/e5 embedding and reranker models built on them): served as one forward "
+            "pass over every token (sequences per second encoded, no decode, no KV cache), "
+            "and fields not given are taken from the nearest encoder preset; default: a "
+            "decoder (causal language model)."
+        ),
+    ] = None
     encoder_layers: (
         Annotated[
             int,
@@ -372,7 +383,11 @@ class Inference(
     tag_field="kind",
     forbid_unknown_fields=True,
 ):
-    """Serving: weights + KV cache for ``concurrency`` sequences of ``context_len`` tokens."""
+    """Serving: weights + KV cache for ``concurrency`` sequences of ``context_len`` tokens.
+
+    An encoder-only model (a BERT preset, or ``model.encoder_only``) instead encodes
+    ``concurrency`` sequences of ``context_len`` tokens per forward pass, with no KV cache;
+    its throughput counts tokens encoded."""
 
     kind: ClassVar[Literal["inference"]] = "inference"
     """The ``kind`` tag (msgspec keeps tags out of the fields; this makes it readable)."""
@@ -393,7 +408,12 @@ class Inference(
     ] = "bf16"
     context_len: Annotated[
         int,
-        msgspec.Meta(ge=1, le=1_048_576, description="Prompt + output tokens per sequence."),
+        msgspec.Meta(
+            ge=1,
+            le=1_048_576,
+            description="Prompt + output tokens per sequence; for an encoder-only model, the "
+            "tokens of each sequence encoded (at most the model's positions).",
+        ),
     ] = 4096
     concurrency: (
         Annotated[
@@ -424,7 +444,15 @@ class Inference(
         | None
     ) = None
     target_tokens_per_s: (
-        Annotated[float, msgspec.Meta(gt=0, le=1e9, description="Required decode throughput.")]
+        Annotated[
+            float,
+            msgspec.Meta(
+                gt=0,
+                le=1e9,
+                description="Required decode throughput, tokens/s (an encoder-only model: "
+                "tokens encoded per second).",
+            ),
+        ]
         | None
     ) = None
     kv_cache_precision: Annotated[
@@ -779,6 +807,22 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
                 zh=f"layers（{spec.layers}）必须等于 encoder_layers + decoder_layers（{total}），"
                 "或者不填",
             )
+    if spec.encoder_only:
+        clash = next(
+            (
+                f
+                for f in ("encoder_layers", "decoder_layers", "experts", "active_params_b")
+                if getattr(spec, f) is not None
+            ),
+            None,
+        )
+        if clash is not None:
+            raise InputError(
+                f"{path}.encoder_only",
+                f"an encoder-only model has neither a decoder nor routed experts, so "
+                f"encoder_only cannot be given with {clash}",
+                zh=f"仅编码器模型没有解码器，也没有路由专家，encoder_only 不能与 {clash} 同时给出",
+            )
     if spec.active_params_b is not None and spec.active_params_b > spec.params_b:
         raise InputError(
             f"{path}.active_params_b",
@@ -809,6 +853,13 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
 
 
 def _validate_rlhf(w: Rlhf) -> None:
+    if isinstance(w.model, ModelSpec) and w.model.encoder_only:
+        raise InputError(
+            "workload.model.encoder_only",
+            "the policy of preference or reinforcement fine-tuning generates its responses, "
+            "so it must be a decoder; an encoder can be the reward model",
+            zh="偏好/强化微调的策略模型要生成回复，必须是解码器；编码器可以作为奖励模型",
+        )
     for name in ("critic_model", "reward_model"):
         spec = getattr(w, name)
         if isinstance(spec, ModelSpec):

@@ -169,6 +169,14 @@ def _stated_network(case: dict[str, Any]) -> float | None:
     return None if node is None else float(node.group(1))
 
 
+def _encoder(model: Any) -> bool:
+    """Whether a case's model is encoder-only (a BERT preset, or ``encoder_only``)."""
+    if isinstance(model, str):
+        preset = MODELS.resolve(model)
+        return preset is not None and preset.kind == "encoder"
+    return bool(model.get("encoder_only"))
+
+
 def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
     """The case's request as the API decodes it (descriptive fields dropped)."""
     w = {RENAMED.get(k, k): v for k, v in case["workload"].items() if k not in DESCRIPTIVE}
@@ -216,8 +224,8 @@ def translate(case: dict[str, Any]) -> tuple[Workload, Placement]:
         w["tokens"] = TRAIN_TOKENS
     if w.get("concurrency", 1) is None:
         w["concurrency"] = 1  # replaced by the largest batch that fits, see predict()
-    if w["kind"] == "inference" and "output_tokens" not in w:
-        w["output_tokens"] = 1e6
+    if w["kind"] == "inference" and "output_tokens" not in w and not _encoder(w["model"]):
+        w["output_tokens"] = 1e6  # an encoder generates none: the API refuses it
     w = {k: v for k, v in w.items() if v is not None}  # not stated: the API default
     if str(w.get("offload", "none")).startswith("auto"):
         # ColossalAI Gemini's "auto" placement runs the fp32 master weights and Adam moments
@@ -401,6 +409,14 @@ def predict(case: dict[str, Any]) -> Prediction | None:
         value = r.throughput_tokens_per_s / per * factor
         low = r.throughput_range[0] / per * factor
         high = r.throughput_range[1] / per * factor
+    elif q == "batch_latency_ms":
+        # an encoder's batch of `concurrency` sequences is one forward pass: its latency is
+        # the batch's tokens over the tokens encoded per second
+        assert r.throughput_tokens_per_s, case["id"]
+        assert r.throughput_range is not None, case["id"]
+        batch_tokens = int(w["concurrency"]) * int(w["context_len"]) * 1e3
+        value = batch_tokens / r.throughput_tokens_per_s
+        low, high = (batch_tokens / x for x in reversed(r.throughput_range))
     else:  # pragma: no cover - the data test restricts quantities
         raise AssertionError(f"{case['id']}: quantity {q} is not scored")
     return Prediction(
@@ -412,7 +428,7 @@ def predict(case: dict[str, Any]) -> Prediction | None:
         low=low,
         high=high,
         tolerance_pct=float(case["tolerance_pct"]),
-        duration=q in ("wall_clock_hours", "device_hours", "step_time_s"),
+        duration=q in ("wall_clock_hours", "device_hours", "step_time_s", "batch_latency_ms"),
     )
 
 

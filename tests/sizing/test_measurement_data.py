@@ -66,6 +66,7 @@ QUANTITY_UNITS: dict[str, set[str]] = {
     "output_tokens_per_s": {"tokens/s"},
     "total_tokens_per_s": {"tokens/s"},
     "requests_per_s": {"requests/s"},
+    "batch_latency_ms": {"ms"},
 }
 CATEGORY_QUANTITIES: dict[str, set[str]] = {
     "train_memory": {"peak_memory_per_device", "memory_total"},
@@ -79,7 +80,12 @@ CATEGORY_QUANTITIES: dict[str, set[str]] = {
         "device_hours",
         "wall_clock_hours",
     },
-    "inference_throughput": {"output_tokens_per_s", "total_tokens_per_s", "requests_per_s"},
+    "inference_throughput": {
+        "output_tokens_per_s",
+        "total_tokens_per_s",
+        "requests_per_s",
+        "batch_latency_ms",
+    },
 }
 TRAINING_KINDS = {"pretrain", "finetune", "rlhf"}
 FRAMEWORKS = {
