@@ -618,6 +618,12 @@ def _time_notes(
             f"{b.flops_per_token:.3g} (6·N plus {', '.join(terms)}) / ({devices} x {peak:g} "
             f"TFLOPS dense x utilization {util:.2f}); utilization prior: {basis}."
         )
+    elif rw.image_model:
+        notes.append(
+            f"Time: {rw.image_passes:g} forward passes of FLOPs per image "
+            f"({(rw.sample_flops or 0) / 1e9:,.0f} GFLOPs each at this image size) / ({devices} x "
+            f"{peak:g} TFLOPS dense x utilization {util:.2f}); utilization prior: {basis}."
+        )
     else:
         notes.append(
             "Time (whole run incl. restarts, evaluation and checkpoints): model FLOPs "

@@ -82,6 +82,13 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     activation_source: str | None = None
     frozen_params_b: float | None = None
     """Parameters that stay frozen in a full fine-tune (Stable Diffusion: VAE + text encoder)."""
+    attention_blocks: tuple[tuple[int, int], ...] = ()
+    """Diffusion UNets: (channels, transformer blocks of that width) over the whole UNet,
+    read from its ``unet/config.json`` (``block_out_channels``, the CrossAttn block types,
+    ``layers_per_block``, ``transformer_layers_per_block``): where LoRA adapters go."""
+    cross_attention_dim: int | None = None
+    """Diffusion UNets: width of the text embeddings the cross-attention keys and values
+    project from (``cross_attention_dim``)."""
     aliases: tuple[str, ...] = ()
     source: str
     confidence: Literal["high", "medium", "low"] = "high"
@@ -677,7 +684,41 @@ def _first_presets() -> tuple[ModelPreset, ...]:
                 "sd-v1-5",
             ),
             source="CompVis/stable-diffusion README (860M UNet, 123M CLIP ViT-L/14 text encoder) "
-            "plus the ~84M AutoencoderKL; fine-tuning trains the UNet only",
+            "plus the ~84M AutoencoderKL; fine-tuning trains the UNet only. Transformer "
+            "blocks from https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5/"
+            "blob/main/unet/config.json (block_out_channels [320, 640, 1280, 1280], three "
+            "CrossAttnDownBlock2D and three CrossAttnUpBlock2D, layers_per_block 2, one "
+            "transformer layer each, cross_attention_dim 768): 5 at 320, 5 at 640, 6 at 1280 "
+            "channels with the mid block",
+            attention_blocks=((320, 5), (640, 5), (1280, 6)),
+            cross_attention_dim=768,
+            confidence="medium",
+        ),
+        ModelPreset(
+            id="sdxl",
+            display_name="Stable Diffusion XL 1.0 (base)",
+            kind="diffusion",
+            params_b=(2_567_463_684 + 123_060_480 + 694_659_840 + 83_653_863) / 1e9,
+            frozen_params_b=(123_060_480 + 694_659_840 + 83_653_863) / 1e9,
+            image_size=1024,
+            activation_source=None,
+            attention_blocks=((640, 10), (1280, 60)),
+            cross_attention_dim=2048,
+            aliases=(
+                "stabilityai/stable-diffusion-xl-base-1.0",
+                "stable-diffusion-xl-base-1.0",
+                "sdxl-base",
+                "sdxl-1.0",
+                "sd-xl",
+            ),
+            source="Podell et al. 2023, SDXL (arXiv:2307.01952) Table 1 (2.6B UNet, CLIP ViT-L "
+            "and OpenCLIP ViT-bigG text encoders, context dim 2048, transformer blocks 0/2/10 "
+            "per level); https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/blob/"
+            "main/unet/config.json (block_out_channels [320, 640, 1280], "
+            "transformer_layers_per_block [1, 2, 10], cross_attention_dim 2048): 10 "
+            "transformer blocks at 640 and 60 at 1280 channels with the mid block; parameters "
+            "as loaded by diffusers/transformers: UNet 2,567,463,684, CLIPTextModel "
+            "123,060,480, CLIPTextModelWithProjection 694,659,840, AutoencoderKL 83,653,863",
             confidence="medium",
         ),
     )

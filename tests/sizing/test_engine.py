@@ -404,8 +404,16 @@ def test_image_models() -> None:
     assert any("ResNet-50's activation density" in a for a in yolo.assumptions)
     sd = rw_of(kind="finetune", model="sd-1.5", method="full")
     assert memory_for(sd, 1).activations_gib == pytest.approx(0.48e9 / GIB)
+    # LoRA on the frozen UNet (review 4 F7): frozen weights in 16-bit, the same
+    # activations, 2 forward passes of work per image (+1 recomputed when checkpointed)
+    sd_lora = rw_of(kind="finetune", model="sd-1.5", method="lora")
+    assert sd_lora.image_passes == 3.0  # 2 + the recompute of the default checkpointing
+    assert memory_for(sd_lora, 1).weights_gib == pytest.approx(1.066e9 * 2 / GIB, rel=0.01)
     with pytest.raises(InputError) as err:
-        rw_of(kind="finetune", model="sd-1.5", method="lora")
+        rw_of(kind="finetune", model="sd-1.5", method="qlora")
+    assert err.value.field == "workload.method"
+    with pytest.raises(InputError) as err:
+        rw_of(kind="finetune", model="resnet-50", method="lora")
     assert err.value.field == "workload.method"
 
 
