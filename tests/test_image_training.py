@@ -151,3 +151,42 @@ def test_deepspeed_limit_only_where_layers_are_split(client: TestClient[Litestar
     said = [o for o in options if any("only with ZeRO-0/1" in r for r in o["reasons"])]
     assert all(o["tensor_parallel"] > 1 for o in said), said
     assert any(o["zero_stage"] == 3 and o["tensor_parallel"] == 1 for o in options)
+
+
+def test_sd_lora_time_counts_the_frozen_unet_and_the_encoders(
+    client: TestClient[Litestar],
+) -> None:
+    """Per image: the UNet forward and its input gradients (2 passes, no weight gradients
+    for frozen weights), plus the VAE encoder and text encoder forward the script runs
+    on every batch, at the image-model utilization prior (0.25) of an A100's 312 TFLOPS."""
+    from service.sizing.presets import ModelRegistry, builtin_presets
+    from service.sizing.unet import frozen_forward_flops, unet_forward_flops
+
+    preset = ModelRegistry(builtin_presets()).resolve("sd-1.5")
+    assert preset is not None
+    assert preset.unet is not None
+    per_image = 2 * unet_forward_flops(preset.unet, 512) + frozen_forward_flops(preset.unet, 512)
+    hours = estimate(client, SD_LORA, "A100-80GB")["time"]["hours"]
+    assert hours == pytest.approx(20_000 * per_image / (312e12 * 0.25) / 3600, rel=1e-6)
+    full = estimate(client, {**SD_LORA, "method": "full"}, "A100-80GB")["time"]["hours"]
+    assert full > hours * 1.2  # the UNet's weight gradients
+
+
+def test_sdxl_lora_on_50k_images_takes_hours(client: TestClient[Litestar]) -> None:
+    """F6's job named as the model it describes: hours on an A100, not r22's 6 minutes."""
+    job = {"kind": "finetune", "model": "sdxl", "method": "lora", "image_size": 1024,
+           "tokens": 50_000}  # fmt: skip
+    assert estimate(client, job, "A100-80GB")["time"]["hours"] > 2.0
+
+
+def test_vision_models_checkpoint_only_when_asked(client: TestClient[Litestar]) -> None:
+    """torchvision's recipes and diffusers' scripts do not checkpoint unless told (the
+    Hugging Face Trainer default of `framework` is not theirs): SD keeps its 2.50 GB per
+    image, a ViT every layer's activations."""
+    vit = {"kind": "finetune", "model": "vit-b-16", "method": "full", "tokens": 1_000_000}
+    lines = " ".join(estimate(client, vit, "A10")["assumptions"])
+    assert "no recomputation" in lines, lines
+    sd = estimate(client, SD_LORA, "A10")["memory"]["activations_gib"]
+    assert sd * GIB == pytest.approx(2.50e9)
+    sd_ckpt = estimate(client, {**SD_LORA, "gradient_checkpointing": True}, "A10")["memory"]
+    assert sd_ckpt["activations_gib"] * GIB == pytest.approx(0.48e9)

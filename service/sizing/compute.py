@@ -187,7 +187,9 @@ def compute_for(rw: ResolvedWorkload) -> ComputeEstimate:
     if rw.image_model:
         per_sample = _image_forward_flops(rw)
         return ComputeEstimate(
-            flops=None if per_sample is None else rw.image_passes * per_sample * tokens,
+            flops=None
+            if per_sample is None
+            else (rw.image_passes * per_sample + rw.frozen_sample_flops) * tokens,
             tokens=tokens,
         )
     b = rw.training

@@ -25,6 +25,8 @@ from typing import Literal
 
 import msgspec
 
+from service.sizing.unet import UNetConfig
+
 ModelKind = Literal["decoder", "moe", "encoder", "cnn", "vit", "detector", "diffusion"]
 TRANSFORMER_KINDS: frozenset[str] = frozenset({"decoder", "moe", "encoder", "vit"})
 """Kinds whose memory follows the transformer formulas (and that LoRA can target)."""
@@ -82,13 +84,10 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     activation_source: str | None = None
     frozen_params_b: float | None = None
     """Parameters that stay frozen in a full fine-tune (Stable Diffusion: VAE + text encoder)."""
-    attention_blocks: tuple[tuple[int, int], ...] = ()
-    """Diffusion UNets: (channels, transformer blocks of that width) over the whole UNet,
-    read from its ``unet/config.json`` (``block_out_channels``, the CrossAttn block types,
-    ``layers_per_block``, ``transformer_layers_per_block``): where LoRA adapters go."""
-    cross_attention_dim: int | None = None
-    """Diffusion UNets: width of the text embeddings the cross-attention keys and values
-    project from (``cross_attention_dim``)."""
+    unet: UNetConfig | None = None
+    """Diffusion models: the UNet's ``unet/config.json`` shape (and its text encoders'
+    size), from which LoRA's adapters and the FLOPs of a training image follow
+    (:mod:`service.sizing.unet`)."""
     aliases: tuple[str, ...] = ()
     source: str
     confidence: Literal["high", "medium", "low"] = "high"
@@ -689,9 +688,15 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "blob/main/unet/config.json (block_out_channels [320, 640, 1280, 1280], three "
             "CrossAttnDownBlock2D and three CrossAttnUpBlock2D, layers_per_block 2, one "
             "transformer layer each, cross_attention_dim 768): 5 at 320, 5 at 640, 6 at 1280 "
-            "channels with the mid block",
-            attention_blocks=((320, 5), (640, 5), (1280, 6)),
-            cross_attention_dim=768,
+            "channels with the mid block; VAE encoder from its vae/config.json "
+            "(block_out_channels [128, 256, 512, 512], layers_per_block 2)",
+            unet=UNetConfig(
+                block_out_channels=(320, 640, 1280, 1280),
+                cross_attention=(True, True, True, False),
+                transformer_layers=(1, 1, 1, 1),
+                cross_attention_dim=768,
+                text_encoder_params=123_060_480,
+            ),
             confidence="medium",
         ),
         ModelPreset(
@@ -702,8 +707,13 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             frozen_params_b=(123_060_480 + 694_659_840 + 83_653_863) / 1e9,
             image_size=1024,
             activation_source=None,
-            attention_blocks=((640, 10), (1280, 60)),
-            cross_attention_dim=2048,
+            unet=UNetConfig(
+                block_out_channels=(320, 640, 1280),
+                cross_attention=(False, True, True),
+                transformer_layers=(1, 2, 10),
+                cross_attention_dim=2048,
+                text_encoder_params=123_060_480 + 694_659_840,
+            ),
             aliases=(
                 "stabilityai/stable-diffusion-xl-base-1.0",
                 "stable-diffusion-xl-base-1.0",

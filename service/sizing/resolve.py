@@ -30,6 +30,7 @@ from service.sizing.profiles import (
     engine_profile,
     framework_profile,
 )
+from service.sizing.unet import attention_blocks, frozen_forward_flops, unet_forward_flops
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -248,6 +249,9 @@ class ResolvedWorkload:
     """Vision models: ``tokens`` counts samples and compute is 3 x forward FLOPs."""
     sample_flops: float | None = None
     """Forward FLOPs per sample at the workload's image size (vision models)."""
+    frozen_sample_flops: float = 0.0
+    """FLOPs a training step runs forward only on each sample (a diffusion model's VAE
+    encoder and text encoders), on top of ``image_passes x sample_flops``."""
     image_passes: float = 3.0
     """Forward passes' worth of FLOPs per training sample (vision models): 3 for full
     training (forward + backward with weight gradients), 2 for LoRA on a frozen UNet
@@ -314,8 +318,8 @@ def _arch_of_preset(p: ModelPreset) -> Arch:
             active_params=active,
             frozen_params=(p.frozen_params_b or 0.0) * 1e9,
             largest_layer_params=params,
-            attention_blocks=p.attention_blocks,
-            context_dim=p.cross_attention_dim,
+            attention_blocks=() if p.unet is None else attention_blocks(p.unet),
+            context_dim=None if p.unet is None else p.unet.cross_attention_dim,
         )
     if p.heads is None or p.layers is None:
         raise InputError(
@@ -600,6 +604,24 @@ def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
     return framework_profile(w.framework).checkpointing
 
 
+def image_checkpointing(w: Pretrain | Finetune) -> bool:
+    """Gradient checkpointing of a CNN, detector or diffusion UNet: only when asked.
+    Their trainers check nothing by default — diffusers' ``train_text_to_image*.py`` and
+    DreamBooth scripts take ``--gradient_checkpointing`` (off unless passed), torchvision's
+    reference and Ultralytics have none — so the Hugging Face Trainer default of the
+    ``framework`` field does not apply to them."""
+    return w.gradient_checkpointing is True
+
+
+def recompute_on(w: Pretrain | Finetune, arch: Arch) -> bool:
+    """Full recompute for this model: :func:`image_checkpointing` for an image model
+    (a ViT trains under torchvision's recipe, not the Hugging Face Trainer), else
+    :func:`checkpointing_on`."""
+    if arch.kind in IMAGE_KINDS:
+        return image_checkpointing(w)
+    return checkpointing_on(w)
+
+
 def selective_recompute(w: Pretrain | Finetune | Rlhf) -> bool:
     """Op-level selective recompute (torchtitan's ``selective`` AC with the op policy):
     every other matmul output is saved, the rest of the layer is recomputed."""
@@ -620,6 +642,17 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     weight_b = 4.0 if fp32 else _BYTES_16
     optimizer = optimizer_of(w, arch)
     state = _OPT_STATE_BYTES[optimizer]
+    if w.optimizer is None and arch.kind == "detector":
+        notes.append(
+            "Optimizer: Ultralytics' optimizer=auto picks AdamW up to 10,000 iterations and "
+            "SGD with momentum above; sized with AdamW's larger states (send optimizer sgd "
+            "for a long run)."
+        )
+    elif w.optimizer is None and arch.kind == "cnn":
+        notes.append(
+            "Optimizer: SGD with momentum, as torchvision's classification reference trains "
+            "it (send optimizer for another)."
+        )
     if fp32:
         grad_b, master_b = 4.0, 0.0
     elif w.mixed_precision:
@@ -701,7 +734,7 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     live_g = live_w if method in ("full", "freeze") else 0.0
     act_u, act_s = training_activations(w, arch, notes)
     lora = method in ("lora", "qlora")
-    recompute = checkpointing_on(w) and arch.transformer
+    recompute = recompute_on(w, arch) and arch.transformer
     selective = selective_recompute(w) and arch.transformer
     model_fpt, hw_fpt = training_flops_per_token(
         arch, w.seq_len, lora=lora, freeze_params=trainable if method == "freeze" else None,
@@ -924,10 +957,10 @@ def training_activations(
     offloaded = prof.offloaded_checkpoints
     if isinstance(w, Pretrain | Finetune) and w.offload_activations is not None:
         offloaded = w.offload_activations
-    if checkpointing_on(w) and offloaded:
+    if recompute_on(w, arch) and offloaded:
         unsharded, sharded = u, sh
         how = "checkpoints offloaded to host RAM: the device holds one layer's full set"
-    elif checkpointing_on(w):
+    elif recompute_on(w, arch):
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
@@ -975,7 +1008,7 @@ def training_activations(
                 loss_note=COMPILED_CHUNKED_LOSS_NOTE,
             )
         logits = loss_bytes(prof, s, b, arch.vocab, B)
-        if checkpointing_on(w):
+        if recompute_on(w, arch):
             # the loss peaks before the backward recomputes any layer, and its buffers are
             # freed by the time one is: the peak is the larger of the two, not their sum
             sharded = max(sharded, logits)
@@ -1298,23 +1331,27 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             f"seq_len {workload.seq_len} 超出了上限",
         )
     budget = training_budget(workload, arch, notes)
+    frozen_flops = 0.0
+    if preset is not None and preset.unet is not None:
+        size = image_size or preset.image_size or 512
+        sample_flops = unet_forward_flops(preset.unet, size)
+        frozen_flops = frozen_forward_flops(preset.unet, size)
+        notes.append(
+            f"Work per image at {size}px, counted from the UNet's config (convolutions, "
+            f"attention and feed-forward of every block): UNet forward "
+            f"{sample_flops / 1e12:.2f} TFLOPs; VAE encoder and text encoder forward "
+            f"{frozen_flops / 1e12:.2f} TFLOPs without gradients (diffusers' training "
+            "scripts encode each batch; caching the latents saves it)."
+        )
     if not arch.transformer:
         per_sample, _ = image_activation_bytes(
-            arch, preset, image_size, checkpointing_on(workload), models, notes
+            arch, preset, image_size, image_checkpointing(workload), models, notes
         )
         scale = 2.0 if workload.precision == "fp32" else 1.0
         budget = _replace_acts(budget, per_sample * scale * workload.micro_batch_size, 0.0)
     passes = IMAGE_TRAINING_PASSES
-    if image_model and budget.lora:
-        # frozen UNet: its backward computes input gradients only (one forward's worth,
-        # as the LLM LoRA path counts it), plus the recomputed forward under checkpointing
-        passes = 2.0 + (1.0 if checkpointing_on(workload) else 0.0)
-        notes.append(
-            f"LoRA on a frozen UNet: {passes:g} forward passes of work per image (forward, "
-            "input gradients without weight gradients"
-            + (", one recomputed forward" if passes > 2 else "")
-            + ") instead of full training's 3."
-        )
+    if image_model:
+        passes = image_training_passes(budget.lora, image_checkpointing(workload), notes)
     if image_model:
         notes.append("Vision models: `tokens` counts training samples (images).")
     return ResolvedWorkload(
@@ -1329,8 +1366,29 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
         image_model=image_model,
         beyond_positions=beyond,
         sample_flops=sample_flops,
+        frozen_sample_flops=frozen_flops,
         image_passes=passes,
     )
+
+
+def image_training_passes(lora: bool, checkpointed: bool, notes: list[str]) -> float:
+    """Forward passes' worth of FLOPs per training image: forward + backward with weight
+    gradients (3), or, with LoRA, input gradients only through the frozen weights (one
+    forward's worth, as the LLM LoRA path counts it: 2); plus the forward gradient
+    checkpointing recomputes. Said in the assumptions when it is not the plain 3."""
+    passes = (2.0 if lora else IMAGE_TRAINING_PASSES) + (1.0 if checkpointed else 0.0)
+    if lora or checkpointed:
+        notes.append(
+            f"Work per training image: {passes:g} forward passes ("
+            + (
+                "forward and input gradients, no weight gradients for the frozen weights"
+                if lora
+                else "forward and a backward with weight gradients"
+            )
+            + (", plus the forward gradient checkpointing recomputes" if checkpointed else "")
+            + ")."
+        )
+    return passes
 
 
 def image_size_error(model_id: str | None, arch: Arch, models: ModelRegistry) -> InputError:
