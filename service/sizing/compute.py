@@ -5,7 +5,8 @@
   :func:`service.sizing.resolve.training_flops_per_token`) over devices x dense peak x a
   utilization prior (:mod:`service.sizing.mfu`: ``steady`` or ``run``), plus ZeRO-Offload
   traffic over the host link. FP8 runs at its measured gain over BF16, not at its peak.
-- Image models: 3 x forward FLOPs per sample (forward + 2x backward) x samples.
+- Image models: 3 x forward FLOPs per sample (forward + 2x backward) x samples; 2 x for
+  LoRA on a frozen UNet (no weight gradients; + 1 recomputed forward when checkpointed).
 - Serving: a decode step reads the weights the step touches (MoE: only the experts the
   batch routes to) and the KV cache at the engine's share of peak bandwidth, plus the
   engine's per-step and per-layer launch overheads (and the all-reduces of tensor
@@ -187,7 +188,10 @@ def compute_for(rw: ResolvedWorkload) -> ComputeEstimate:
     if rw.image_model:
         per_sample = _image_forward_flops(rw)
         return ComputeEstimate(
-            flops=None if per_sample is None else 3.0 * per_sample * tokens, tokens=tokens
+            flops=None
+            if per_sample is None
+            else (rw.image_passes * per_sample + rw.frozen_sample_flops) * tokens,
+            tokens=tokens,
         )
     b = rw.training
     hw = None if b is None or not b.flops_per_token else b.flops_per_token * tokens

@@ -660,6 +660,18 @@ def _time_notes(
             f"{b.flops_per_token:.3g} (6·N plus {', '.join(terms)}) / ({devices} x {peak:g} "
             f"TFLOPS dense x utilization {util:.2f}); utilization prior: {basis}."
         )
+    elif rw.image_model:
+        frozen = (
+            f" + {rw.frozen_sample_flops / 1e9:,.0f} GFLOPs run without gradients"
+            if rw.frozen_sample_flops
+            else ""
+        )
+        notes.append(
+            f"Time: {rw.image_passes:g} forward passes of FLOPs per image "
+            f"({(rw.sample_flops or 0) / 1e9:,.0f} GFLOPs each at this image size){frozen} / "
+            f"({devices} x {peak:g} TFLOPS dense x utilization {util:.2f}); utilization "
+            f"prior: {basis}."
+        )
     else:
         notes.append(
             "Time (whole run incl. restarts, evaluation and checkpoints): model FLOPs "

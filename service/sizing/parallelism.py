@@ -255,7 +255,8 @@ def limits(framework: str, devices: int, stage: int | None, tensor: int, pipelin
     """Whether ``framework``'s capability shaped a training layout on ``devices``: a
     single-GPU trainer always (only one-device servers qualify); on more devices, a
     ZeRO-3/FSDP layout where the framework has no tensor parallelism to offer instead (or
-    FSDP is its only mode), or tensor/pipeline parallelism where it has no ZeRO-3."""
+    FSDP is its only mode), or tensor/pipeline parallelism where it has no ZeRO-3 or
+    cannot combine the two (DeepSpeed: only layouts that split the layers)."""
     cap = FRAMEWORK_PARALLELISM[framework]
     if not cap.limit_en:
         return False
@@ -264,6 +265,11 @@ def limits(framework: str, devices: int, stage: int | None, tensor: int, pipelin
     if devices <= 1:
         return False
     if 3 not in cap.stages:
+        return tensor > 1 or pipeline > 1
+    if (cap.tensor_parallel or cap.pipeline_parallel) and 3 not in cap.model_parallel_stages:
+        # a rule about which ZeRO stages combine with split layers (DeepSpeed) shaped only
+        # the layouts that split them; a ZeRO-3 layout without tensor or pipeline
+        # parallelism is the framework's plain sharding (review 4 F15)
         return tensor > 1 or pipeline > 1
     return stage == 3
 

@@ -25,6 +25,8 @@ from typing import Literal
 
 import msgspec
 
+from service.sizing.unet import UNetConfig
+
 ModelKind = Literal["decoder", "moe", "encoder", "cnn", "vit", "detector", "diffusion"]
 TRANSFORMER_KINDS: frozenset[str] = frozenset({"decoder", "moe", "encoder", "vit"})
 """Kinds whose memory follows the transformer formulas (and that LoRA can target)."""
@@ -82,6 +84,10 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     activation_source: str | None = None
     frozen_params_b: float | None = None
     """Parameters that stay frozen in a full fine-tune (Stable Diffusion: VAE + text encoder)."""
+    unet: UNetConfig | None = None
+    """Diffusion models: the UNet's ``unet/config.json`` shape (and its text encoders'
+    size), from which LoRA's adapters and the FLOPs of a training image follow
+    (:mod:`service.sizing.unet`)."""
     aliases: tuple[str, ...] = ()
     source: str
     confidence: Literal["high", "medium", "low"] = "high"
@@ -686,7 +692,52 @@ def _first_presets() -> tuple[ModelPreset, ...]:
                 "sd-v1-5",
             ),
             source="CompVis/stable-diffusion README (860M UNet, 123M CLIP ViT-L/14 text encoder) "
-            "plus the ~84M AutoencoderKL; fine-tuning trains the UNet only",
+            "plus the ~84M AutoencoderKL; fine-tuning trains the UNet only. Transformer "
+            "blocks from https://huggingface.co/stable-diffusion-v1-5/stable-diffusion-v1-5/"
+            "blob/main/unet/config.json (block_out_channels [320, 640, 1280, 1280], three "
+            "CrossAttnDownBlock2D and three CrossAttnUpBlock2D, layers_per_block 2, one "
+            "transformer layer each, cross_attention_dim 768): 5 at 320, 5 at 640, 6 at 1280 "
+            "channels with the mid block; VAE encoder from its vae/config.json "
+            "(block_out_channels [128, 256, 512, 512], layers_per_block 2)",
+            unet=UNetConfig(
+                block_out_channels=(320, 640, 1280, 1280),
+                cross_attention=(True, True, True, False),
+                transformer_layers=(1, 1, 1, 1),
+                cross_attention_dim=768,
+                text_encoder_params=123_060_480,
+            ),
+            confidence="medium",
+        ),
+        ModelPreset(
+            id="sdxl",
+            display_name="Stable Diffusion XL 1.0 (base)",
+            kind="diffusion",
+            params_b=(2_567_463_684 + 123_060_480 + 694_659_840 + 83_653_863) / 1e9,
+            frozen_params_b=(123_060_480 + 694_659_840 + 83_653_863) / 1e9,
+            image_size=1024,
+            activation_source=None,
+            unet=UNetConfig(
+                block_out_channels=(320, 640, 1280),
+                cross_attention=(False, True, True),
+                transformer_layers=(1, 2, 10),
+                cross_attention_dim=2048,
+                text_encoder_params=123_060_480 + 694_659_840,
+            ),
+            aliases=(
+                "stabilityai/stable-diffusion-xl-base-1.0",
+                "stable-diffusion-xl-base-1.0",
+                "sdxl-base",
+                "sdxl-1.0",
+                "sd-xl",
+            ),
+            source="Podell et al. 2023, SDXL (arXiv:2307.01952) Table 1 (2.6B UNet, CLIP ViT-L "
+            "and OpenCLIP ViT-bigG text encoders, context dim 2048, transformer blocks 0/2/10 "
+            "per level); https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/blob/"
+            "main/unet/config.json (block_out_channels [320, 640, 1280], "
+            "transformer_layers_per_block [1, 2, 10], cross_attention_dim 2048): 10 "
+            "transformer blocks at 640 and 60 at 1280 channels with the mid block; parameters "
+            "as loaded by diffusers/transformers: UNet 2,567,463,684, CLIPTextModel "
+            "123,060,480, CLIPTextModelWithProjection 694,659,840, AutoencoderKL 83,653,863",
             confidence="medium",
         ),
     )

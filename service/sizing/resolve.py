@@ -31,6 +31,7 @@ from service.sizing.profiles import (
     engine_profile,
     framework_profile,
 )
+from service.sizing.unet import attention_blocks, frozen_forward_flops, unet_forward_flops
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -57,6 +58,10 @@ FREEZE_TRAINABLE_LAYERS = 2
 PREFILL_CHUNK_TOKENS = 2048
 """Tokens per prefill step when sizing the inference workspace (chunked prefill)."""
 YOLO_DENSITY_REFERENCE = "resnet-50"
+DIFFUSION_DENSITY_REFERENCE = "sd-1.5"
+"""The UNet whose measured activations per latent pixel stand in for a diffusion model
+without its own figure (SDXL: same 320/640/1280-channel UNet family)."""
+IMAGE_TRAINING_PASSES = 3.0
 IMAGE_KINDS = frozenset({"cnn", "detector", "diffusion", "vit"})
 
 _BYTES_16 = 2.0
@@ -112,6 +117,10 @@ class Arch:
     shared_experts: int = 0
     encoder_layers: int | None = None
     """Encoder-decoder models: encoder layers (``layers`` = encoder + decoder)."""
+    attention_blocks: tuple[tuple[int, int], ...] = ()
+    """Diffusion UNets: (channels, transformer blocks of that width), see the preset."""
+    context_dim: int | None = None
+    """Diffusion UNets: the text embeddings' width (cross-attention keys and values)."""
 
     @property
     def transformer(self) -> bool:
@@ -241,6 +250,13 @@ class ResolvedWorkload:
     """Vision models: ``tokens`` counts samples and compute is 3 x forward FLOPs."""
     sample_flops: float | None = None
     """Forward FLOPs per sample at the workload's image size (vision models)."""
+    frozen_sample_flops: float = 0.0
+    """FLOPs a training step runs forward only on each sample (a diffusion model's VAE
+    encoder and text encoders), on top of ``image_passes x sample_flops``."""
+    image_passes: float = 3.0
+    """Forward passes' worth of FLOPs per training sample (vision models): 3 for full
+    training (forward + backward with weight gradients), 2 for LoRA on a frozen UNet
+    (+1 recomputed forward under checkpointing)."""
     data_gb: float = 0.0
     target_hours: float | None = None
     beyond_positions: tuple[int, int] | None = None
@@ -309,6 +325,8 @@ def _arch_of_preset(p: ModelPreset) -> Arch:
             active_params=active,
             frozen_params=(p.frozen_params_b or 0.0) * 1e9,
             largest_layer_params=params,
+            attention_blocks=() if p.unet is None else attention_blocks(p.unet),
+            context_dim=None if p.unet is None else p.unet.cross_attention_dim,
         )
     if p.heads is None or p.layers is None:
         raise InputError(
@@ -534,6 +552,8 @@ def resolve_model(
 
 def lora_params(arch: Arch, rank: int, targets: str) -> float:
     """Trainable adapter parameters r·Σ(d_in + d_out) over the targeted linears."""
+    if arch.attention_blocks and arch.context_dim:
+        return unet_lora_params(arch.attention_blocks, arch.context_dim, rank, targets)
     if not arch.transformer or arch.hidden is None or arch.layers is None:
         return 0.0
     h = arch.hidden
@@ -546,6 +566,55 @@ def lora_params(arch: Arch, rank: int, targets: str) -> float:
         mlp = (2 * (h + i) + (i + h)) if arch.glu else 2 * (h + i)
         per_layer += mlp * max(arch.experts, 1)
     return rank * per_layer * arch.layers
+
+
+def unet_lora_params(
+    blocks: tuple[tuple[int, int], ...], context: int, rank: int, targets: str
+) -> float:
+    """LoRA parameters r·Σ(d_in + d_out) on a diffusion UNet's transformer blocks.
+
+    Each block of width d has a self-attention (``to_q``, ``to_k``, ``to_v``, ``to_out.0``,
+    all d x d: 8·r·d) and a cross-attention whose keys and values read the text
+    embeddings (q and out d x d, k and v from ``context``: r·(6d + 2·context)) — the
+    modules diffusers' ``train_text_to_image_lora.py`` and DreamBooth-LoRA scripts target
+    (``target_modules=["to_k", "to_q", "to_v", "to_out.0"]``). ``all_linear`` adds the
+    GEGLU feed-forward (d -> 8d and 4d -> d: 14·r·d). SD 1.5 at rank 4: 797,184, the
+    ~3 MB fp32 file of the Hugging Face LoRA blog (https://huggingface.co/blog/lora)."""
+    per_rank = 0.0
+    for width, count in blocks:
+        per_block = 14 * width + 2 * context
+        if targets == "all_linear":
+            per_block += 14 * width
+        per_rank += per_block * count
+    return rank * per_rank
+
+
+def lora_targets_of(w: Pretrain | Finetune, arch: Arch) -> str:
+    """The linears LoRA adapts: the request's, else attention only on a diffusion UNet
+    (diffusers' LoRA scripts) and every linear on a transformer (PEFT ``all-linear``,
+    LLaMA-Factory ``lora_target: all``)."""
+    targets = w.lora_targets if isinstance(w, Finetune) else None
+    if targets is not None:
+        return targets
+    return "attention" if arch.attention_blocks else "all_linear"
+
+
+CNN_KINDS = frozenset({"cnn", "detector"})
+"""Convolutional image models, trained with SGD and momentum unless told otherwise."""
+
+
+def optimizer_of(w: Pretrain | Finetune, arch: Arch) -> str:
+    """The optimizer: the request's, else SGD with momentum for a CNN or detector
+    (torchvision's classification reference, ``references/classification/train.py``:
+    ``--opt`` default ``sgd``, ``--momentum`` 0.9,
+    https://github.com/pytorch/vision/blob/bde124ee2f3419fe31ad79c858af40206e8bf792/references/classification/train.py)
+    and AdamW for the rest. YOLO's ``optimizer=auto`` picks AdamW up to 10,000 iterations
+    and SGD above (ultralytics ``engine/trainer.py`` ``build_optimizer``); the number of
+    iterations is the job's length, which memory must not depend on, so a detector is
+    sized with SGD's smaller states only when asked and with AdamW's otherwise."""
+    if w.optimizer is not None:
+        return w.optimizer
+    return "sgd" if arch.kind == "cnn" else "adamw"
 
 
 def _weight_bytes_16(arch: Arch, precision: str) -> float:
@@ -569,6 +638,24 @@ def checkpointing_on(w: Pretrain | Finetune | Rlhf) -> bool:
     return framework_profile(w.framework).checkpointing
 
 
+def image_checkpointing(w: Pretrain | Finetune) -> bool:
+    """Gradient checkpointing of a CNN, detector or diffusion UNet: only when asked.
+    Their trainers check nothing by default — diffusers' ``train_text_to_image*.py`` and
+    DreamBooth scripts take ``--gradient_checkpointing`` (off unless passed), torchvision's
+    reference and Ultralytics have none — so the Hugging Face Trainer default of the
+    ``framework`` field does not apply to them."""
+    return w.gradient_checkpointing is True
+
+
+def recompute_on(w: Pretrain | Finetune, arch: Arch) -> bool:
+    """Full recompute for this model: :func:`image_checkpointing` for an image model
+    (a ViT trains under torchvision's recipe, not the Hugging Face Trainer), else
+    :func:`checkpointing_on`."""
+    if arch.kind in IMAGE_KINDS:
+        return image_checkpointing(w)
+    return checkpointing_on(w)
+
+
 def selective_recompute(w: Pretrain | Finetune | Rlhf) -> bool:
     """Op-level selective recompute (torchtitan's ``selective`` AC with the op policy):
     every other matmul output is saved, the rest of the layer is recomputed."""
@@ -587,7 +674,19 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     prof = framework_profile(w.framework)
     fp32 = w.precision == "fp32"
     weight_b = 4.0 if fp32 else _BYTES_16
-    state = _OPT_STATE_BYTES[w.optimizer]
+    optimizer = optimizer_of(w, arch)
+    state = _OPT_STATE_BYTES[optimizer]
+    if w.optimizer is None and arch.kind == "detector":
+        notes.append(
+            "Optimizer: Ultralytics' optimizer=auto picks AdamW up to 10,000 iterations and "
+            "SGD with momentum above; sized with AdamW's larger states (send optimizer sgd "
+            "for a long run)."
+        )
+    elif w.optimizer is None and arch.kind == "cnn":
+        notes.append(
+            "Optimizer: SGD with momentum, as torchvision's classification reference trains "
+            "it (send optimizer for another)."
+        )
     if fp32:
         grad_b, master_b = 4.0, 0.0
     elif w.mixed_precision:
@@ -597,21 +696,17 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         # of fp32); 8-bit optimizers store uint8 states whatever the parameter dtype
         # (bitsandbytes Optimizer8bit, torchao AdamW8bit), so theirs do not shrink
         grad_b, master_b = _BYTES_16, 0.0
-        state = state if w.optimizer in _EIGHT_BIT_OPTIMIZERS else state / 2
+        state = state if optimizer in _EIGHT_BIT_OPTIMIZERS else state / 2
     deepspeed = prof.zero3_live_params
     ds_grad_extra = prof.grad_extra_bytes if w.mixed_precision and not fp32 else 0.0
 
     frozen_w = arch.frozen_params * _BYTES_16
+    unet_lora = method == "lora" and bool(arch.attention_blocks)
     if method in ("lora", "qlora"):
-        if not arch.transformer:
-            raise InputError(
-                "workload.method",
-                f"{method} adapts transformer linears; {arch.kind} models train 'full' or 'freeze'",
-                zh=f"{method} 作用于 Transformer 的线性层；{arch.kind} 模型只能用 'full' "
-                "或 'freeze' 训练",
-            )
+        if not arch.transformer and not unet_lora:
+            _refuse_adapters(method, arch)
         rank = w.lora_rank if isinstance(w, Finetune) else 16
-        targets = w.lora_targets if isinstance(w, Finetune) else "all_linear"
+        targets = lora_targets_of(w, arch)
         trainable = lora_params(arch, rank, targets)
         bits = w.effective_quant_bits if isinstance(w, Finetune) else None
         rest_b = 4.0 if prof.kbit_upcast else _BYTES_16
@@ -621,25 +716,17 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         # adapters train in fp32: weights 4 + grads 4 + optimizer states
         train_w, grads, opt = trainable * 4.0, trainable * 4.0, trainable * state
         grads_z3 = grads
-        notes.append(
-            f"{'QLoRA' if method == 'qlora' else 'LoRA'} adapters: rank {rank} on "
-            f"{'attention' if targets == 'attention' else 'all linear'} layers = "
-            f"{trainable / 1e6:.1f}M trainable parameters, kept in fp32 with their gradients "
-            f"and {w.optimizer} states ({4 + 4 + state:g} B/param)."
-        )
-        if bits:
-            notes.append(
-                f"Frozen base in {bits}-bit: block linears at {bits / 8:g} B/param"
-                + (" + NF4 double-quantization constants (0.127 bit/param)" if bits == 4 else "")
-                + (
-                    "; embeddings, head and norms cast to fp32 by PEFT's "
-                    "prepare_model_for_kbit_training."
-                    if prof.kbit_upcast
-                    else "; embeddings, head and norms stay 16-bit."
-                )
-            )
+        if unet_lora:
+            # the note names the frozen UNet, text encoder and VAE itself
+            notes.append(unet_lora_note(arch, rank, targets, trainable, optimizer, state, fp32))
         else:
-            notes.append(f"Frozen base in {'fp32' if fp32 else '16-bit'} ({weight_b:g} B/param).")
+            notes.append(
+                f"{'QLoRA' if method == 'qlora' else 'LoRA'} adapters: rank {rank} on "
+                f"{'attention' if targets == 'attention' else 'all linear'} layers = "
+                f"{trainable / 1e6:.1f}M trainable parameters, kept in fp32 with their "
+                f"gradients and {optimizer} states ({4 + 4 + state:g} B/param)."
+            )
+            notes.append(_frozen_base_note(bits, prof.kbit_upcast, fp32, weight_b))
     else:
         trainable = arch.params - arch.frozen_params
         if method == "freeze":
@@ -662,8 +749,11 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         opt = trainable * (master_b + state)
         total = weight_b + grad_b + ds_grad_extra + master_b + state
         label = "fp32" if fp32 else ("mixed precision" if w.mixed_precision else "pure 16-bit")
+        # an image model trains under torchvision, Ultralytics or diffusers: the request's
+        # framework (Hugging Face Trainer by default) is not the accounting it follows
+        accounting = "" if arch.kind in IMAGE_KINDS else f", {prof.label} accounting"
         notes.append(
-            f"Model states ({label}, {w.optimizer}, {prof.label} accounting): weights "
+            f"Model states ({label}, {optimizer}{accounting}): weights "
             f"{weight_b:g} + gradients {grad_b + ds_grad_extra:g} + optimizer "
             f"{master_b + state:g} = {total:g} bytes per trainable parameter"
             + (" (ZeRO paper: 2 + 2 + 12)" if total == 16 and not fp32 else "")
@@ -678,7 +768,7 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
     live_g = live_w if method in ("full", "freeze") else 0.0
     act_u, act_s = training_activations(w, arch, notes)
     lora = method in ("lora", "qlora")
-    recompute = checkpointing_on(w) and arch.transformer
+    recompute = recompute_on(w, arch) and arch.transformer
     selective = selective_recompute(w) and arch.transformer
     model_fpt, hw_fpt = training_flops_per_token(
         arch, w.seq_len, lora=lora, freeze_params=trainable if method == "freeze" else None,
@@ -715,6 +805,65 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
             if prof.pipeline_keeps_unsharded
             else 0.0
         ),
+    )
+
+
+def _frozen_base_note(bits: int | None, upcast: bool, fp32: bool, weight_b: float) -> str:
+    """The assumption line of a transformer's frozen base under LoRA/QLoRA."""
+    if not bits:
+        return f"Frozen base in {'fp32' if fp32 else '16-bit'} ({weight_b:g} B/param)."
+    return (
+        f"Frozen base in {bits}-bit: block linears at {bits / 8:g} B/param"
+        + (" + NF4 double-quantization constants (0.127 bit/param)" if bits == 4 else "")
+        + (
+            "; embeddings, head and norms cast to fp32 by PEFT's prepare_model_for_kbit_training."
+            if upcast
+            else "; embeddings, head and norms stay 16-bit."
+        )
+    )
+
+
+def _refuse_adapters(method: str, arch: Arch) -> None:
+    """A 400 for adapters where the model has no linears they can take: a CNN or
+    detector (convolutions), or QLoRA on a diffusion UNet (no 4-bit UNet recipe)."""
+    if arch.kind == "diffusion":
+        raise InputError(
+            "workload.method",
+            f"{method} trains adapters on a 4-bit copy of a transformer; a diffusion model "
+            "trains 'lora' (adapters on its UNet's attention, as diffusers' LoRA scripts), "
+            "'full' or 'freeze'",
+            ["lora", "full", "freeze"],
+            zh=f"{method} 在 Transformer 的 4-bit 副本上训练适配器；扩散模型请用 'lora'（在 UNet "
+            "的注意力层上加适配器，即 diffusers 的 LoRA 脚本）、'full' 或 'freeze'",
+        )
+    raise InputError(
+        "workload.method",
+        f"{method} adapts transformer linears; a convolutional {arch.kind} model trains "
+        "'full' or 'freeze'",
+        ["full", "freeze"],
+        zh=f"{method} 作用于 Transformer 的线性层；卷积类 {arch.kind} 模型只能用 'full' 或 "
+        "'freeze' 训练",
+    )
+
+
+def unet_lora_note(
+    arch: Arch, rank: int, targets: str, trainable: float, optimizer: str, state: float,
+    fp32: bool,
+) -> str:  # fmt: skip
+    """The assumption line of LoRA on a diffusion UNet."""
+    blocks = sum(count for _, count in arch.attention_blocks)
+    where = (
+        "attention projections (to_q, to_k, to_v, to_out)"
+        if targets == "attention"
+        else "attention and feed-forward linears"
+    )
+    return (
+        f"LoRA adapters: rank {rank} on the {where} of the UNet's {blocks} transformer "
+        f"blocks = {trainable / 1e6:.1f}M trainable parameters, kept in fp32 with their "
+        f"gradients and {optimizer} states ({4 + 4 + state:g} B/param); the frozen UNet, "
+        f"text encoder and VAE stay in {'fp32' if fp32 else '16-bit'} "
+        f"({arch.params / 1e9:.3f}B parameters: diffusers' train_text_to_image_lora.py "
+        "casts them to the mixed-precision dtype and the adapters to fp32)."
     )
 
 
@@ -789,15 +938,22 @@ def image_activation_bytes(
             f"({preset.activation_source}); scaled by image area."
         )
     else:
-        ref = models.resolve(YOLO_DENSITY_REFERENCE)
+        diffusion = arch.kind == "diffusion"
+        ref = models.resolve(DIFFUSION_DENSITY_REFERENCE if diffusion else YOLO_DENSITY_REFERENCE)
         density = 0.0
         if ref is not None and ref.activation_mib_per_sample and ref.image_size:
-            density = ref.activation_mib_per_sample / ref.image_size**2
+            ref_mib = ref.activation_mib_per_sample
+            if checkpointed and ref.activation_mib_per_sample_checkpointed is not None:
+                ref_mib = ref.activation_mib_per_sample_checkpointed
+            density = ref_mib / ref.image_size**2
         per_mib = density * ref_size**2
+        donor = "Stable Diffusion 1.5's UNet" if diffusion else "ResNet-50"
         notes.append(
             f"No public per-sample activation figure for {preset.id if preset else 'this model'}: "
-            f"assumed ResNet-50's activation density per pixel ({per_mib:.0f} MiB per "
-            f"{ref_size}px image in 16-bit; low confidence)."
+            f"assumed {donor}'s activation density per pixel ({per_mib:.0f} MiB per "
+            f"{ref_size}px image in 16-bit"
+            + (", with gradient checkpointing" if diffusion and checkpointed else "")
+            + "; low confidence)."
         )
     return per_mib * 2**20 * (size / ref_size) ** 2, size
 
@@ -835,10 +991,10 @@ def training_activations(
     offloaded = prof.offloaded_checkpoints
     if isinstance(w, Pretrain | Finetune) and w.offload_activations is not None:
         offloaded = w.offload_activations
-    if checkpointing_on(w) and offloaded:
+    if recompute_on(w, arch) and offloaded:
         unsharded, sharded = u, sh
         how = "checkpoints offloaded to host RAM: the device holds one layer's full set"
-    elif checkpointing_on(w):
+    elif recompute_on(w, arch):
         unsharded = L * s * b * arch.hidden * B + u
         sharded = sh
         how = "full recomputation: each layer keeps its input (2sbh) plus one layer's full set"
@@ -886,7 +1042,7 @@ def training_activations(
                 loss_note=COMPILED_CHUNKED_LOSS_NOTE,
             )
         logits = loss_bytes(prof, s, b, arch.vocab, B)
-        if checkpointing_on(w):
+        if recompute_on(w, arch):
             # the loss peaks before the backward recomputes any layer, and its buffers are
             # freed by the time one is: the peak is the larger of the two, not their sum
             sharded = max(sharded, logits)
@@ -900,9 +1056,14 @@ def training_activations(
             "ms-swift's non-reentrant checkpointing of a 4-bit base keeps them)."
         )
     attn = "FlashAttention (no s x s scores)" if w.flash_attention else "materialized s x s scores"
+    loss = (
+        f"; logits {logits / f.GIB:.2f} GiB ({prof.label}: {prof.loss_note})"
+        if arch.vocab and arch.kind != "vit"
+        else ""  # a ViT's classifier head has no vocabulary-wide logits
+    )
     notes.append(
         f"Activations (Korthikanti et al. 2022, generalized to GQA/SwiGLU): s={s}, b={b}, {attn}, "
-        f"{how}; logits {logits / f.GIB:.2f} GiB ({prof.label}: {prof.loss_note})."
+        f"{how}{loss}."
     )
     return unsharded, sharded
 
@@ -1228,6 +1389,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     model_id, arch, preset = resolve_model(workload.model, models, notes)
     image_model = arch.kind in IMAGE_KINDS
     image_size = workload.image_size
+    if image_size is not None and not image_model:
+        raise image_size_error(model_id, arch, models)
     sample_flops = _sample_flops(preset, image_size)
     beyond = positions_note(workload, arch, preset, notes)
     if isinstance(workload, Inference):
@@ -1265,12 +1428,27 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             f"seq_len {workload.seq_len} 超出了上限",
         )
     budget = training_budget(workload, arch, notes)
+    frozen_flops = 0.0
+    if preset is not None and preset.unet is not None:
+        size = image_size or preset.image_size or 512
+        sample_flops = unet_forward_flops(preset.unet, size)
+        frozen_flops = frozen_forward_flops(preset.unet, size)
+        notes.append(
+            f"Work per image at {size}px, counted from the UNet's config (convolutions, "
+            f"attention and feed-forward of every block): UNet forward "
+            f"{sample_flops / 1e12:.2f} TFLOPs; VAE encoder and text encoder forward "
+            f"{frozen_flops / 1e12:.2f} TFLOPs without gradients (diffusers' training "
+            "scripts encode each batch; caching the latents saves it)."
+        )
     if not arch.transformer:
         per_sample, _ = image_activation_bytes(
-            arch, preset, image_size, checkpointing_on(workload), models, notes
+            arch, preset, image_size, image_checkpointing(workload), models, notes
         )
         scale = 2.0 if workload.precision == "fp32" else 1.0
         budget = _replace_acts(budget, per_sample * scale * workload.micro_batch_size, 0.0)
+    passes = IMAGE_TRAINING_PASSES
+    if image_model:
+        passes = image_training_passes(budget.lora, image_checkpointing(workload), notes)
     if image_model:
         notes.append("Vision models: `tokens` counts training samples (images).")
     return ResolvedWorkload(
@@ -1285,7 +1463,63 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
         image_model=image_model,
         beyond_positions=beyond,
         sample_flops=sample_flops,
+        frozen_sample_flops=frozen_flops,
+        image_passes=passes,
     )
+
+
+def image_training_passes(lora: bool, checkpointed: bool, notes: list[str]) -> float:
+    """Forward passes' worth of FLOPs per training image: forward + backward with weight
+    gradients (3), or, with LoRA, input gradients only through the frozen weights (one
+    forward's worth, as the LLM LoRA path counts it: 2); plus the forward gradient
+    checkpointing recomputes. Said in the assumptions when it is not the plain 3."""
+    passes = (2.0 if lora else IMAGE_TRAINING_PASSES) + (1.0 if checkpointed else 0.0)
+    if lora or checkpointed:
+        notes.append(
+            f"Work per training image: {passes:g} forward passes ("
+            + (
+                "forward and input gradients, no weight gradients for the frozen weights"
+                if lora
+                else "forward and a backward with weight gradients"
+            )
+            + (", plus the forward gradient checkpointing recomputes" if checkpointed else "")
+            + ")."
+        )
+    return passes
+
+
+def image_size_error(model_id: str | None, arch: Arch, models: ModelRegistry) -> InputError:
+    """The 400 for ``image_size`` on a model that is not an image model: a text preset,
+    or a model given by its size (the API sizes those as transformers over tokens and has
+    no field for an image architecture), with the image presets closest in size."""
+    near = sorted(
+        (p for p in models.all() if p.kind in IMAGE_KINDS),
+        key=lambda p: abs(math.log(p.params_b * 1e9 / max(arch.params, 1.0))),
+    )
+    ids = [p.id for p in near[:3]]
+    listed = ", ".join(ids)
+    if model_id is None:
+        en = (
+            "image_size applies to image models, and a model given by its size is sized as "
+            "a text transformer over tokens (there is no field for an image architecture): "
+            f"name an image-model preset instead (closest in size: {listed}) or leave "
+            "image_size out"
+        )
+        zh = (
+            "image_size 只适用于图像模型；只给出参数量的模型按文本 Transformer（按 token）估算，"
+            "无法表示图像模型结构：请改用图像模型预设"
+            f"（规模最接近的有 {listed}），或去掉 image_size"
+        )
+    else:
+        en = (
+            f"{model_id} is a text model, so image_size does not apply: leave it out, or "
+            f"name an image-model preset (closest in size: {listed})"
+        )
+        zh = (
+            f"{model_id} 是文本模型，image_size 不适用：请去掉它，或改用图像模型预设"
+            f"（规模最接近的有 {listed}）"
+        )
+    return InputError("workload.image_size", en, ids, zh=zh)
 
 
 def _sample_flops(preset: ModelPreset | None, image_size: int | None) -> float | None:

@@ -220,14 +220,15 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ),
     ] = True
     optimizer: Annotated[
-        Optimizer,
+        Optimizer | None,
         msgspec.Meta(
             description="Optimizer: `adamw` (8 B/param of fp32 moments), `adamw_8bit` and "
             "`paged_adamw_8bit` (bitsandbytes, 2 B/param), `paged_adamw` (8 B/param, paged "
             "to host RAM under memory pressure), `sgd` (momentum, 4 B/param), `adafactor` "
-            "(factored moments, about 0)."
+            "(factored moments, about 0); default: `sgd` for a CNN (torchvision's reference "
+            "recipe), `adamw` otherwise."
         ),
-    ] = "adamw"
+    ] = None
     gradient_checkpointing: Annotated[
         bool | Literal["selective"] | None,
         msgspec.Meta(
@@ -346,12 +347,13 @@ class Finetune(_Training, frozen=True, kw_only=True, tag="finetune", tag_field="
     ) = None
     lora_rank: Annotated[int, msgspec.Meta(ge=1, le=4096, description="LoRA rank r.")] = 16
     lora_targets: Annotated[
-        LoraTargets,
+        LoraTargets | None,
         msgspec.Meta(
             description="Layers that get LoRA adapters: `attention` (query/key/value/output "
-            "projections) or `all_linear` (also the MLP)."
+            "projections) or `all_linear` (also the MLP); default: `all_linear`, or "
+            "`attention` on a diffusion UNet (diffusers' LoRA scripts)."
         ),
-    ] = "all_linear"
+    ] = None
     bitsandbytes_version: (
         Annotated[
             str,

@@ -402,10 +402,25 @@ def test_image_models() -> None:
     assert t.hours == pytest.approx(3 * 8.18e9 * 1.28e6 * 90 / (8 * 312e12 * 0.25) / 3600)
     yolo = rw_of(kind="finetune", model="yolov8-m", method="full", micro_batch_size=16)
     assert any("ResNet-50's activation density" in a for a in yolo.assumptions)
+    # diffusers' scripts checkpoint only when asked (review 4): 2.50 GB per image, 0.48
+    # with --gradient_checkpointing
     sd = rw_of(kind="finetune", model="sd-1.5", method="full")
-    assert memory_for(sd, 1).activations_gib == pytest.approx(0.48e9 / GIB)
+    assert memory_for(sd, 1).activations_gib == pytest.approx(2.50e9 / GIB)
+    sd_ckpt = rw_of(kind="finetune", model="sd-1.5", method="full", gradient_checkpointing=True)
+    assert memory_for(sd_ckpt, 1).activations_gib == pytest.approx(0.48e9 / GIB)
+    # LoRA on the frozen UNet (review 4 F7): frozen weights in 16-bit, the same
+    # activations, 2 forward passes of work per image (+1 recomputed when checkpointed)
+    sd_lora = rw_of(kind="finetune", model="sd-1.5", method="lora")
+    assert sd_lora.image_passes == 2.0
+    assert rw_of(
+        kind="finetune", model="sd-1.5", method="lora", gradient_checkpointing=True
+    ).image_passes == 3.0  # fmt: skip
+    assert memory_for(sd_lora, 1).weights_gib == pytest.approx(1.066e9 * 2 / GIB, rel=0.01)
     with pytest.raises(InputError) as err:
-        rw_of(kind="finetune", model="sd-1.5", method="lora")
+        rw_of(kind="finetune", model="sd-1.5", method="qlora")
+    assert err.value.field == "workload.method"
+    with pytest.raises(InputError) as err:
+        rw_of(kind="finetune", model="resnet-50", method="lora")
     assert err.value.field == "workload.method"
 
 
