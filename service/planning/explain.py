@@ -128,6 +128,7 @@ def answer_terms(
         fixed_hours=placer.fixed_hours(),
         method=getattr(req.workload, "method", None),
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
+        engine=placer.job.engine,
     )
 
 
@@ -174,7 +175,9 @@ def explain(
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints)
     if top and plan.hidden_spot:
-        warnings.append(texts.t("hidden_spot", lang, n=plan.hidden_spot))
+        shown = any(c.shown_spot for c in top)
+        warnings.append(texts.t("hidden_spot_shown" if shown else "hidden_spot", lang,
+                                n=plan.hidden_spot))  # fmt: skip
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
@@ -317,6 +320,7 @@ def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[s
         "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": c.max_nodes,
         "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
+        "checkpoint": str(getattr(req.workload, "model", "")),
     }
     sentences = [texts.t("no_option", lang)]
     for key, count in removed.most_common():
