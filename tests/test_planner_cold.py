@@ -217,7 +217,7 @@ def test_hidden_spot_count_is_the_walk_over_lanes(
                 offers
                 for lane in index.priced_lanes(placer)
                 if lane.passing.cheapest.billing == "spot"
-                for offer, _regions, offers in lane.groups
+                for offer, _regions, offers, _abroad in lane.groups
                 if spot_above_on_demand(offer, walked)
             )
             # a fresh index of the same job: counted before any lane is indexed

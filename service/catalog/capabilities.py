@@ -112,6 +112,20 @@ def precision_verdict(spec: AcceleratorSpec, precision: str, serving: bool) -> V
     return "ok"
 
 
+def checkpoint_verdict(spec: AcceleratorSpec, scheme: str | None) -> Verdict:
+    """Can ``spec`` load a quantized checkpoint stored as ``scheme`` (``AWQ``,
+    ``GPTQ int4``, …: the format the model's name fixes, :class:`~service.sizing.presets.
+    Checkpoint`)? An AWQ checkpoint on a generation without vLLM's AWQ kernels (Volta)
+    does not load at all (review 4 F5), so the device is dropped, not ranked with a
+    caveat; GPTQ runs there. ``None``: no checkpoint named, nothing to check."""
+    gen = generation(spec)
+    if scheme is not None and scheme.upper().startswith("AWQ") and gen is not None:
+        awq = gen.int4_kernels if gen.awq_kernels is None else gen.awq_kernels
+        if awq is False:
+            return "unsupported"
+    return "ok"
+
+
 CUDA_ENGINES = frozenset({"vllm", "sglang", "lmdeploy", "tensorrt-llm"})
 """Serving engines built for CUDA compute capability 7.0 and newer (``hf`` is plain
 PyTorch, which still runs older cards; ``mindie`` is Ascend's own)."""
@@ -132,6 +146,28 @@ def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     if engine in CUDA_ENGINES and gen is not None and gen.name in BELOW_SM70:
         return "unsupported"
     return "ok"
+
+
+V1_ONLY_ENGINES = frozenset({"vllm"})
+"""Engines whose current release has only the V1 engine, which does not run on Volta:
+vLLM removed its V0 engine in v0.11.0 ("[V0 Deprecation] Remove LLMEngine",
+https://github.com/vllm-project/vllm/pull/25033; "the V0 engine has been completely
+removed from vLLM starting with version 0.11.0",
+https://github.com/huggingface/optimum-neuron/pull/1027), and V1 fails on V100
+(https://github.com/vllm-project/vllm/issues/13398). Serving there means pinning a
+release before 0.11, which no longer gets fixes or new models."""
+
+
+def engine_outdated(spec: AcceleratorSpec, engine: str) -> bool:
+    """``engine``'s current release does not run on ``spec`` (only an old, pinned one
+    does): ranked after the devices it runs on unless asked for by name (review 4 F8)."""
+    gen = generation(spec)
+    return (
+        engine in V1_ONLY_ENGINES
+        and gen is not None
+        and not gen.modern_engines
+        and gen.name not in BELOW_SM70  # dropped outright (engine_verdict)
+    )
 
 
 def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:

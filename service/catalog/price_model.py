@@ -404,7 +404,7 @@ def _basis(
     where_zh = "/".join(localized_name(shown.get(n, n), "zh") for n in card.providers)
     acc = row.accelerator
     if card.borrowed:
-        card_en = f"{acc} at {_money(card.value)} per card-hour (borrowed from {where})"
+        card_en = f"{acc} at {_money(card.value)} per card-hour ({BORROWED} {where})"
         card_zh = f"{acc} 每卡每小时 {_money(card.value)}（借用{_in_zh(where_zh)}的价格）"
     else:
         types = "type" if card.rows == 1 else "types"
@@ -570,6 +570,17 @@ def _spot(row: InstanceType, region: str, base: Estimate, rules: SpotRules) -> P
         price_high=round(base.high * cap, 4),
         interruption_rate_per_hour=rules.interruption_rate_per_hour,
     )
+
+
+BORROWED = "borrowed from"
+"""How an estimate's basis says its card-hour price is another cloud's (:func:`borrowed`)."""
+
+
+def borrowed(price: Price | None) -> bool:
+    """``price`` is an estimate whose card-hour price comes from other clouds (their
+    median), not from the provider's own prices: what the answer's summary says of a
+    top option priced so (review 4 F18)."""
+    return price is not None and price.estimated and BORROWED in (price.basis or "")
 
 
 def with_estimates(

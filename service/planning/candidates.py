@@ -30,6 +30,12 @@ class Candidate:
     break_even_hours: float | None = None
     pareto: bool = False
     regions: list[str] = field(default_factory=list)
+    shown_spot: bool = False
+    """The best spot option, shown last although its estimate ranks after on-demand
+    (:func:`~service.planning.rank.with_best_spot`)."""
+    outdated_engine: bool = False
+    """Served on a device the engine's current release does not run (V100 under vLLM):
+    ranked after the others (:data:`~service.planning.price.DEMOTED_TIER`)."""
 
     @property
     def priced(self) -> bool:

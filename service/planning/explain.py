@@ -133,6 +133,7 @@ def answer_terms(
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
         limit_said=_limit_said(placer, ctx),
         encoded_len=_encoded_len(placer.job.rw),
+        engine=placer.job.engine,
     )
 
 
@@ -216,7 +217,9 @@ def explain(
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(_hint_text(h, lang) for h in hints)
     if top and plan.hidden_spot:
-        warnings.append(texts.t("hidden_spot", lang, n=plan.hidden_spot))
+        shown = any(c.shown_spot for c in top)
+        warnings.append(texts.t("hidden_spot_shown" if shown else "hidden_spot", lang,
+                                n=plan.hidden_spot))  # fmt: skip
     monthly = (
         monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
     )
@@ -362,6 +365,7 @@ def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[s
         "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": c.max_nodes,
         "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
+        "checkpoint": str(getattr(req.workload, "model", "")),
     }
     sentences = [texts.t("no_option", lang)]
     for key, count in removed.most_common():

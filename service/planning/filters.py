@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 
 from service.catalog.aggregate import OfferBucket, OfferGroup
 from service.catalog.models import Billing, InstanceType, Offer
+from service.catalog.names import outside_mainland
 from service.planning.cost import SPOT_INTERRUPTIONS_PER_HOUR
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
@@ -182,8 +183,11 @@ USER_CONSTRAINTS: Sequence[str] = (
 )
 
 
-Groups = tuple[tuple[Offer, tuple[str, ...], int], ...]
-"""(first offer, regions the request allows, offers folded) per passing group."""
+Group = tuple[Offer, tuple[str, ...], int, bool]
+"""(first offer, regions the request allows, offers folded, every one of those regions
+outside mainland China) of a passing group: at an equal price a mainland region ranks
+first (review 4 F12), decided here once per filter."""
+Groups = tuple[Group, ...]
 
 
 Shape = tuple[str | None, float | None, int, bool, float | None]
@@ -236,11 +240,13 @@ class Passing:
         groups = self._groups
         if groups is None:  # (two threads may both build it: the same tuple)
             flt = self._flt
-            found: list[tuple[Offer, tuple[str, ...], int]] = []
+            found: list[Group] = []
             for group in self._bucket.groups:
                 if flt.group_reason(group):
                     continue
-                found.append((group.offer, flt.allowed_regions(group), group.offers))
+                regions = flt.allowed_regions(group)
+                abroad = outside_mainland(group.offer.provider, regions)
+                found.append((group.offer, regions, group.offers, abroad))
                 if len(found) == TOP_K_MAX:
                     break
             groups = self._groups = tuple(found)
@@ -373,7 +379,7 @@ class PassingRows:
             for p, number in zip(shaped.rows, shaped.ids, strict=True):
                 if p.cheapest.billing != "spot":
                     continue
-                for offer, _regions, offers in p.groups:
+                for offer, _regions, offers, _abroad in p.groups:
                     if spot_above_on_demand(offer, lowest):
                         key = (offer.provider, offer.instance.instance_type)
                         hourly = offer.price_per_hour

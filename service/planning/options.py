@@ -13,6 +13,7 @@ that carry them are filled in (rank, hours, cost, Pareto mark, spot overhead).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
 from service.sizing.parallelism import framework_limit, limits
+from service.sizing.profiles import engine_profile
 
 STALE_BEFORE = "2025"
 """Prices dated before this year are flagged as possibly stale."""
@@ -286,6 +288,8 @@ class OptionTerms:
     encoded_len: int | None = None
     """A served encoder's tokens per sequence: its rate is said in sequences per second
     encoded, not as decode throughput; ``None`` otherwise."""
+    engine: str | None = None
+    """Serving: the engine (its memory budget and releases are said per option)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,8 +395,16 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     between = (ranked, *part.middle) if ranked else part.middle
     if terms.fixed_hours and c.hours is not None and not terms.serving:
         between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
+    if c.outdated_engine and terms.objective != "time":
+        between = (*between, _outdated_reason(c, terms))
+    if terms.serving and terms.engine is not None and c.fit is not None:
+        budget = _engine_budget(c, terms.engine, lang)
+        if budget is not None:
+            between = (*between, budget)
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
+    if c.shown_spot:
+        between = (*between, texts.t("spot_shown", lang))
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
     reasons = [*part.head, *between, *part.tail]
@@ -413,6 +425,40 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
         reasons=reasons,
         warnings=warnings,
     )
+
+
+def _outdated_reason(c: Candidate, terms: OptionTerms) -> str:
+    """Why a device the engine's current release does not run ranks after the others."""
+    accelerator = c.offer.instance.accelerator or ""
+    engine = texts.engine_name(terms.engine or "vllm")
+    return texts.t("rank_outdated_engine", terms.lang, acc=accelerator, engine=engine)
+
+
+ENGINE_SPARE_GIB = 1.0
+"""Below this much of the engine's memory budget left per device, a serving plan is said
+to be at the budget's edge: its KV-cache pool holds about the planned batch and nothing
+for longer prompts or a bigger batch."""
+
+
+def _engine_budget(c: Candidate, engine: str, lang: Lang) -> str | None:
+    """The sentence for a fit at (or past) the edge of the engine's default memory budget
+    (vLLM's gpu_memory_utilization 0.9: 28.8 of a 32 GiB card), else ``None``."""
+    fraction = engine_profile(engine).memory_fraction
+    memory = c.offer.instance.accelerator_memory_gib
+    if fraction is None or not memory or c.fit is None:
+        return None
+    budget = fraction * memory
+    need = c.fit.memory.per_device_gib
+    spare = budget - need
+    if spare >= ENGINE_SPARE_GIB:
+        return None
+    name = texts.engine_name(engine)
+    if spare < 0:
+        needed = math.ceil(need / memory * 100) / 100
+        return texts.t("engine_budget_over", lang, engine=name, f=fraction,
+                       budget=budget, need=need, raise_to=needed)  # fmt: skip
+    return texts.t("engine_budget_edge", lang, engine=name, f=fraction,
+                   budget=budget, need=need, spare=spare)  # fmt: skip
 
 
 def _estimate_bound(c: Candidate, end: str) -> float | None:

@@ -18,7 +18,12 @@ from typing import cast
 import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
-from service.catalog.capabilities import engine_verdict, precision_verdict
+from service.catalog.capabilities import (
+    checkpoint_verdict,
+    engine_outdated,
+    engine_verdict,
+    precision_verdict,
+)
 from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.cost import SpotOverhead, spot_overhead
 from service.planning.filters import Shape, shape_of
@@ -116,6 +121,7 @@ class Placer:
         self._fixed: float | None = None
         self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
+        self._outdated: dict[str | None, bool] = {}
         self._floors: dict[tuple[str | None, float | None], object] = {}
         """:meth:`hours_floor` per device, per (accelerator, memory)."""
         self._verdicts: dict[Shape, bool] = {}
@@ -208,11 +214,25 @@ class Placer:
                 found = "unknown_accelerator"
             elif precision_verdict(registered, job.precision, job.serving) == "unsupported":
                 found = "precision"
+            elif checkpoint_verdict(registered, job.checkpoint_scheme) == "unsupported":
+                found = "checkpoint"
             elif job.engine is not None and engine_verdict(registered, job.engine) != "ok":
                 found = "engine"
             else:
                 found = registered
             self._accelerators[accelerator] = found
+        return found
+
+    def outdated(self, accelerator: str | None) -> bool:
+        """The serving engine's current release does not run on ``accelerator``
+        (:func:`~service.catalog.capabilities.engine_outdated`); once per accelerator."""
+        found = self._outdated.get(accelerator)
+        if found is None:
+            spec = self.accelerators.resolve(accelerator or "")
+            engine = self.job.engine
+            found = self._outdated[accelerator] = (
+                spec is not None and engine is not None and engine_outdated(spec, engine)
+            )
         return found
 
     def timed(self, placed: Placements) -> list[Variant]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from service.catalog.models import Offer
@@ -27,12 +27,18 @@ from service.planning.cost import (
     ranked_money_scale,
     spot_overhead,
 )
-from service.planning.filters import spot_above_on_demand
+from service.planning.filters import Group, spot_above_on_demand
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
 
 INF = math.inf
+DEMOTED_TIER = 0.5
+"""Added to a priced key's money tier (ranking by cost) for a device the serving engine's
+current release does not run (review 4 F8): after every supported device at any price,
+before the next tier (only an hourly price, 1; unpriced, 2)."""
+DEMOTED_BALANCE = 1e3
+"""Added to the balance (a log of cost × time, tens at most) for the same devices."""
 
 Entry = tuple[Offer, Variant, float | None, float | None, float | None, tuple[str, ...]]
 """(offer, variant, price per hour for all nodes, job total, job hours, regions)."""
@@ -55,6 +61,8 @@ class Plan:
     hidden_spot: int = 0
     """Spot offers left out because their estimate is no cheaper than on-demand
     (:func:`~service.planning.filters.spot_above_on_demand`)."""
+    demoted: Callable[[str | None], bool] | None = None
+    """Accelerators ranked after the others (:data:`DEMOTED_TIER`)."""
 
 
 class Pricer:
@@ -70,8 +78,12 @@ class Pricer:
         to_target: bool = False,
         price_cap: float | None = None,
         monthly_asked: bool = False,
+        demoted: Callable[[str | None], bool] | None = None,
     ) -> None:
         self.serving = serving
+        self.demoted = demoted
+        """Per accelerator: ranked after the others (see :data:`DEMOTED_TIER`); decided
+        once per accelerator by the caller (:meth:`~service.planning.place.Placer.outdated`)."""
         self.price_cap = price_cap
         """``max_price_per_hour``: checked against what the option costs per hour the job
         uses, all nodes together (a subscription's month over the job's hours), where the
@@ -90,20 +102,26 @@ class Pricer:
         self.keys: list[tuple[float, ...]] = []
         self.removed: Counter[str] = Counter()
 
-    def all_hidden(self, groups: Sequence[tuple[Offer, tuple[str, ...], int]]) -> bool:
+    def all_hidden(self, groups: Sequence[Group]) -> bool:
         """Every one of ``groups`` is a spot estimate :meth:`add` would leave out (then
         the lane need not be timed)."""
         on_demand = self.on_demand  # a lazy view: looked up per type, never sized
         return all(
             offer.billing == "spot" and spot_above_on_demand(offer, on_demand)
-            for offer, _regions, _offers in groups
+            for offer, _regions, _offers, _abroad in groups
         )
 
     def add(
-        self, offer: Offer, regions: tuple[str, ...], variants: list[Variant], offers: int
+        self,
+        offer: Offer,
+        regions: tuple[str, ...],
+        variants: list[Variant],
+        offers: int,
+        abroad: bool = False,
     ) -> None:
         """One entry per variant, unless the deadline or budget rules it out (charged
-        ``offers`` removals)."""
+        ``offers`` removals). ``abroad``: every region is outside mainland China, the
+        last tie-break (an equal price in Johannesburg after one in Guiyang)."""
         serving, objective = self.serving, self.objective
         deadline = None if serving else self.deadline_hours
         budget = None if serving else self.budget
@@ -118,6 +136,8 @@ class Pricer:
         if spot and spot_above_on_demand(offer, self.on_demand):
             return
         row = offer.instance
+        demoted = self.demoted is not None and self.demoted(row.accelerator)
+        last = float(abroad)
         cap = self.price_cap
         short_month = monthly is not None and not self.monthly_asked and not serving
         od = self.on_demand.get((offer.provider, row.instance_type)) if short_month else None
@@ -155,13 +175,13 @@ class Pricer:
                 tier, money = 0.0, total * rank_scale
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
             if objective == "time":
-                key: tuple[float, ...] = (speed, tier, money, v.nodes, len(keys))
+                key: tuple[float, ...] = (speed, tier, money, v.nodes, last, len(keys))
             elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
                 order = unpriced_order(
                     v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
                     speed,
                 )  # fmt: skip
-                key = (tier, money, *order, len(keys))
+                key = (tier, money, *order, last, len(keys))
                 if objective != "cost":
                     key = (INF, *key)
             elif objective == "cost" and serving and tier == 0.0:
@@ -170,13 +190,16 @@ class Pricer:
                 # an unknown rate never ranks as cheap.
                 per_token = money / v.throughput if v.throughput else INF
                 if self.to_target:  # every option serves the target: the hour decides
-                    key = (tier, money, per_token, v.nodes, len(keys))
+                    key = (tier + demoted * DEMOTED_TIER, money, per_token, v.nodes, last,
+                           len(keys))  # fmt: skip
                 else:
-                    key = (tier, per_token, money, v.nodes, len(keys))
+                    key = (tier + demoted * DEMOTED_TIER, per_token, money, v.nodes, last,
+                           len(keys))  # fmt: skip
             elif objective == "cost" and per_token is not None:
                 # Training of unknown length: cost per training token (a cheap hour on a
                 # slow card can train each token for more), the hourly price as tie-break
-                key = (tier, per_token, money, v.devices, v.nodes, len(keys))
+                key = (tier + demoted * DEMOTED_TIER, per_token, money, v.devices, v.nodes,
+                       last, len(keys))  # fmt: skip
             elif objective == "cost":
                 # Equal cost: the smallest sufficient machine first (time that scales with
                 # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
@@ -185,14 +208,18 @@ class Pricer:
                 # differ in the 12th digit).
                 if tier == 0.0:
                     money = cents(money)
-                key = (tier, money, v.devices, speed, v.nodes, len(keys))
+                key = (tier + demoted * DEMOTED_TIER, money, v.devices, speed, v.nodes, last,
+                       len(keys))  # fmt: skip
             else:
-                key = (balance(tier, money, speed, serving), tier, money, v.nodes, len(keys))
+                balanced = balance(tier, money, speed, serving) + demoted * DEMOTED_BALANCE
+                key = (balanced, tier, money, v.nodes, last, len(keys))
             keys.append(key)
             entries.append((offer, v, per_hour, total, hours, regions))
 
     def plan(self, inference: bool) -> Plan:
-        return Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+        plan = Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
+        plan.demoted = self.demoted
+        return plan
 
 
 def training_hours_per_token(offer: Offer, v: Variant) -> float:

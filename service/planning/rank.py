@@ -16,11 +16,13 @@ p50 on 10k), so the work is split by what it depends on:
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from service.catalog.aggregate import OfferBucket
+from service.catalog.names import outside_mainland
 from service.planning.bounds import (
     BOUND_SLACK,
     OPEN_MODES,
@@ -110,6 +112,7 @@ def make_plan(
         placer.job.to_target,
         price_cap=flt.max_price_per_hour,
         monthly_asked=flt.billing_asked is not None and "monthly" in flt.billing_asked,
+        demoted=demoted(placer, flt),
     )
     mode, work = _bound_mode(placer.job)
     if count_removed:
@@ -127,6 +130,17 @@ def make_plan(
     plan.on_demand = on_demand
     plan.hidden_spot = _hidden_spot(index, placer)
     return plan
+
+
+def demoted(placer: Placer, flt: OfferFilter) -> Callable[[str | None], bool] | None:
+    """Serving: the accelerators ranked after the others because the engine's current
+    release does not run on them, unless the request names them (review 4 F8)."""
+    if not placer.job.serving:
+        return None
+    asked = flt.accelerators
+    if asked is None:
+        return placer.outdated
+    return lambda accelerator: accelerator not in asked and placer.outdated(accelerator)
 
 
 def _hidden_spot(index: LaneIndex, placer: Placer) -> int:
@@ -262,8 +276,8 @@ def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int) -> None:
     variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
     if isinstance(variants, str):
         return
-    for offer, regions, offers in groups:
-        pricer.add(offer, regions, variants, offers)
+    for offer, regions, offers, abroad in groups:
+        pricer.add(offer, regions, variants, offers, abroad)
 
 
 def _every_group(
@@ -284,7 +298,46 @@ def _every_group(
             if reason:
                 removed[reason] += group.offers
                 continue
-            pricer.add(group.offer, flt.allowed_regions(group), variants, group.offers)
+            regions = flt.allowed_regions(group)
+            abroad = outside_mainland(group.offer.provider, regions)
+            pricer.add(group.offer, regions, variants, group.offers, abroad)
+
+
+def with_best_spot(
+    top: list[Candidate],
+    plan: Plan,
+    buckets: Sequence[OfferBucket],
+    flt: OfferFilter,
+    placer: Placer,
+    req: RecommendRequest,
+) -> list[Candidate]:
+    """``top`` with the best spot option last, when the user opted in to spot (marked
+    the job interruptible, or asked for spot among other billing modes) but every spot
+    estimate was left out as no cheaper than on-demand (review 4 F10).
+
+    Without a published spot price the estimate is a range up to the on-demand price,
+    ranked at its top: it never wins, yet an interruptible batch job is the textbook
+    case for spot, which often costs a fraction of on-demand. So the answer shows the
+    best of the spot options — ranked among spot alone, over the spot-only filter's own
+    lanes (cached like any filter's) — in its last place, with its range, and says why.
+    Only for such requests, once per answer."""
+    c = req.constraints
+    opted_in = c.interruptible or (c.billing is not None and "spot" in c.billing)
+    if not opted_in or not top or not plan.hidden_spot or req.top_k < 2:
+        return top
+    if "spot" not in flt.billing:
+        return top
+    if flt.billing == frozenset({"spot"}) or any(c.offer.billing == "spot" for c in top):
+        return top
+    spot_flt = dataclasses.replace(flt, billing=frozenset({"spot"}))
+    spot_plan = make_plan(buckets, spot_flt, placer, req.objective, c.budget, c.deadline_hours, 1)
+    best = select(spot_plan, 1)
+    if not best:
+        return top
+    best[0].pareto = False  # the front is the main ranking's
+    best[0].shown_spot = True
+    kept = top[: req.top_k - 1] if len(top) >= req.top_k else top
+    return [*kept, best[0]]
 
 
 def select(plan: Plan, top_k: int) -> list[Candidate]:
@@ -298,6 +351,9 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     for offer, v, per_hour, total, hours, regions in chosen:
         candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
         candidate.regions = list(regions)
+        candidate.outdated_engine = plan.demoted is not None and plan.demoted(
+            offer.instance.accelerator
+        )
         scale = ranked_money_scale(offer)  # the front is over ranked money
         candidate.pareto = (
             total is not None and hours is not None and front.get(hours) == total * scale

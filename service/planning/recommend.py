@@ -35,7 +35,7 @@ from service.planning.explain import AnswerParts, Ranked, answer_terms, explain
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
-from service.planning.rank import plan_for, select
+from service.planning.rank import plan_for, select, with_best_spot
 from service.planning.resolve import Resolved, job_of, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.sizing.resolve import checkpoint_view
@@ -65,6 +65,8 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         index = known.spanning_lanes(buckets, placer)
         plan = plan_for(buckets, resolved.flt, placer, req, index=index)
         top = select(plan, req.top_k)
+    if resolved.interruptible:
+        top = with_best_spot(top, plan, buckets, resolved.flt, placer, req)
     if not top:  # explain: count what each constraint removed, offer by offer
         plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True, index=index)
     return explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)

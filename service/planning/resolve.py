@@ -76,6 +76,13 @@ class Job:
         per token only as tie-break (capacity beyond the target is not traffic)."""
         return self.open_ended and bool(self.target_tokens_per_s)
 
+    @property
+    def checkpoint_scheme(self) -> str | None:
+        """How the named quantized checkpoint stores its weights (``AWQ``, ``GPTQ int4``),
+        checked against each device's kernels; ``None`` when no checkpoint was named."""
+        checkpoint = self.rw.checkpoint
+        return None if checkpoint is None else checkpoint[1]
+
 
 @dataclass(frozen=True, slots=True)
 class Resolved:

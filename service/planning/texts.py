@@ -10,6 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from service.catalog.models import HOURS_PER_MONTH
+from service.catalog.price_model import borrowed
 from service.planning.candidates import Candidate
 from service.planning.cost import (
     CHECKPOINT_INTERVAL_H,
@@ -117,6 +118,44 @@ _T: dict[str, dict[Lang, str]] = {
         "published, so they can only be estimated at up to the on-demand price, and at that "
         "price plus the cost of reclaims they are never cheaper than the same type on "
         "demand. Actual spot prices are often far lower: check the console.",
+    },
+    "rank_outdated_engine": {
+        "zh": "排在 {engine} 当前版本能运行的加速卡之后：{engine} 自 0.11 起只有 V1 引擎，"
+        "不支持 {acc}（Volta），只能固定使用 0.11 之前、已不再维护的旧版本。",
+        "en": "Ranked after the accelerators {engine}'s current release runs on: since 0.11 "
+        "{engine} has only its V1 engine, which does not run on {acc} (Volta), so serving "
+        "there pins an unmaintained release before 0.11.",
+    },
+    "engine_budget_edge": {
+        "zh": "{engine} 默认占用每张卡的 gpu_memory_utilization {f:g}（{budget:.1f} GiB），"
+        "用于权重、激活和 KV 缓存池：本方案需要其中 {need:.1f} GiB，只剩 {spare:.1f} GiB，"
+        "KV 缓存池仅够计划的并发，没有余量。",
+        "en": "{engine} takes gpu_memory_utilization {f:g} of each card ({budget:.1f} GiB) for "
+        "weights, activations and its KV-cache pool: this plan needs {need:.1f} GiB of it, "
+        "leaving {spare:.1f} GiB, so the pool holds about the planned batch and no more.",
+    },
+    "engine_budget_over": {
+        "zh": "{engine} 默认只占用每张卡的 gpu_memory_utilization {f:g}（{budget:.1f} GiB），"
+        "本方案需要 {need:.1f} GiB：启动时须把 gpu_memory_utilization 调到 {raise_to:g} 以上。",
+        "en": "{engine} takes only gpu_memory_utilization {f:g} of each card ({budget:.1f} GiB) "
+        "by default and this plan needs {need:.1f} GiB: start it with gpu_memory_utilization "
+        "of at least {raise_to:g}.",
+    },
+    "hidden_spot_shown": {
+        "zh": "竞价实例未参与排名的报价共 {n} 个：竞价价格在出价时才确定、没有公开价，"
+        "只能估算为按量价格的一个区间，按区间上限计不会比按量便宜。任务可中断，因此最后一项列出其中最好的一个竞价方案及其估算区间；实际竞价价格常低得多，请在控制台查询。",
+        "en": "Spot offers not ranked: {n}. Spot prices are set when you bid and are not "
+        "published, so they are estimated as a range up to the on-demand price, and at its "
+        "top they are never cheaper than on demand. The job is interruptible, so the last "
+        "option is the best spot one with its estimated range: actual spot prices are "
+        "often far lower, check the console.",
+    },
+    "spot_shown": {
+        "zh": "列在最后：任务可中断，竞价是这类离线任务的常用选择；"
+        "按估算区间上限（按量价格）计它不比按量便宜，按区间下限计则便宜得多。",
+        "en": "Shown last: the job is interruptible, the usual case for spot; at the top of "
+        "its estimated range (the on-demand price) it is no cheaper than on demand, at the "
+        "bottom far cheaper.",
     },
     "rank_cost": {
         "zh": "按总费用排序：约 ¥{cost:,.2f}（{dur}）。",
@@ -416,6 +455,11 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                       "en": "{n} offers have unknown vCPU or RAM figures."},
     "precision": {"zh": "{n} 个报价的加速卡不支持 {precision} 精度。",
                   "en": "{n} offers have accelerators that cannot run {precision}."},
+    "checkpoint": {"zh": "{n} 个报价的加速卡无法加载 {checkpoint} 权重（vLLM/SGLang 的 AWQ 算子需要"
+                   "计算能力 7.5 及以上，Volta 的 V100 没有）。",
+                   "en": "{n} offers have accelerators that cannot load {checkpoint} weights "
+                   "(vLLM/SGLang AWQ kernels need compute capability 7.5 or newer; Volta's V100 "
+                   "has none)."},
     "engine": {"zh": "{n} 个报价的加速卡（Pascal 架构，如 P4、P40、P100，计算能力低于 7.0）"
                "不被 {engine} 支持，只能用通用 PyTorch 推理。",
                "en": "{n} offers have accelerators (Pascal: P4, P40, P100, compute capability "
@@ -687,6 +731,7 @@ def summary(
             else f" {', '.join(cities)} is outside mainland China: data leaves the mainland, "
             "and the cloud's international site may need a separate account."
         )
+    text += _unconfirmed(c, lang)
     if c.price_per_hour is None:
         if alternative:
             text += (
@@ -703,6 +748,37 @@ def summary(
     return text
 
 
+def _unconfirmed(c: Candidate, lang: Lang) -> str:
+    """What the summary must add when the top option stands on figures nobody confirmed
+    (review 4 F18): a price borrowed from other clouds' card-hour prices, a row whose
+    specs the catalog's sources disagree on or lack. Said in the one sentence a chatbot
+    repeats, since a six-figure plan is committed on it."""
+    offer = c.offer
+    parts: list[str] = []
+    if borrowed(offer.price):
+        acc = offer.instance.accelerator or ""
+        parts.append(
+            f"价格是借用其他云 {acc} 卡时价的估算，不是该云的报价"
+            if lang == "zh"
+            else f"the price is an estimate from another cloud's {acc} card-hour price, not "
+            "this cloud's quote"
+        )
+    if offer.instance.confidence == "low":
+        parts.append(
+            "该机型的规格未经核实（来源不全或相互矛盾）"
+            if lang == "zh"
+            else "this type's specs are not confirmed (its sources are thin or disagree)"
+        )
+    if not parts:
+        return ""
+    priced = c.price_per_hour is not None  # an unpriced option says to ask for a quote
+    if lang == "zh":
+        ask = "下单前请向云厂商询价并核实规格。" if priced else "下单前请核实规格。"
+        return "注意：" + "；".join(parts) + "。" + ask
+    ask = "Get a quote and confirm the specs" if priced else "Confirm the specs"
+    return f" Note: {'; '.join(parts)}. {ask} before committing."
+
+
 def _spot_estimate(c: Candidate) -> tuple[float, float] | None:
     """(low, high) of an estimated spot price, or ``None``: a spot price is set by the
     market, so its estimate is said as a ceiling (the on-demand price the option is
@@ -713,6 +789,25 @@ def _spot_estimate(c: Candidate) -> tuple[float, float] | None:
     if price.price_low is None or price.price_high is None or c.price_per_hour is None:
         return None
     return price.price_low, price.price_high
+
+
+def _on_demand_said(c: Candidate, spot: tuple[float, float], lang: Lang) -> str:
+    """The on-demand price a spot estimate is capped at, said so that it agrees with the
+    range (review 4 F10): when that price is itself an estimate whose range reaches the
+    spot range's top, both figures; else the one."""
+    assert c.price_per_hour is not None
+    if spot[1] > c.price_per_hour + 0.005:
+        return (
+            f"（按量价格本身也是估算：约 ¥{c.price_per_hour:,.2f}/小时，上限 ¥{spot[1]:,.2f}/小时）"
+            if lang == "zh"
+            else f", itself estimated at about ¥{c.price_per_hour:,.2f}/h and at most "
+            f"¥{spot[1]:,.2f}/h"
+        )
+    return (
+        f"（约 ¥{c.price_per_hour:,.2f}/小时）"
+        if lang == "zh"
+        else f" of about ¥{c.price_per_hour:,.2f}/h"
+    )
 
 
 def _estimated(c: Candidate) -> bool:
@@ -740,8 +835,8 @@ def _summary_line(
         price = (
             "，价格未知）"
             if c.price_per_hour is None
-            else f"：价格由市场决定，最高为按量价格（约 ¥{c.price_per_hour:,.2f}/小时），"
-            f"估算区间 ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/小时）"
+            else f"：价格由市场决定，估算 ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/小时，最高为按量价格"
+            f"{_on_demand_said(c, spot, lang)}）"
             if spot is not None
             else f" 约 ¥{c.price_per_hour:,.2f}/小时，估算价）"
             if _estimated(c)
@@ -764,7 +859,7 @@ def _summary_line(
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
             return f"{head}{price}；未给出 tokens，无法估计耗时。"
-        most = "按上限计" if spot is not None else ""
+        most = "按按量估算价计" if spot is not None else ""
         cost = (
             f"，{most}总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
         )
@@ -773,8 +868,8 @@ def _summary_line(
     price = (
         ", price unknown)"
         if c.price_per_hour is None
-        else f": the market sets the price, up to the on-demand price of about "
-        f"¥{c.price_per_hour:,.2f}/h; estimated ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/h)"
+        else f": the market sets the price, estimated ¥{spot[0]:,.2f}–¥{spot[1]:,.2f}/h, at "
+        f"most the on-demand price{_on_demand_said(c, spot, lang)})"
         if spot is not None
         else f" at about ¥{c.price_per_hour:,.2f}/h, estimated)"
         if _estimated(c)
@@ -797,7 +892,7 @@ def _summary_line(
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
         return f"{head}{price}; without a token count the time is not estimated."
-    most = " at that ceiling" if spot is not None else ""
+    most = " at the on-demand estimate" if spot is not None else ""
     cost = (
         f", about ¥{c.total_cost:,.2f} in total{most}"
         if c.total_cost is not None

@@ -317,6 +317,11 @@ class EngineProfile:
     reservation: str = ""
     """How much device memory the engine takes at start-up whatever the job needs (its
     KV-cache pool): what nvidia-smi shows, not what the estimate sizes."""
+    memory_fraction: float | None = None
+    """The fraction of each device the engine's default budget covers (weights,
+    activations and KV-cache pool together): a plan needing more than it does not start
+    with the defaults, and what it leaves is the pool's only spare room (review 4 F8).
+    ``None``: not a fixed fraction of the device."""
     max_batch: int = 256
     """Sequences the engine's scheduler runs at once by default (continuous batching), the
     ceiling of :mod:`service.sizing.batch`. vLLM ``max_num_seqs``: 256 for the V0 engine
@@ -346,6 +351,7 @@ ENGINES: dict[str, EngineProfile] = {
         "default, 0.92 in recent releases: vllm/config/cache.py) for the weights and a KV-cache "
         "pool, so nvidia-smi shows about that much whatever the estimate; the pool beyond the "
         "estimated KV cache holds more concurrent sequences",
+        memory_fraction=0.9,  # EngineArgs.gpu_memory_utilization = 0.90 (vllm/engine/arg_utils.py)
     ),
     "sglang": EngineProfile(
         name="sglang",
