@@ -27,7 +27,7 @@ from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
-from service.planning.options import OptionParts, OptionTerms, fill_option
+from service.planning.options import OptionParts, OptionTerms, fill_option, untimed_of
 from service.planning.place import Placer
 from service.planning.price import Plan
 from service.planning.rank import plan_for, select
@@ -50,6 +50,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.compute import untimed_reason
 from service.sizing.moe import moe_training_factor
 from service.sizing.workload import Inference, Placement
 
@@ -128,6 +129,8 @@ def answer_terms(
         fixed_hours=placer.fixed_hours(),
         method=getattr(req.workload, "method", None),
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
+        untimed=untimed_reason(placer.job.rw),
+        generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )
 
 
@@ -175,9 +178,7 @@ def explain(
         warnings.extend(_hint_text(h, lang) for h in hints)
     if top and plan.hidden_spot:
         warnings.append(texts.t("hidden_spot", lang, n=plan.hidden_spot))
-    monthly = (
-        monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
-    )
+    monthly = monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(rw) and top else {}
     option_part = parts.options.part
     options = []
     for i, c in enumerate(top):
@@ -205,6 +206,7 @@ def explain(
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
+            untimed=untimed_of(first, terms) if first is not None else "unknown",
             **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),
