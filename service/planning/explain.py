@@ -27,7 +27,7 @@ from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
-from service.planning.options import OptionParts, OptionTerms, fill_option
+from service.planning.options import OptionParts, OptionTerms, fill_option, untimed_of
 from service.planning.place import DEFAULT_HEADROOM, Placer
 from service.planning.price import Plan
 from service.planning.rank import plan_for, select
@@ -51,6 +51,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
+from service.sizing.compute import untimed_reason
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import limit_decides
 from service.sizing.moe import moe_training_factor
@@ -134,6 +135,8 @@ def answer_terms(
         limit_said=_limit_said(placer, ctx),
         encoded_len=_encoded_len(placer.job.rw),
         engine=placer.job.engine,
+        untimed=untimed_reason(placer.job.rw),
+        generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )
 
 
@@ -220,9 +223,7 @@ def explain(
         shown = any(c.shown_spot for c in top)
         warnings.append(texts.t("hidden_spot_shown" if shown else "hidden_spot", lang,
                                 n=plan.hidden_spot))  # fmt: skip
-    monthly = (
-        monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(req.workload) and top else {}
-    )
+    monthly = monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(rw) and top else {}
     option_part = parts.options.part
     options = []
     for i, c in enumerate(top):
@@ -253,6 +254,7 @@ def explain(
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
             encoded_len=_encoded_len(rw),
+            untimed=untimed_of(first, terms) if first is not None else "unknown",
             **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),

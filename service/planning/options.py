@@ -30,6 +30,7 @@ from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
+from service.sizing.compute import peak_tflops
 from service.sizing.parallelism import framework_limit, limits
 from service.sizing.profiles import engine_profile
 
@@ -290,6 +291,12 @@ class OptionTerms:
     encoded, not as decode throughput; ``None`` otherwise."""
     engine: str | None = None
     """Serving: the engine (its memory budget and releases are said per option)."""
+    untimed: str | None = None
+    """Why the training job has no hours on any device (no token count, no compute figure
+    for the model: :func:`~service.sizing.compute.untimed_reason`); ``None``: timed where
+    the device allows. Whether a length is given is in the class's key."""
+    generates: bool = False
+    """The job has an RLHF rollout, which a device without a bandwidth cannot time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,7 +416,10 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
         between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
     reasons = [*part.head, *between, *part.tail]
     if c.hours is None and not terms.open_ended:
-        warnings = [*part.warnings_head, texts.t("hours_unknown", lang), *part.warnings_tail]
+        unknown = texts.hours_unknown(
+            untimed_of(c, terms), lang, c.offer.instance.accelerator or ""
+        )
+        warnings = [*part.warnings_head, unknown, *part.warnings_tail]
     else:
         warnings = [*part.warnings_head, *part.warnings_tail]
     if not c.regions:
@@ -459,6 +469,22 @@ def _engine_budget(c: Candidate, engine: str, lang: Lang) -> str | None:
                        budget=budget, need=need, raise_to=needed)  # fmt: skip
     return texts.t("engine_budget_edge", lang, engine=name, f=fraction,
                    budget=budget, need=need, spare=spare)  # fmt: skip
+
+
+def untimed_of(c: Candidate, terms: OptionTerms) -> str:
+    """Why candidate ``c`` has no hours (a key of :func:`texts.hours_unknown`): the job's
+    reason when no device can time it, else its device's (no decode rate when serving, no
+    bandwidth for an RLHF rollout, no peak for the precision)."""
+    if terms.serving:
+        return "rate"
+    if terms.untimed is not None:
+        return terms.untimed
+    spec = terms.accelerators.resolve(c.offer.instance.accelerator or "")
+    if spec is None:
+        return "unknown"
+    if terms.generates and not spec.mem_bandwidth_gbps:
+        return "rollout_bandwidth"
+    return "unknown" if peak_tflops(spec, terms.precision) else "peak"
 
 
 def _estimate_bound(c: Candidate, end: str) -> float | None:

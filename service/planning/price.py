@@ -139,7 +139,8 @@ class Pricer:
         demoted = self.demoted is not None and self.demoted(row.accelerator)
         last = float(abroad)
         cap = self.price_cap
-        short_month = monthly is not None and not self.monthly_asked and not serving
+        subscribed = offer.billing == "monthly" and not self.monthly_asked and not serving
+        short_month = subscribed and monthly is not None
         od = self.on_demand.get((offer.provider, row.instance_type)) if short_month else None
         for v in variants:
             hours = v.hours
@@ -155,6 +156,11 @@ class Pricer:
                 if used > cap * (1 + 1e-9):
                     self.removed["max_price_per_hour"] += offers
                     continue
+            if hours is None and subscribed:
+                # a finite job this device cannot time (an RLHF rollout without a
+                # bandwidth): of unknown length here, so never a subscription by default
+                self.removed["monthly_unknown_length"] += offers
+                continue
             if short_month and hours is not None and not monthly_pays_off(monthly, od, hours):
                 self.removed["monthly_short_job"] += offers
                 continue

@@ -22,12 +22,11 @@ from service.planning.schema import RecommendRequest
 from service.runtime.errors import InputError
 from service.sizing import ResolvedWorkload, resolve_workload
 from service.sizing.batch import batch_ceiling, batches
+from service.sizing.compute import untimed_reason
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.workload import (
-    Finetune,
     Inference,
     Preprocess,
-    Pretrain,
     Workload,
     validate_workload,
 )
@@ -106,7 +105,14 @@ def resolve(req: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Resolv
     rw = resolve_job(req.workload, ctx, cache, signature)
     interruptible = is_interruptible(req)
     loader = loader_vcpus_per_device(rw)  # an image model's JPEG pipeline sets the host
-    flt = build_filter(req, ctx, cache, interruptible, None if loader is None else loader[0])
+    flt = build_filter(
+        req,
+        ctx,
+        cache,
+        interruptible,
+        None if loader is None else loader[0],
+        unknown_length=length_unknown(rw),
+    )
     return Resolved(req, job_of(rw, req), flt, interruptible, signature)
 
 
@@ -136,9 +142,13 @@ def build_filter(
     cache: PlanCache,
     interruptible: bool,
     loader_vcpus: int | None = None,
+    *,
+    unknown_length: bool = False,
 ) -> OfferFilter:
     """Resolve names in the constraints; reject unknown or contradictory ones
-    (``loader_vcpus``: the job's own floor of host vCPUs per accelerator)."""
+    (``loader_vcpus``: the job's own floor of host vCPUs per accelerator;
+    ``unknown_length``: the job's hours are unknown on every device,
+    :func:`length_unknown`, so its default billing leaves subscriptions out)."""
     c = req.constraints
     known_providers = {p.name for p in ctx.snapshot.providers}
     providers = None
@@ -206,7 +216,7 @@ def build_filter(
             zh="cuda_required 排除了 constraints.accelerators 中的所有加速卡"
             "（昇腾 NPU 使用 CANN，而不是 CUDA）",
         )
-    billing = _billing(req, interruptible)
+    billing = _billing(req, interruptible, unknown_length)
     flt = OfferFilter(
         cpu_only=cpu_only,
         providers=providers,
@@ -230,19 +240,25 @@ def build_filter(
     return flt
 
 
-def length_unknown(workload: Workload) -> bool:
-    """A training job without a token count: its length (and so its bill) is unknown."""
-    return isinstance(workload, Pretrain | Finetune) and workload.tokens is None
+def length_unknown(rw: ResolvedWorkload) -> bool:
+    """A training job (pre-training, fine-tuning, RLHF) whose hours are unknown on every
+    device: no token count given, or no compute figure known for the model (review 4 F4:
+    an sd-1.5 fine-tune with tokens, or DPO without them, went on a subscription). Its
+    length, and so its bill, is unknown."""
+    return untimed_reason(rw) is not None
 
 
-def _billing(req: RecommendRequest, interruptible: bool) -> frozenset[Billing]:
+def _billing(
+    req: RecommendRequest, interruptible: bool, unknown_length: bool
+) -> frozenset[Billing]:
     asked = req.constraints.billing
     if asked is None:
         # A job of unknown length is never put on a subscription by default: a month is a
         # commitment of thousands of yuan for a job that may take hours. Open-ended
-        # serving may rank monthly (its options say it is a commitment).
+        # serving may rank monthly (its options say it is a commitment). Where only some
+        # devices cannot time the job, the pricer leaves their subscriptions out.
         default: set[Billing] = {"on_demand"}
-        if not length_unknown(req.workload):
+        if not unknown_length:
             default.add("monthly")
         if interruptible:
             default.add("spot")

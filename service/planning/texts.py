@@ -262,10 +262,6 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "没有可核实的公开价格：请向云厂商询价后再决定。",
         "en": "No verifiable public price: ask the provider for a quote before deciding.",
     },
-    "hours_unknown": {
-        "zh": "未给出 tokens，无法估计耗时与总费用。",
-        "en": "No token count given, so time and total cost are not estimated.",
-    },
     "low_confidence": {
         "zh": "目录可信度{conf}：{why}，下单前请在控制台核对（原注见机型目录）。",
         "en": "Catalog confidence {conf}: {notes}",
@@ -577,6 +573,64 @@ def t(key: str, lang: Lang, **values: object) -> str:
     return _T[key][lang].format(**values)
 
 
+_UNTIMED: dict[str, dict[Lang, tuple[str, str]]] = {
+    "tokens": {
+        "zh": ("未给出 tokens，无法估计耗时", "未给出 tokens，无法估计耗时与总费用。"),
+        "en": ("without a token count the time is not estimated",
+               "No token count given, so time and total cost are not estimated."),
+    },
+    "flops": {
+        "zh": ("该模型没有公开的计算量（FLOPs），无法估计耗时",
+               "该模型没有公开的计算量（FLOPs），无法估计耗时与总费用。"),
+        "en": ("no compute figure (FLOP count) is known for this model, so the time is not "
+               "estimated",
+               "No compute figure (FLOP count) is known for this model, so time and total "
+               "cost are not estimated."),
+    },
+    "peak": {
+        "zh": ("{acc} 没有公开该精度的峰值算力，无法估计耗时",
+               "{acc} 没有公开该精度的峰值算力，无法估计耗时与总费用。"),
+        "en": ("{acc} publishes no peak compute for this precision, so the time is not "
+               "estimated",
+               "{acc} publishes no peak compute for this precision, so time and total cost "
+               "are not estimated."),
+    },
+    "rollout_bandwidth": {
+        "zh": ("{acc} 的显存带宽未公开，RLHF 的生成（rollout）阶段无法计时，因此无法估计耗时",
+               "{acc} 的显存带宽未公开：RLHF 的生成（rollout）阶段按带宽解码，无法计时，"
+               "因此无法估计耗时与总费用。"),
+        "en": ("{acc} has no published memory bandwidth, so the RLHF generation (rollout) "
+               "phase, and with it the time, is not estimated",
+               "{acc} has no published memory bandwidth: the RLHF generation (rollout) phase "
+               "decodes at the bandwidth and cannot be timed, so time and total cost are not "
+               "estimated."),
+    },
+    "rate": {
+        "zh": ("吞吐无法估计，因此无法估计耗时", "吞吐无法估计，因此无法估计耗时与总费用。"),
+        "en": ("its throughput is not estimated, so neither is the time",
+               "Its throughput is not estimated, so neither are time and total cost."),
+    },
+    "unknown": {
+        "zh": ("无法估计耗时", "无法估计耗时与总费用。"),
+        "en": ("the time is not estimated", "Time and total cost are not estimated."),
+    },
+}  # fmt: skip
+"""Why an option has no hours (:data:`service.sizing.compute.Untimed`, plus ``rate``: a
+batch serving job on a device without a decode rate; ``unknown``: none of these), as the
+summary's closing clause and as the option's warning (review 4 F4: "no tokens given" was
+said when tokens were)."""
+
+
+def untimed_clause(why: str, lang: Lang, acc: str) -> str:
+    """Why the time is unknown, as the summary's closing clause."""
+    return _UNTIMED.get(why, _UNTIMED["unknown"])[lang][0].format(acc=acc)
+
+
+def hours_unknown(why: str, lang: Lang, acc: str) -> str:
+    """The option's warning that its time and total cost are unknown, and why."""
+    return _UNTIMED.get(why, _UNTIMED["unknown"])[lang][1].format(acc=acc)
+
+
 def duration(hours: float, lang: Lang) -> str:
     """A job's length as a person says it: minutes below an hour (0.069 h and 0.137 h
     are 4 and 8 minutes, not both "0.1 h"), hours with one decimal from there."""
@@ -708,10 +762,12 @@ def summary(
     cities: Sequence[str] = (),
     abroad: bool = False,
     encoded_len: int | None = None,
+    untimed: str = "unknown",
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
     alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
-    no decode; its rate is in images per second. ``cities``: where to buy it (the
+    no decode; its rate is in images per second. ``untimed``: why a training option has no
+    hours (:func:`untimed_clause`). ``cities``: where to buy it (the
     regions asked, or its only one); ``abroad``: all of them are outside mainland China.
     ``encoded_len``: a served encoder's tokens per sequence (no decode; its rate is in
     sequences per second encoded)."""
@@ -723,7 +779,9 @@ def summary(
     where = ""
     if cities:
         where = f"（{'、'.join(cities)}）" if lang == "zh" else f" in {', '.join(cities)}"
-    text = _summary_line(lang, display_name + where, c, accel, serving, image_model, encoded_len)
+    text = _summary_line(
+        lang, display_name + where, c, accel, serving, image_model, encoded_len, untimed
+    )
     if abroad:
         text += (
             f"该地域在中国大陆以外（{'、'.join(cities)}）：数据出境，可能需要在云厂商的国际站另开账号。"
@@ -823,8 +881,10 @@ def _summary_line(
     serving: bool,
     image_model: bool,
     encoded_len: int | None = None,
+    untimed: str = "unknown",
 ) -> str:
     offer = c.offer
+    device = offer.instance.accelerator or ""
     billing = billing_name(offer.billing, lang)
     name = offer.instance.instance_type
     nodes = f"{c.nodes}×" if c.nodes > 1 else ""
@@ -858,7 +918,7 @@ def _summary_line(
                 return f"{head}{price}，解码吞吐无法估计。"
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
-            return f"{head}{price}；未给出 tokens，无法估计耗时。"
+            return f"{head}{price}；{untimed_clause(untimed, lang, device)}。"
         most = "按按量估算价计" if spot is not None else ""
         cost = (
             f"，{most}总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
@@ -891,7 +951,7 @@ def _summary_line(
             return f"{head}{price}; its decode throughput cannot be estimated."
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
-        return f"{head}{price}; without a token count the time is not estimated."
+        return f"{head}{price}; {untimed_clause(untimed, lang, device)}."
     most = " at the on-demand estimate" if spot is not None else ""
     cost = (
         f", about ¥{c.total_cost:,.2f} in total{most}"

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from service.catalog.models import AcceleratorSpec
 from service.sizing import encoder
@@ -27,7 +28,7 @@ from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import ComputeEstimate, TimeEstimate
 from service.sizing.uncertainty import hours_range
-from service.sizing.workload import Inference
+from service.sizing.workload import Inference, Preprocess
 
 BANDWIDTH_EFFICIENCY = 0.85
 """Fraction of peak HBM bandwidth a large streaming read sustains (GEMV-shaped decode
@@ -300,6 +301,8 @@ def time_for(
     peak = peak_tflops(accelerator, precision)
     if compute.flops is None or not peak or rw.tokens is None:
         return None
+    if rollout_untimed(rw, accelerator):
+        return None
     util, _ = training_utilization(rw, accelerator, zero_stage)
     b = rw.training
     if pipeline_parallel > 1 and b is not None and b.time_basis == "steady":
@@ -347,7 +350,8 @@ def time_for(
 def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> float | None:
     """A lower bound on ``devices x`` :func:`time_for` ``(rw, accelerator, devices, ...).hours``
     for a training job, whatever the device count and layout; ``None`` where
-    :func:`time_for` gives no time (inference, unknown work or peak).
+    :func:`time_for` gives no time (inference, unknown work or peak, a rollout on a
+    device of unknown bandwidth).
 
     :func:`time_for` divides the work by ``devices x peak x utilization`` — the pipeline
     bubble only lowers that utilization — and adds only non-negative seconds (exposed
@@ -355,7 +359,7 @@ def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> fl
     one device's worth of rate bounds it (the prior without a ZeRO stage: ZeRO-3's MoE
     factor only lowers it, :func:`training_utilization`): the planner skips sizing the
     instance shapes whose cost at this bound cannot enter the answer."""
-    if rw.arch is None or isinstance(rw.workload, Inference):
+    if rw.arch is None or isinstance(rw.workload, Inference) or rollout_untimed(rw, accelerator):
         return None
     compute = compute_for(rw)
     peak = peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"))
@@ -388,12 +392,51 @@ the same loop. verl, OpenRLHF and the Megatron-based stacks generate with vLLM o
 ROLLOUT_DEFAULT_ENGINE: ServeEngine = "vllm"
 
 
+def rollout_untimed(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> bool:
+    """The job generates (a PPO/GRPO rollout) on a device with no published memory
+    bandwidth. Decode reads the actor's weights every step, so its time is the bandwidth's
+    to set: without one the generation phase — most of a step with long responses (verl
+    and OpenRLHF time it apart from training for that reason) — cannot be timed, and the
+    job's hours are unknown rather than those of its training part alone (review 4 F1)."""
+    b = rw.training
+    return b is not None and bool(b.rollout_weight_bytes) and not accelerator.mem_bandwidth_gbps
+
+
+Untimed = Literal["tokens", "flops", "peak", "rollout_bandwidth"]
+"""Why a training job has no time: no token count given; no compute figure known for the
+model (no FLOP count, as for the image presets without one); the device publishes no
+dense peak for the job's precision; a rollout on a device of unknown bandwidth."""
+
+
+def untimed_reason(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec | None = None
+) -> Untimed | None:
+    """Why :func:`time_for` gives this training job no time (on ``accelerator``; without
+    one, only what holds on every device: the job's length is then unknown everywhere),
+    or ``None`` when it can (serving and preprocessing: ``None``). The answer says this
+    reason, never a generic one (review 4 F4: "no tokens given" when tokens were)."""
+    if isinstance(rw.workload, Inference | Preprocess):
+        return None
+    if rw.tokens is None:
+        return "tokens"
+    if compute_for(rw).flops is None:
+        return "flops"
+    if accelerator is None:
+        return None
+    if not peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16")):
+        return "peak"
+    if rollout_untimed(rw, accelerator):
+        return "rollout_bandwidth"
+    return None
+
+
 def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
     """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
     decode steps, each reading the actor's weights and the batch's KV cache (at its mean
     length, prompt + half the response) at the serving bandwidth efficiency plus the
     framework's decode-loop overheads (:data:`ROLLOUT_ENGINES`), or compute-bound for
-    large batches."""
+    large batches. 0 without a rollout; :func:`time_for` gives no time at all where the
+    device's bandwidth is unknown (:func:`rollout_untimed`)."""
     b = rw.training
     arch = rw.arch
     if b is None or not b.rollout_weight_bytes or rw.tokens is None or not b.seq_len:

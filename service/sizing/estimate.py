@@ -39,6 +39,7 @@ from service.sizing.compute import (
     ring_link_gbps,
     time_for,
     training_utilization,
+    untimed_reason,
 )
 from service.sizing.host import (
     DEVICES_PER_NODE,
@@ -633,10 +634,16 @@ def _time_notes(
     assert isinstance(w, Pretrain | Finetune | Rlhf)
     peak = peak_tflops(spec, w.precision)
     if time is None:
-        if rw.tokens is None:
+        why = untimed_reason(rw, spec)
+        if why == "tokens":
             notes.append("No tokens given: compute and time are not estimated.")
-        elif peak is None:
+        elif why == "peak" or peak is None:
             notes.append(f"{spec.name} has no published dense {w.precision} peak: time unknown.")
+        elif why == "rollout_bandwidth":
+            notes.append(
+                f"{spec.name} has no published memory bandwidth, so the rollout (generation "
+                "phase, decode-bound at the bandwidth) cannot be timed: time unknown."
+            )
         else:
             notes.append("No FLOP count is known for this model: time unknown.")
         return

@@ -1619,6 +1619,18 @@ def _forward_flops(arch: Arch, seq_len: int) -> float:
     return model / 3.0
 
 
+def _once(said: list[str], more: list[str]) -> list[str]:
+    """``more`` without the lines already in ``said`` or repeated in it (the critic and
+    reward model of the actor's shape would say the actor's lines again: review 4 F16)."""
+    seen = set(said)
+    kept = []
+    for note in more:
+        if note not in seen:
+            seen.add(note)
+            kept.append(note)
+    return kept
+
+
 def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
     """PPO / GRPO / DPO as one training budget on shared devices (colocated, as verl,
     OpenRLHF and TRL run them): the trained models' states add up, the frozen reference
@@ -1655,10 +1667,14 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         flops += ref_fwd
         model_flops += ref_fwd
         parts.append("actor forward for the old log-probabilities")
+    role_notes: list[str] = []  # the critic's and reward model's: each fact said once
+    same_shape: list[str] = []
     if w.algorithm == "ppo":
         critic_model = w.critic_model or w.model
-        _, critic, _ = resolve_model(critic_model, models, notes)
-        cb = training_budget(_trained_view(w, critic_model, micro), critic, notes)
+        critic_id, critic, _ = resolve_model(critic_model, models, role_notes)
+        cb = training_budget(_trained_view(w, critic_model, micro), critic, role_notes)
+        if critic_id == actor_id:
+            same_shape.append("critic")
         frozen += cb.frozen_weights
         train_w += cb.train_weights
         grads += cb.grads
@@ -1674,13 +1690,19 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         w.model if w.algorithm == "ppo" else None
     )  # fmt: skip
     if reward_model is not None:
-        _, reward, _ = resolve_model(reward_model, models, notes)
+        reward_id, reward, _ = resolve_model(reward_model, models, role_notes)
+        if reward_id == actor_id:
+            same_shape.append("reward model")
         frozen += reward.params * _BYTES_16
         flops += _forward_flops(reward, w.seq_len)
         model_flops += _forward_flops(reward, w.seq_len)
         parts.append(f"reward model {reward.params / 1e9:.1f}B (frozen, 16-bit)")
     elif w.algorithm == "grpo":
         parts.append("rule-based reward (no reward model)")
+    notes.extend(_once(notes, role_notes))
+    if same_shape:
+        roles = " and ".join(same_shape)
+        notes.append(f"{roles[0].upper()}{roles[1:]}: same shape as the actor ({actor_id}).")
     rollout_bytes = 0.0
     if w.algorithm in ("ppo", "grpo"):
         rollout_bytes = actor.params * _BYTES_16

@@ -188,11 +188,16 @@ CASES: list[Case] = [
     {"id": "batch-7b", "expert": "Batch generation with a known output: hours and total known.",
      "body": {"workload": wl("inference", model="qwen2.5-7b", output_tokens=1e8)},
      "top": {"priced": True, "hours_known": True}},
-    {"id": "serve-ascend-no-bandwidth", "expert": "910B has no published bandwidth: no decode "
-     "rate and no per-token price, with a warning.",
+    {"id": "serve-ascend-no-bandwidth", "expert": "910B4 has no published bandwidth: no "
+     "decode rate and no per-token price, with a warning.",
      "body": {"workload": wl("inference", model="qwen2.5-7b"),
-              "constraints": {"accelerators": ["昇腾910B"]}, "lang": "en"},
+              "constraints": {"accelerators": ["昇腾910B4"]}, "lang": "en"},
      "every": {"no_throughput": True, "warns": ("no published memory bandwidth",)}},
+    {"id": "serve-ascend-910b3", "expert": "910B3 decodes at the Atlas A2 bandwidth "
+     "(1.6 TB/s, Huawei's CANN docs): a decode rate on every option.",
+     "body": {"workload": wl("inference", model="qwen2.5-7b"),
+              "constraints": {"accelerators": ["昇腾910B3"]}, "lang": "en"},
+     "every": {"min_throughput": 1}},
     {"id": "serve-target-rate", "expert": "A throughput target adds replicas; a device "
      "whose rate is unknown cannot promise it and is not offered.",
      "body": {"workload": wl("inference", model="llama-2-7b", target_tokens_per_s=300),
