@@ -158,11 +158,8 @@ def test_an_untimed_option_ranks_after_timed_priced_ones(
 @pytest.mark.parametrize(
     ("workload", "lang", "says", "not_says"),
     [
-        # r19: tokens were given; sd-1.5 has no FLOP count
-        ({"kind": "finetune", "model": "sd-1.5", "method": "full", "image_size": 512,
-          "tokens": 100000}, "zh", "计算量", "未给出 tokens"),
-        ({"kind": "finetune", "model": "sd-1.5", "method": "full", "image_size": 512,
-          "tokens": 100000}, "en", "compute", "token count"),
+        # (r19, sd-1.5 with tokens but no FLOP count, is timed now: the UNet's work per
+        # image is counted, see test_a_timed_image_job_is_not_called_unknown)
         # r49: DPO without tokens
         ({"kind": "rlhf", "algorithm": "dpo", "model": "qwen2.5-7b", "method": "lora",
           "seq_len": 2048}, "zh", "未给出 tokens", "计算量"),
@@ -188,6 +185,20 @@ def test_unknown_length_is_billed_on_demand_and_says_why(
     assert not_says not in answer["summary"], answer["summary"]
     assert "包月" not in answer["summary"]
     assert "monthly" not in answer["summary"]
+
+
+def test_a_timed_image_job_is_not_called_unknown(client: TestClient[Litestar]) -> None:
+    """r19 again: sd-1.5 with 100,000 images has a time now, so no option says the time is
+    unknown, and a job of a few hours is not put on a subscription."""
+    workload = {"kind": "finetune", "model": "sd-1.5", "method": "full", "image_size": 512,
+                "tokens": 100000}  # fmt: skip
+    answer = _post(client, "/v1/recommend", {"workload": workload, "lang": "zh", "top_k": 5})
+    assert answer["options"]
+    for option in answer["options"]:
+        assert option["hours"] is not None and option["hours"] > 0, option
+        assert option["billing"] != "monthly", option
+    assert "无法估计耗时" not in answer["summary"]
+    assert "未给出 tokens" not in answer["summary"]
 
 
 def test_monthly_still_listed_when_asked_for(client: TestClient[Litestar]) -> None:
