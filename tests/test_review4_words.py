@@ -3,6 +3,7 @@ on empty answers whose way out is another method or framework (F11), in zh and e
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -86,3 +87,41 @@ def test_an_empty_answer_gives_the_memory_need_and_its_largest_part(
     assert not body["options"]
     assert words in body["summary"]
     assert ("激活值（11" if lang == "zh" else "the activations (11") in body["summary"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"), [("zh", "改用 QLoRA"), ("en", "With QLoRA instead of LoRA")]
+)
+def test_an_empty_lora_answer_offers_qlora_when_it_fits(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """Review 4 F11 (r01): 32B LoRA under ¥50/h fits nowhere; as QLoRA it does (4 x A10 or
+    1 x A100-80GB at about ¥34-35/h): the lever is computed under the same price limit."""
+    body = recommend(client, {"workload": {"kind": "finetune", "model": "qwen2.5-32b",
+                                           "method": "lora", "seq_len": 4096,
+                                           "tokens": 50_000_000},
+                              "constraints": {"max_price_per_hour": 50}, "lang": lang})  # fmt: skip
+    assert not body["options"]
+    # 8 x H20 holds the LoRA (83.5 of 96 GiB): the price limit is the reason, named first
+    assert ("每小时价格上限" if lang == "zh" else "per hour of use") in body["summary"]
+    hint = next(h for h in body["relax"] if h["constraint"] == "method")
+    price = float(re.search(r"¥([\d,.]+)(?:/小时|/h)", hint["nearest"])[1].replace(",", ""))
+    assert price <= 50
+    assert any(w.startswith(words) and hint["nearest"] in w for w in body["warnings"])
+
+
+@pytest.mark.parametrize(("lang", "words"), [("zh", "改用 Unsloth 训练"), ("en", "With Unsloth")])
+def test_a_long_sequence_answer_offers_a_chunked_loss_trainer(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """Review 4 F11 (r04, e03): 72B QLoRA at 32k fits one 80-96 GiB device with
+    Unsloth's chunked cross-entropy; QLoRA is already asked, so no method lever."""
+    body = recommend(client, {"workload": {"kind": "finetune", "model": "qwen2.5-72b",
+                                           "method": "qlora", "seq_len": 32768,
+                                           "tokens": 20_000_000, "gradient_checkpointing": True},
+                              "lang": lang})  # fmt: skip
+    assert not body["options"]
+    assert [h["constraint"] for h in body["relax"]] == ["framework"]
+    hint = body["relax"][0]
+    assert "1×" in hint["nearest"]
+    assert any(w.startswith(words) for w in body["warnings"])

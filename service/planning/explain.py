@@ -41,6 +41,7 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
+from service.runtime.errors import InputError
 from service.sizing import (
     EstimateResponse,
     HostRequirements,
@@ -173,7 +174,11 @@ def explain(
     if not top:
         worded = relax_hints(flt, plan.removed, placer, req, ctx, lang)
         hints = [hint for hint, _ in worded]
-        need = _memory_need(flt, rw, ctx, lang) if plan.removed.get("memory") else None
+        need = (
+            _memory_need(flt, rw, ctx, lang, placer.job.headroom_frac)
+            if plan.removed.get("memory")
+            else (None, None)
+        )
         no_fit = _explain(plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need)
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(text for _, text in worded)
@@ -227,9 +232,14 @@ LONG_PLAN_HOURS = 720.0
 case (review 4 F13: a 1,862 h pre-train was quoted per hour without a word on it)."""
 
 
+FULL_SERVER = 8
+"""Accelerators of a whole GPU/NPU server: the types clouds sell in RDMA clusters (a
+1-4 card slice is not one, so its single server goes without saying)."""
+
+
 def _scale_notes(c: Candidate, placer: Placer, lang: Lang) -> list[str]:
-    """The top training option's limits of scale (review 4 F13): one server of a type
-    whose catalog row does not confirm RDMA, when more servers would matter (a deadline,
+    """The top training option's limits of scale (review 4 F13): one whole server of a
+    type whose catalog row does not confirm RDMA, when more servers would matter (a deadline,
     the time objective, or a plan over a month); and a plan of over a month on demand."""
     job = placer.job
     if job.serving or job.cpu_only or c.hours is None:
@@ -237,7 +247,8 @@ def _scale_notes(c: Candidate, placer: Placer, lang: Lang) -> list[str]:
     notes = []
     row = c.offer.instance
     long_plan = c.hours >= LONG_PLAN_HOURS
-    if c.nodes == 1 and row.rdma is None and (job.scale_out or long_plan):
+    whole = row.accelerator_count >= FULL_SERVER  # what clusters are built of
+    if c.nodes == 1 and whole and row.rdma is None and (job.scale_out or long_plan):
         notes.append(texts.t("single_server", lang, type=row.instance_type))
     if long_plan and c.offer.billing == "on_demand":
         notes.append(texts.t("long_on_demand", lang, days=c.hours / 24))
@@ -312,6 +323,18 @@ def relax_hints(
             )
             hints.append((hint, text))
     return hints
+
+
+def lever_hint(
+    field: str, workload: object, c: Candidate, removed: int, ctx: PlanContext, lang: Lang
+) -> tuple[RelaxHint, str]:
+    """The hint and sentence of a lever that changes the job's memory (``field``: the
+    workload field changed, ``method`` or ``framework``) with its nearest option."""
+    nearest = _describe(c, ctx, lang)
+    hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    framework = str(getattr(workload, "framework", ""))
+    label = {"unsloth": "Unsloth", "torchtune": "torchtune"}.get(framework, framework)
+    return hint, texts.t(f"lever_{field}", lang, fw=label, best=nearest)
 
 
 _GENERATIONS = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")
@@ -397,7 +420,7 @@ def _explain(
     lang: Lang,
     max_nodes: int,
     unlisted: tuple[str, int] | None = None,
-    need: str | None = None,
+    need: tuple[bool | None, str | None] = (None, None),
 ) -> list[str]:
     """One sentence per constraint that removed offers (a deadline or budget that removed
     placed options first, then largest first), after a first sentence that says nothing
@@ -413,7 +436,14 @@ def _explain(
         "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
     }
     sentences = [texts.t("no_option", lang)]
-    order = sorted(removed.most_common(), key=lambda kv: kv[0] not in _FITTED_FIRST)
+    held, short = need  # short: the largest server's need; held: it holds the job
+
+    def rank(item: tuple[str, int]) -> int:
+        if item[0] in _FITTED_FIRST:
+            return 0
+        return 2 if item[0] == "memory" and held else 1  # only smaller offers were short
+
+    order = sorted(removed.most_common(), key=rank)
     for key, count in order:
         if key == "workload" or not count:
             continue
@@ -421,8 +451,8 @@ def _explain(
             sentences.append(texts.unlisted_sentence(*unlisted, lang))
             continue
         sentence = texts.removed_sentence(key, count, lang, values)
-        if key == "memory" and need is not None:  # the figure and its largest part
-            sentence = f"{sentence[:-1]}：{need}" if lang == "zh" else f"{sentence[:-1]}: {need}"
+        if key == "memory" and short is not None:  # the figure and its largest part
+            sentence = f"{sentence[:-1]}：{short}" if lang == "zh" else f"{sentence[:-1]}: {short}"
         sentences.append(sentence)
     return sentences
 
@@ -431,14 +461,17 @@ _MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache",
 
 
 def _memory_need(
-    flt: OfferFilter, rw: ResolvedWorkload, ctx: PlanContext, lang: Lang
-) -> str | None:
+    flt: OfferFilter, rw: ResolvedWorkload, ctx: PlanContext, lang: Lang, headroom: float
+) -> tuple[bool | None, str | None]:
     """What one server of the largest accelerator memory the request allows needs per
-    device, and the largest part of it (review 4 F11: "not enough memory" without the
-    figure gives a user, or a chatbot relaying it, nothing to change); one sizing, only
-    for an empty answer."""
+    device, and the largest part of it, when even that server is short (review 4 F11:
+    "not enough memory" without the figure gives a user, or a chatbot relaying it,
+    nothing to change; when the largest server holds the job, only smaller offers were
+    short and another constraint is the reason, so memory is named after it): whether
+    that server holds the job (``None``: not known) and the sentence when it does not.
+    One sizing, only for an empty answer."""
     if rw.arch is None:
-        return None
+        return None, None
     rows = [
         o.instance
         for o in ctx.snapshot.offers
@@ -447,16 +480,18 @@ def _memory_need(
         and o.instance.accelerator not in flt.excluded_accelerators
     ]
     if not rows:
-        return None
+        return None, None
     row = max(rows, key=lambda r: (r.accelerator_memory_gib or 0.0, r.accelerator_count))
     assert row.accelerator is not None
     placement = Placement(accelerator=row.accelerator, count=max(row.accelerator_count, 1))
     try:
         memory = estimate_resolved(rw, placement, ctx.accelerators).memory
-    except Exception:
-        return None
+    except InputError:  # a figure for the sentence, never a refused answer
+        return None, None
+    if memory.per_device_gib <= (row.accelerator_memory_gib or 0.0) * (1.0 - headroom):
+        return True, None
     part = max(_MEMORY_PARTS, key=lambda p: float(getattr(memory, f"{p}_gib")))
-    return texts.t(
+    return False, texts.t(
         "memory_need",
         lang,
         n=row.accelerator_count,

@@ -427,7 +427,8 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
         str,
         msgspec.Meta(
             description="The constraint that, relaxed, would let options through (e.g. "
-            "`max_price_per_hour`, `accelerators`)."
+            "`max_price_per_hour`, `accelerators`), or the workload field whose change "
+            "would (`method`: QLoRA instead of LoRA; `framework`: a chunked-loss trainer)."
         ),
     ]
     removed: Annotated[

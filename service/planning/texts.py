@@ -336,6 +336,17 @@ _T: dict[str, dict[Lang, str]] = {
     "part_activations": {"zh": "激活值", "en": "the activations"},
     "part_kv_cache": {"zh": "KV 缓存", "en": "the KV cache"},
     "part_overhead": {"zh": "运行时开销", "en": "the runtime overhead"},
+    "lever_method": {
+        "zh": "改用 QLoRA（冻结的基座按 4 位量化加载）代替 LoRA，最接近的方案是：{best}。",
+        "en": "With QLoRA instead of LoRA (the frozen base loaded in 4 bits), the nearest "
+        "option would be: {best}.",
+    },
+    "lever_framework": {
+        "zh": "改用 {fw} 训练（分块计算交叉熵，不保留整份 fp32 logits，长序列省显存最多），"
+        "最接近的方案是：{best}。",
+        "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
+        "(the largest saving at long sequences), the nearest option would be: {best}.",
+    },
     "relax_substitute": {
         "zh": "改用 {gens} 或更新一代的加速卡，最接近的方案是：{best}。",
         "en": "With an {gens} or newer accelerator, the nearest option would be: {best}.",
