@@ -195,7 +195,8 @@ def test_a_timed_image_job_is_not_called_unknown(client: TestClient[Litestar]) -
     answer = _post(client, "/v1/recommend", {"workload": workload, "lang": "zh", "top_k": 5})
     assert answer["options"]
     for option in answer["options"]:
-        assert option["hours"] is not None and option["hours"] > 0, option
+        assert option["hours"] is not None, option
+        assert option["hours"] > 0, option
         assert option["billing"] != "monthly", option
     assert "无法估计耗时" not in answer["summary"]
     assert "未给出 tokens" not in answer["summary"]

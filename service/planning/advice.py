@@ -180,6 +180,20 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "en": "Ascend NPUs run CANN, not CUDA: PyTorch needs torch_npu and custom CUDA kernels "
         "must be ported; validate on a small run before committing.",
     },
+    "ascend_mindie": {
+        "zh": "MindIE 直接加载 Hugging Face 权重，运行其内置并已为昇腾调优的模型（ATB Models），"
+        "用户代码无需迁移到 torch_npu；只有 MindIE 未内置的模型结构需要按其模型开发指南组网适配。",
+        "en": "MindIE loads the Hugging Face weights into its built-in models tuned for Ascend "
+        "(ATB Models), so no user code is migrated to torch_npu; only a model architecture "
+        "MindIE does not ship needs porting with its model development guide.",
+    },
+    "ascend_serving": {
+        "zh": "昇腾上的 vLLM 是 vllm-ascend 插件（不是 CUDA 版 vLLM）：它支持的模型无需改代码即可"
+        "服务，用户代码无需迁移到 torch_npu；也可改用华为的 MindIE。",
+        "en": "vLLM on Ascend runs as the vllm-ascend plugin, not CUDA vLLM: the models it "
+        "supports are served without code changes or a torch_npu migration; Huawei's MindIE is "
+        "the other engine.",
+    },
     "supply": {
         "zh": "{names} 受出口管制影响供应紧张，常需联系销售或限定地域，请先确认库存。",
         "en": "{names} are supply-limited by export controls and often need a sales contact "
@@ -202,6 +216,13 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "配置弹性伸缩，空闲时缩容甚至缩到零（Serverless GPU）。",
         "en": "Serving: INT8/INT4 quantization (TensorRT, vLLM, ONNX Runtime) cuts memory and "
         "cost; autoscale replicas and scale to zero when idle (serverless GPU).",
+    },
+    "serving_ascend": {
+        "zh": "推理上线：在昇腾上用 msModelSlim 做 W8A8（INT8）量化，由 MindIE 或 vllm-ascend "
+        "加载，可显著降低显存与成本；配置弹性伸缩，空闲时缩容，上线前用评测集核对量化后的输出质量。",
+        "en": "Serving: on Ascend, quantize to W8A8 (INT8) with msModelSlim and serve it with "
+        "MindIE or vllm-ascend to cut memory and cost; autoscale replicas, scale down when idle, "
+        "and check the quantized model's outputs on an evaluation set before going live.",
     },
     "serving_quantized": {
         "zh": "推理上线：权重已是 {precision}，显存与成本已按量化计算；配置弹性伸缩，"
@@ -290,6 +311,8 @@ class AdviceContext:
     image_loader: bool = False
     """Training an image model whose JPEG pipeline sets the host's vCPUs
     (:func:`service.sizing.host.loader_vcpus_per_device`): 8-16 per accelerator."""
+    engine: str | None = None
+    """Serving: the engine asked for (the Ascend caveat follows it)."""
     has_options: bool = True
     """False for an answer without options: no "here"/"本方案" figures then (the host
     figures are for one device, not for a machine the answer proposes)."""
@@ -340,17 +363,14 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         else:
             topics.append(("no_spot", {}))
     if ctx.kind != "preprocess":
-        ascend_only = bool(ctx.accelerators) and all(
-            a.startswith("Ascend") for a in ctx.accelerators
-        )
-        suffix = "_ascend" if ascend_only else ""
+        suffix = "_ascend" if _ascend_only(ctx) else ""
         topics.append((f"containers{suffix}", {}))
         role = ("_encoder" if ctx.encoder else "_serving") if serving else ""
         topics.append((f"monitoring{suffix}{role}", {}))
     if serving and ctx.single_stream_target is not None and not ctx.encoder:
         topics.append(("concurrency", {"target": ctx.single_stream_target}))
     if ctx.ascend:
-        topics.append(("ascend", {}))
+        topics.append((_ascend_topic(ctx, serving), {}))
     limited = sorted(ctx.accelerators & SUPPLY_LIMITED)
     if limited:
         topics.append(("supply", {"names": "/".join(limited)}))
@@ -360,6 +380,8 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append(("sharding", {}))
     if serving and ctx.precision in QUANTIZED:
         topics.append(("serving_quantized", {"precision": ctx.precision.upper()}))
+    elif serving and _ascend_only(ctx):
+        topics.append(("serving_ascend", {}))
     elif serving:
         topics.append(("serving", {}))
     if serving and ctx.release_fp8 is not None and ctx.precision in ("bf16", "fp16"):
@@ -393,8 +415,27 @@ _TOPIC = {
     "containers_ascend": "containers",
     "serving_quantized": "serving",
     "release_fp8": "precision",
+    "serving_ascend": "serving",
+    "ascend_mindie": "ascend",
+    "ascend_serving": "ascend",
 }
 """Texts that are variants of one topic: clients group advice by its stable topic."""
+
+
+def _ascend_only(ctx: AdviceContext) -> bool:
+    return bool(ctx.accelerators) and all(a.startswith("Ascend") for a in ctx.accelerators)
+
+
+def _ascend_topic(ctx: AdviceContext, serving: bool) -> str:
+    """The Ascend caveat that follows the stack (review 4 F14): training code runs through
+    torch_npu; MindIE serves its built-in models from the weights, with no user code to
+    migrate (MindIE LLM's architecture: "Modeling: 内置模型 ... 支持 Weight 在线 Tensor 切分加载",
+    https://www.hiascend.com/document/detail/zh/mindie/10RC2/mindiellm/llmdev/mindie_llm0000.html);
+    vLLM on Ascend is the vllm-ascend plugin, whose recommended quantizer is msModelSlim
+    (W8A8, https://docs.vllm.ai/projects/ascend/en/v0.13.0/user_guide/feature_guide/quantization.html)."""
+    if not serving:
+        return "ascend"
+    return "ascend_mindie" if ctx.engine == "mindie" else "ascend_serving"
 
 
 def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object]]:

@@ -9,6 +9,7 @@ constraint lifted).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
+from service.runtime.errors import InputError
 from service.sizing import (
     EstimateResponse,
     Fit,
@@ -215,14 +217,22 @@ def explain(
     hints: list[RelaxHint] = []
     no_fit = None
     if not top:
-        hints = relax_hints(flt, plan.removed, placer, req, ctx, lang)
-        no_fit = _explain(plan.removed, req, lang)
+        worded = relax_hints(flt, plan.removed, placer, req, ctx, lang)
+        hints = [hint for hint, _ in worded]
+        need = (
+            _memory_need(flt, rw, ctx, lang, placer.job.headroom_frac)
+            if plan.removed.get("memory")
+            else (None, None)
+        )
+        no_fit = _explain(plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need)
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
-        warnings.extend(_hint_text(h, lang) for h in hints)
+        warnings.extend(text for _, text in worded)
     if top and plan.hidden_spot:
         shown = any(c.shown_spot for c in top)
         warnings.append(texts.t("hidden_spot_shown" if shown else "hidden_spot", lang,
                                 n=plan.hidden_spot))  # fmt: skip
+    if top:
+        warnings.extend(_scale_notes(top[0], placer, lang))
     monthly = monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(rw) and top else {}
     option_part = parts.options.part
     options = []
@@ -266,6 +276,34 @@ def explain(
     )
 
 
+LONG_PLAN_HOURS = 720.0
+"""A month of wall-clock time: a training plan this long on demand is a subscription's
+case (review 4 F13: a 1,862 h pre-train was quoted per hour without a word on it)."""
+
+
+FULL_SERVER = 8
+"""Accelerators of a whole GPU/NPU server: the types clouds sell in RDMA clusters (a
+1-4 card slice is not one, so its single server goes without saying)."""
+
+
+def _scale_notes(c: Candidate, placer: Placer, lang: Lang) -> list[str]:
+    """The top training option's limits of scale (review 4 F13): one whole server of a
+    type whose catalog row does not confirm RDMA, when more servers would matter (a deadline,
+    the time objective, or a plan over a month); and a plan of over a month on demand."""
+    job = placer.job
+    if job.serving or job.cpu_only or c.hours is None:
+        return []
+    notes = []
+    row = c.offer.instance
+    long_plan = c.hours >= LONG_PLAN_HOURS
+    whole = row.accelerator_count >= FULL_SERVER  # what clusters are built of
+    if c.nodes == 1 and whole and row.rdma is None and (job.scale_out or long_plan):
+        notes.append(texts.t("single_server", lang, type=row.instance_type))
+    if long_plan and c.offer.billing == "on_demand":
+        notes.append(texts.t("long_on_demand", lang, days=c.hours / 24))
+    return notes
+
+
 def _where(c: Candidate | None, req: RecommendRequest, lang: Lang) -> dict[str, Any]:
     """The summary's place to buy (review 3 R18b, R2): the regions asked that the option
     is sold in, or its only region, by city; and whether that is outside mainland China."""
@@ -288,8 +326,11 @@ def relax_hints(
     req: RecommendRequest,
     ctx: PlanContext,
     lang: Lang,
-) -> list[RelaxHint]:
-    """For each constraint that removed candidates: the best option without it."""
+) -> list[tuple[RelaxHint, str]]:
+    """For each constraint that removed candidates: the best option without it, and the
+    sentence saying so. Lifting an accelerator limit first looks among the same or newer
+    generations and the one before (:func:`_substitutes`): someone who asked for an RTX
+    4090 wants BF16 and current engines, not the cheapest Volta card (review 4 F17)."""
     hints = []
     for constraint in (*USER_CONSTRAINTS, *_SIZE_CONSTRAINTS, "budget", "deadline_hours"):
         if not removed.get(constraint):
@@ -307,16 +348,78 @@ def relax_hints(
             if constraint == "deadline_hours"
             else req
         )
-        plan = plan_for(
-            ctx.snapshot.buckets, relaxed_filter, relaxed_placer, asked, relax=constraint
-        )
-        best = select(plan, 1)
+        best: list[Candidate] = []
+        generations = None
+        if constraint == "accelerators" and flt.accelerators:
+            near = _substitutes(flt.accelerators, ctx)
+            if near is not None:
+                names, generations = near
+                alike = dataclasses.replace(flt, accelerators=names)
+                best = select(plan_for(ctx.snapshot.buckets, alike, placer, asked), 1)
+                generations = generations if best else None
+        if not best:
+            plan = plan_for(
+                ctx.snapshot.buckets, relaxed_filter, relaxed_placer, asked, relax=constraint
+            )
+            best = select(plan, 1)
         if best:  # a hint without a nearest option tells the user nothing to relax
             nearest = _describe(best[0], ctx, lang)
-            hints.append(
-                RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest)
+            hint = RelaxHint(constraint=constraint, removed=removed[constraint], nearest=nearest)
+            text = (
+                _hint_text(hint, lang)
+                if generations is None
+                else texts.t("relax_substitute", lang, gens=generations, best=nearest)
             )
+            hints.append((hint, text))
     return hints
+
+
+def lever_hint(
+    field: str, workload: object, c: Candidate, removed: int, ctx: PlanContext, lang: Lang
+) -> tuple[RelaxHint, str]:
+    """The hint and sentence of a lever that changes the job's memory (``field``: the
+    workload field changed, ``method`` or ``framework``) with its nearest option."""
+    nearest = _describe(c, ctx, lang)
+    hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    framework = str(getattr(workload, "framework", ""))
+    label = {"unsloth": "Unsloth", "torchtune": "torchtune"}.get(framework, framework)
+    return hint, texts.t(f"lever_{field}", lang, fw=label, best=nearest)
+
+
+_GENERATIONS = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")
+"""NVIDIA's generations, oldest first (the registry's ``architecture``)."""
+
+
+def _substitutes(asked: frozenset[str], ctx: PlanContext) -> tuple[frozenset[str], str] | None:
+    """The accelerators that stand in for ``asked`` (CUDA only): the same generation or
+    newer, or one generation older (an Ada request gets Ada, Hopper or Ampere: BF16,
+    FlashAttention-2 and current engines; never Volta), with the generations' names in
+    words; ``None`` when an asked accelerator has no known generation."""
+    ranks = []
+    for name in asked:
+        spec = ctx.accelerators.resolve(name)
+        arch = None if spec is None else spec.architecture
+        if spec is None or spec.stack != "cuda" or arch not in _GENERATIONS:
+            return None
+        ranks.append(_GENERATIONS.index(arch))
+    lowest = max(min(ranks) - 1, 0)
+    names = frozenset(
+        s.name
+        for s in ctx.accelerators.all()
+        if s.stack == "cuda" and s.architecture in _GENERATIONS[lowest:]
+    )
+    shown = [_GENERATIONS[max(ranks)], _GENERATIONS[lowest]]
+    return names, "/".join(dict.fromkeys(shown))
+
+
+def _unlisted(flt: OfferFilter, ctx: PlanContext) -> tuple[str, int] | None:
+    """The accelerators asked for, when no offer of any loaded catalog carries one of them
+    (review 4 F17: "none of the four clouds list an RTX 4090" is the fact, not a count of
+    offers with other cards), with the number of catalogs loaded."""
+    asked = flt.accelerators
+    if not asked or any(o.instance.accelerator in asked for o in ctx.snapshot.offers):
+        return None
+    return "/".join(sorted(asked)), len(ctx.snapshot.providers)
 
 
 _SIZE_CONSTRAINTS = ("accelerator_count", "max_accelerators")
@@ -354,10 +457,23 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     return ("，" if lang == "zh" else ", ").join(parts)
 
 
-def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[str]:
-    """One sentence per constraint that removed offers (largest first), after a first
-    sentence that says nothing is left; the job's kind (GPU vs CPU rows) is not a
-    constraint and is not listed."""
+_FITTED_FIRST = ("deadline_hours", "budget")
+"""Constraints that remove options that hold the job (placed and timed): when they removed
+any, they are the reason the answer is empty, whatever the count of offers too small for
+it (review 4 F3: a deadline missed must not read as a memory shortage)."""
+
+
+def _explain(
+    removed: Counter[str],
+    req: RecommendRequest,
+    lang: Lang,
+    max_nodes: int,
+    unlisted: tuple[str, int] | None = None,
+    need: tuple[bool | None, str | None] = (None, None),
+) -> list[str]:
+    """One sentence per constraint that removed offers (a deadline or budget that removed
+    placed options first, then largest first), after a first sentence that says nothing
+    is left; the job's kind (GPU vs CPU rows) is not a constraint and is not listed."""
     c = req.constraints
     values = {
         "n_acc": c.accelerator_count,
@@ -365,16 +481,76 @@ def _explain(removed: Counter[str], req: RecommendRequest, lang: Lang) -> list[s
         "vcpus": c.min_vcpus,
         "ram": c.min_memory_gib,
         "precision": str(getattr(req.workload, "precision", "")).upper(),
-        "nodes": c.max_nodes,
+        "nodes": max_nodes,
         "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
         "checkpoint": str(getattr(req.workload, "model", "")),
     }
     sentences = [texts.t("no_option", lang)]
-    for key, count in removed.most_common():
+    held, short = need  # short: the largest server's need; held: it holds the job
+
+    def rank(item: tuple[str, int]) -> int:
+        if item[0] in _FITTED_FIRST:
+            return 0
+        return 2 if item[0] == "memory" and held else 1  # only smaller offers were short
+
+    order = sorted(removed.most_common(), key=rank)
+    for key, count in order:
         if key == "workload" or not count:
             continue
-        sentences.append(texts.removed_sentence(key, count, lang, values))
+        if key == "accelerators" and unlisted is not None:
+            sentences.append(texts.unlisted_sentence(*unlisted, lang))
+            continue
+        sentence = texts.removed_sentence(key, count, lang, values)
+        if key == "memory" and short is not None:  # the figure and its largest part
+            sentence = f"{sentence[:-1]}：{short}" if lang == "zh" else f"{sentence[:-1]}: {short}"
+        sentences.append(sentence)
     return sentences
+
+
+_MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+
+def _memory_need(
+    flt: OfferFilter, rw: ResolvedWorkload, ctx: PlanContext, lang: Lang, headroom: float
+) -> tuple[bool | None, str | None]:
+    """What one server of the largest accelerator memory the request allows needs per
+    device, and the largest part of it, when even that server is short (review 4 F11:
+    "not enough memory" without the figure gives a user, or a chatbot relaying it,
+    nothing to change; when the largest server holds the job, only smaller offers were
+    short and another constraint is the reason, so memory is named after it): whether
+    that server holds the job (``None``: not known) and the sentence when it does not.
+    One sizing, only for an empty answer."""
+    if rw.arch is None:
+        return None, None
+    rows = [
+        o.instance
+        for o in ctx.snapshot.offers
+        if o.instance.accelerator_memory_gib
+        and (flt.accelerators is None or o.instance.accelerator in flt.accelerators)
+        and o.instance.accelerator not in flt.excluded_accelerators
+    ]
+    if not rows:
+        return None, None
+    row = max(rows, key=lambda r: (r.accelerator_memory_gib or 0.0, r.accelerator_count))
+    assert row.accelerator is not None
+    placement = Placement(accelerator=row.accelerator, count=max(row.accelerator_count, 1))
+    try:
+        memory = estimate_resolved(rw, placement, ctx.accelerators).memory
+    except InputError:  # a figure for the sentence, never a refused answer
+        return None, None
+    if memory.per_device_gib <= (row.accelerator_memory_gib or 0.0) * (1.0 - headroom):
+        return True, None
+    part = max(_MEMORY_PARTS, key=lambda p: float(getattr(memory, f"{p}_gib")))
+    return False, texts.t(
+        "memory_need",
+        lang,
+        n=row.accelerator_count,
+        acc=row.accelerator,
+        have=row.accelerator_memory_gib,
+        need=memory.per_device_gib,
+        part=texts.t(f"part_{part}", lang),
+        size=float(getattr(memory, f"{part}_gib")),
+    )
 
 
 def _hint_text(hint: RelaxHint, lang: Lang) -> str:
@@ -532,6 +708,7 @@ def _advice_context(
         precision=getattr(req.workload, "precision", "bf16"),
         release_fp8=release_fp8,
         encoder=rw.encoder,
+        engine=getattr(req.workload, "engine", None) if serving else None,
         single_stream_target=(
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

@@ -74,6 +74,7 @@ def offer_part(
     lang: Lang,
     accelerators: AcceleratorRegistry,
     precision: str,
+    engine: str | None = None,
 ) -> OfferPart:
     """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
     (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`)."""
@@ -115,8 +116,11 @@ def offer_part(
     row_warnings = []
     if row.confidence != "high":
         row_warnings.append(texts.confidence_warning(row.confidence, row.notes, lang))
-    if cann:
-        row_warnings.append(texts.t("ascend", lang))
+    if cann:  # the caveat follows the stack: training ports code, serving engines do not
+        stack = (
+            "ascend" if not serving else "ascend_mindie" if engine == "mindie" else "ascend_serving"
+        )
+        row_warnings.append(texts.t(stack, lang))
     if row.accelerator in SUPPLY_LIMITED:
         row_warnings.append(texts.t("supply", lang, acc=row.accelerator))
     row_warnings.extend(texts.t(key, lang, acc=row.accelerator) for key in hardware)
@@ -359,9 +363,10 @@ def option_part(
     serving, lang, accelerators, precision = (
         terms.serving, terms.lang, terms.accelerators, terms.precision
     )  # fmt: skip
+    engine = terms.engine
     sold = cache.template(
-        ("offer", offer, nodes, serving, lang, accelerators, precision),
-        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision),
+        ("offer", offer, nodes, serving, lang, accelerators, precision, engine),
+        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision, engine),
     )
     framework = terms.framework
     said = terms.limit_said

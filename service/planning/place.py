@@ -671,13 +671,18 @@ def _cluster(per_node: int, nodes: int, network: tuple[float, bool] | None) -> C
 
 
 def node_counts(n_min: int, max_nodes: int, multi_node: bool, scale_out: bool) -> list[int]:
-    """The smallest fitting node count, plus doublings when speed matters (RDMA only)."""
+    """The smallest fitting node count, plus, when speed matters (RDMA only), doublings up
+    to ``max_nodes`` and ``max_nodes`` itself: a deadline or the time objective must reach
+    the largest cluster allowed (review 4 F3), and doublings keep the counts timed per
+    shape logarithmic in it (at most 11 for the schema's 512)."""
     counts = [n_min]
     if scale_out and multi_node:
         n = n_min * 2
-        while n <= max_nodes and len(counts) < 4:
+        while n <= max_nodes:
             counts.append(n)
             n *= 2
+        if counts[-1] < max_nodes:
+            counts.append(max_nodes)
     return counts
 
 

@@ -31,15 +31,17 @@ import msgspec
 
 from service.catalog.aggregate import OfferBucket
 from service.planning.context import PlanContext
-from service.planning.explain import AnswerParts, Ranked, answer_terms, explain
+from service.planning.explain import AnswerParts, Ranked, answer_terms, explain, lever_hint
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
 from service.planning.rank import plan_for, select, with_best_spot
 from service.planning.resolve import Resolved, job_of, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.runtime.errors import InputError
+from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
 from service.sizing.resolve import checkpoint_view
-from service.sizing.workload import validate_workload
+from service.sizing.workload import Finetune, Workload, validate_workload
 
 __all__ = ["PlanContext", "recommend"]
 
@@ -69,7 +71,70 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         top = with_best_spot(top, plan, buckets, resolved.flt, placer, req)
     if not top:  # explain: count what each constraint removed, offer by offer
         plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True, index=index)
-    return explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)
+    answer = explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)
+    short = plan.removed.get("memory", 0) if not top else 0
+    if short:
+        answer = _with_levers(answer, req, short, ctx, cache, lang)
+    return answer
+
+
+LONG_SEQUENCE = 8192
+"""Tokens per sequence from which the logits (sequence x vocabulary) decide a fine-tune's
+memory: at 32k tokens and Qwen's 152k vocabulary, 16 B per logit is 74 GiB (review 4 F11)."""
+
+
+def levers(workload: Workload) -> list[tuple[str, Workload]]:
+    """Other ways to run the same fine-tune that need less memory, each with the field it
+    changes (review 4 F11): QLoRA instead of LoRA (the frozen base in 4 bits); for long
+    sequences, a trainer whose chunked cross-entropy keeps no fp32 copy of the logits
+    (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes: both sized by
+    :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`)."""
+    if not isinstance(workload, Finetune):
+        return []
+    found: list[tuple[str, Workload]] = []
+    if workload.method == "lora":
+        found.append(("method", msgspec.structs.replace(workload, method="qlora")))
+    profile = PROFILES.get(workload.framework)
+    if (
+        workload.seq_len >= LONG_SEQUENCE
+        and profile is not None
+        and profile.logit_bytes > CHUNKED_LOSS_BYTES
+        and workload.method in ("full", "lora", "qlora")
+    ):
+        chunked = "torchtune" if workload.method == "full" else "unsloth"
+        found.append(("framework", msgspec.structs.replace(workload, framework=chunked)))
+    return found
+
+
+def _with_levers(
+    answer: RecommendResponse,
+    req: RecommendRequest,
+    short: int,
+    ctx: PlanContext,
+    cache: PlanCache,
+    lang: Lang,
+) -> RecommendResponse:
+    """An empty answer with, for each lever that changes the job's memory
+    (:func:`levers`), the nearest option it lets through under the same constraints:
+    computed, not guessed (one bounded ranking per lever, only for an empty answer)."""
+    hints, words = [], []
+    for field, workload in levers(req.workload):
+        asked = msgspec.structs.replace(req, workload=workload, top_k=1)
+        try:
+            resolved = resolve(asked, ctx, cache)
+        except InputError:
+            continue  # the lever does not apply to this job (e.g. a model QLoRA cannot load)
+        placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+        best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), 1)
+        if best:
+            hint, text = lever_hint(field, workload, best[0], short, ctx, lang)
+            hints.append(hint)
+            words.append(text)
+    if not hints:
+        return answer
+    return msgspec.structs.replace(
+        answer, relax=[*answer.relax, *hints], warnings=[*answer.warnings, *words]
+    )
 
 
 class AnswerClass:

@@ -277,13 +277,34 @@ def _billing(
     return frozenset(asked)
 
 
+DEFAULT_MAX_NODES = 16
+"""Most servers an option may use when the request does not say (``max_nodes``)."""
+DEADLINE_MAX_NODES = 64
+"""Most servers a deadline may call for when the request does not say: 64 servers of
+8 GPUs (512 devices). Up to a few hundred GPUs the planner's one network figure per
+server (:class:`~service.sizing.compute.Cluster`: data-parallel traffic over each node's
+RDMA bandwidth) is a fair first estimate; past that the fabric's topology (spine layers,
+rail-optimised networks) decides, and such clusters are reserved under contract rather
+than rented from a catalog. A larger ``max_nodes`` (up to the schema's 512) is honoured."""
+
+
+def node_limit(req: RecommendRequest) -> int:
+    """The most servers one option may use: ``max_nodes`` when given; otherwise 16, or
+    as many as a deadline may need up to :data:`DEADLINE_MAX_NODES` (review 4 F3: a
+    1T-token pre-train under 720 h needs about 32 servers of 8 A100s)."""
+    c = req.constraints
+    if c.max_nodes is not None:
+        return c.max_nodes
+    return DEADLINE_MAX_NODES if c.deadline_hours is not None else DEFAULT_MAX_NODES
+
+
 def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
     c = req.constraints
     return Job(
         rw=rw,
         serving=isinstance(req.workload, Inference),
         cpu_only=isinstance(req.workload, Preprocess),
-        max_nodes=c.max_nodes,
+        max_nodes=node_limit(req),
         scale_out=req.objective != "cost" or c.deadline_hours is not None,
         target_tokens_per_s=getattr(req.workload, "target_tokens_per_s", None),
         headroom_frac=c.min_headroom_pct / 100,

@@ -90,13 +90,12 @@ class Constraints(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
         msgspec.Meta(description="The job must finish within this many wall-clock hours."),
     ] = None
     max_nodes: Annotated[
-        int,
+        Annotated[int, msgspec.Meta(ge=1, le=512)] | None,
         msgspec.Meta(
-            ge=1,
-            le=512,
-            description="Most servers one option may use (multi-node training needs RDMA).",
+            description="Most servers one option may use (multi-node training needs RDMA). "
+            "Not given: 16, or with a deadline as many as it needs up to 64."
         ),
-    ] = 16
+    ] = None
     min_headroom_pct: Annotated[
         float,
         msgspec.Meta(
@@ -428,7 +427,8 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
         str,
         msgspec.Meta(
             description="The constraint that, relaxed, would let options through (e.g. "
-            "`max_price_per_hour`, `accelerators`)."
+            "`max_price_per_hour`, `accelerators`), or the workload field whose change "
+            "would (`method`: QLoRA instead of LoRA; `framework`: a chunked-loss trainer)."
         ),
     ]
     removed: Annotated[

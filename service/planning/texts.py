@@ -111,6 +111,18 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "CPU-only: {nodes} with {v} vCPUs and {m:g} GiB RAM in total cover the "
         "~{need_v} vCPUs / {need_m:.0f} GiB needed.",
     },
+    "single_server": {
+        "zh": "仅限单台服务器：目录未能确认 {type} 的服务器之间有 RDMA（RoCE/InfiniBand）网络，"
+        "因此方案不跨多台服务器；若云厂商以 RDMA 集群出售该规格，多机可大幅缩短耗时，请向其确认。",
+        "en": "Single server only: the catalog does not confirm RDMA (RoCE/InfiniBand) between "
+        "servers of {type}, so the plan does not spread over several of them; if the cloud "
+        "sells it as an RDMA cluster, several servers would cut the time a lot: ask it.",
+    },
+    "long_on_demand": {
+        "zh": "按量计费约 {days:.0f} 天：这么长的任务，包月或包年通常明显更便宜，请向云厂商询价。",
+        "en": "About {days:.0f} days on demand: for a job this long, monthly or yearly billing "
+        "is usually much cheaper; ask the cloud for a subscription quote.",
+    },
     "hidden_spot": {
         "zh": "另有 {n} 个竞价实例报价未列出：竞价价格在出价时才确定、没有公开价，"
         "只能按不高于按量价格估算；按上限计算再加上被回收的损失，不会比同机型按量更便宜。实际竞价价格常低得多，请在控制台查询。",
@@ -270,6 +282,17 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "昇腾 NPU 需要 CANN 迁移（torch_npu），非 CUDA 环境。",
         "en": "Ascend NPU: needs CANN migration (torch_npu), not CUDA.",
     },
+    "ascend_mindie": {
+        "zh": "昇腾 NPU（CANN，非 CUDA）：MindIE 直接加载权重运行内置模型，"
+        "用户代码无需迁移到 torch_npu。",
+        "en": "Ascend NPU (CANN, not CUDA): MindIE loads the weights into its built-in models; "
+        "no user code is migrated to torch_npu.",
+    },
+    "ascend_serving": {
+        "zh": "昇腾 NPU（CANN，非 CUDA）：用 vllm-ascend 插件或 MindIE 服务，而不是 CUDA 版 vLLM。",
+        "en": "Ascend NPU (CANN, not CUDA): serve with the vllm-ascend plugin or MindIE, not "
+        "CUDA vLLM.",
+    },
     "supply": {
         "zh": "{acc} 供应受限，请先确认库存与地域。",
         "en": "{acc} is supply-limited; confirm stock and region first.",
@@ -402,6 +425,33 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "若放宽{what}，最接近的方案是：{best}。",
         "en": "Without {what}, the nearest option would be: {best}.",
     },
+    "memory_need": {
+        "zh": "按单台 {n}×{acc}（每卡 {have:.0f} GiB）计，每卡约需 {need:.1f} GiB，最大一项是{part}"
+        "（{size:.1f} GiB）。",
+        "en": "on one server of {n}×{acc} ({have:.0f} GiB each), each device needs about "
+        "{need:.1f} GiB, the largest part being {part} ({size:.1f} GiB).",
+    },
+    "part_weights": {"zh": "权重", "en": "the weights"},
+    "part_gradients": {"zh": "梯度", "en": "the gradients"},
+    "part_optimizer": {"zh": "优化器状态", "en": "the optimizer states"},
+    "part_activations": {"zh": "激活值", "en": "the activations"},
+    "part_kv_cache": {"zh": "KV 缓存", "en": "the KV cache"},
+    "part_overhead": {"zh": "运行时开销", "en": "the runtime overhead"},
+    "lever_method": {
+        "zh": "改用 QLoRA（冻结的基座按 4 位量化加载）代替 LoRA，最接近的方案是：{best}。",
+        "en": "With QLoRA instead of LoRA (the frozen base loaded in 4 bits), the nearest "
+        "option would be: {best}.",
+    },
+    "lever_framework": {
+        "zh": "改用 {fw} 训练（分块计算交叉熵，不保留整份 fp32 logits，长序列省显存最多），"
+        "最接近的方案是：{best}。",
+        "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
+        "(the largest saving at long sequences), the nearest option would be: {best}.",
+    },
+    "relax_substitute": {
+        "zh": "改用 {gens} 或更新一代的加速卡，最接近的方案是：{best}。",
+        "en": "With an {gens} or newer accelerator, the nearest option would be: {best}.",
+    },
 }
 
 _REMOVED: dict[str, dict[Lang, str]] = {
@@ -507,6 +557,18 @@ _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy",
 def engine_name(engine: str) -> str:
     """A serving engine as its project spells it (``vllm`` -> ``vLLM``)."""
     return _ENGINE_NAMES.get(engine, engine)
+
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def unlisted_sentence(names: str, catalogs: int, lang: Lang) -> str:
+    """No catalog loaded lists ``names`` (an empty answer's fact, before any count)."""
+    if lang == "zh":
+        return f"这 {catalogs} 家云的目录里都没有 {names} 机型。"
+    if catalogs == 1:
+        return f"The one cloud's catalog loaded does not list {names}."
+    return f"None of the {_COUNT_WORDS.get(catalogs, str(catalogs))} clouds' catalogs list {names}."
 
 
 def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:

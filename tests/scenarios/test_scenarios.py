@@ -20,6 +20,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from service.app import create_app
+from service.planning.resolve import DEADLINE_MAX_NODES, DEFAULT_MAX_NODES
 from tests.conftest import app_settings
 from tests.scenarios.cases import CASES, ESTIMATES, Case
 
@@ -92,7 +93,9 @@ def _check_invariants(case: Case, answer: dict[str, Any]) -> None:
             assert _devices(option) <= constraints["max_accelerators"]
         if option["nodes"] > 1 and acc is not None and workload["kind"] != "inference":
             assert option["rdma"] in ("rdma", "erdma"), option
-        assert option["nodes"] <= constraints.get("max_nodes", 16)
+        # not given: 16, or up to 64 under a deadline (service.planning.resolve.node_limit)
+        limit = DEADLINE_MAX_NODES if "deadline_hours" in constraints else DEFAULT_MAX_NODES
+        assert option["nodes"] <= constraints.get("max_nodes", limit)
         # words
         assert not any(_STORE_ID.search(r) for r in option["reasons"]), option["reasons"]
     if workload["kind"] == "preprocess" and options:
