@@ -135,7 +135,8 @@ def test_custom_encoder_fills_from_an_encoder_preset(
     workload = {**BERT_LARGE, "model": {**BGE_STYLE, "encoder_only": True}}
     answer = post(client, "/v1/recommend", {"workload": workload, "lang": lang})
     said = " ".join(answer["estimate"]["assumptions"])
-    for shape in ("bert-large", "vocab 30522", "heads 16/16 KV"):
+    # the encoder preset nearest 0.33B: bge-large-zh-v1.5 (0.326B, BERT-large's shape)
+    for shape in ("bge-large-zh-v1.5", "vocab 21128", "heads 16/16 KV", "intermediate 4096"):
         assert shape in said, said
     assert "qwen" not in said.lower()
     assert "151936" not in said
@@ -163,7 +164,7 @@ def test_custom_encoder_finetune_takes_the_encoder_shape(client: TestClient[Lite
                 "method": "full", "seq_len": 512, "tokens": 1e8}  # fmt: skip
     answer = post(client, "/v1/estimate", {"workload": workload, "placement": T4})
     said = " ".join(answer["assumptions"])
-    assert "bert-large" in said, said
+    assert "nearest encoder preset by size, bge-large-zh-v1.5" in said, said
     assert "qwen" not in said.lower(), said
 
 
@@ -201,3 +202,88 @@ def test_a_bge_model_by_name_is_an_encoder(client: TestClient[Litestar]) -> None
     assert answer["memory"]["kv_cache_gib"] == 0.0
     bert = post(client, "/v1/estimate", {"workload": BERT_LARGE, "placement": T4})
     assert answer["throughput_tokens_per_s"] == pytest.approx(bert["throughput_tokens_per_s"])
+
+
+# --- review 5 G6: the Chinese RAG stacks' default embedding models -------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "preset", "params", "context"),
+    [
+        # BERT-large with the 21,128-token Chinese vocabulary: 325,522,432 parameters
+        ("bge-large-zh-v1.5", "bge-large-zh-v1.5", 325_522_432, 512),
+        ("BAAI/bge-large-zh-v1.5", "bge-large-zh-v1.5", 325_522_432, 512),
+        # XLM-RoBERTa-large, 250,002 tokens, 8,194 positions: 567,754,752 parameters
+        ("BAAI/bge-m3", "bge-m3", 567_754_752, 8192),
+        ("bge-m3", "bge-m3", 567_754_752, 8192),
+    ],
+)
+def test_chinese_embedding_models_are_known_encoders(
+    client: TestClient[Litestar], name: str, preset: str, params: int, context: int
+) -> None:
+    """Review 5 G6 (n25b, n25c): bge-large-zh-v1.5 and bge-m3 were unknown presets. Sized
+    from their config.json as encoders (no KV cache), up to their own positions."""
+    workload = {"kind": "inference", "model": name, "context_len": context, "concurrency": 16}
+    answer = post(client, "/v1/estimate", {"workload": workload, "placement": T4})
+    assert answer["model"] == preset
+    assert answer["memory"]["kv_cache_gib"] == 0.0
+    # 16-bit weights: the exact parameter count x 2 bytes (within 0.1 %)
+    assert answer["memory"]["weights_gib"] == pytest.approx(params * 2 / 2**30, rel=1e-3)
+    too_long = {**workload, "context_len": context + 1}
+    error = refused(client, {"workload": too_long, "placement": T4})
+    assert "workload.context_len" in str(error), error
+
+
+def test_bge_m3_at_8k_is_dominated_by_attention(client: TestClient[Litestar]) -> None:
+    """At 8,192 tokens bge-m3's forward is 2 x ~303M block parameters x 8192 (about 5.0
+    TFLOP) plus 4 x 24 x 8192^2 x 1024 (about 6.6 TFLOP): about 11.6 TFLOP per sequence, so
+    a T4 at 32 % of 65 TFLOPS encodes about 1.8 sequences/s (+-15 %)."""
+    workload = {"kind": "inference", "model": "BAAI/bge-m3", "context_len": 8192,
+                "concurrency": 4}  # fmt: skip
+    answer = post(client, "/v1/estimate", {"workload": workload, "placement": T4})
+    sequences = answer["throughput_tokens_per_s"] / 8192
+    assert sequences == pytest.approx(65e12 * 0.32 / 11.6e12, rel=0.15)
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "sequences per second × context_len"), ("zh", "每秒序列数 × context_len")],
+)
+def test_a_sequence_rate_field_says_how_to_give_it(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """Review 5 G6 (n07): `target_sequences_per_s` is not a field; the 400 says how to give
+    an embedding rate: sequences/s x context_len as target_tokens_per_s."""
+    workload = {"kind": "inference", "model": "bge-large-en-v1.5", "context_len": 512,
+                "target_sequences_per_s": 2000}  # fmt: skip
+    response = client.post("/v1/recommend", json={"workload": workload, "lang": lang})
+    assert response.status_code == 400, response.text
+    text = str(response.json())
+    assert "target_tokens_per_s" in text, text
+    assert words in text, text
+
+
+@pytest.mark.parametrize(
+    ("lang", "phrase"),
+    [("en", "2,000 sequences per second of 512 tokens"), ("zh", "每秒 2,000 个 512 tokens 的序列")],
+)
+def test_an_encoder_target_is_restated_in_sequences(
+    client: TestClient[Litestar], lang: str, phrase: str
+) -> None:
+    """n07c: 1,024,000 tokens/s at 512 tokens is 2,000 sequences/s; the answer says which
+    sequence rate the token target stands for, so a wrong conversion shows."""
+    workload = {"kind": "inference", "model": "bge-large-en-v1.5", "context_len": 512,
+                "target_tokens_per_s": 1_024_000}  # fmt: skip
+    answer = post(client, "/v1/recommend", {"workload": workload, "lang": lang})
+    said = words(answer)
+    assert any(phrase in s for s in said), said
+
+
+def test_an_encoder_prompt_len_refusal_says_how_to_give_a_rate(
+    client: TestClient[Litestar],
+) -> None:
+    workload = {"kind": "inference", "model": "bge-large-en-v1.5", "context_len": 512,
+                "prompt_len": 512, "target_tokens_per_s": 1_024_000}  # fmt: skip
+    error = refused(client, {"workload": workload, "placement": T4})
+    assert "workload.prompt_len" in str(error), error
+    assert "context_len" in str(error), error

@@ -51,9 +51,9 @@ def test_ascend_training_still_names_the_torch_npu_port(client: TestClient[Lites
 
 @pytest.mark.parametrize(
     ("lang", "fact", "substitute"),
-    [("zh", "这 4 家云的目录里都没有 RTX-4090/RTX-4090D 机型", "改用 Ada/Ampere 或更新一代"),
+    [("zh", "这 4 家云的目录里都没有 RTX-4090/RTX-4090D 机型", "架构的加速卡，最接近的方案是"),
      ("en", "None of the four clouds' catalogs list RTX-4090/RTX-4090D",
-      "With an Ada/Ampere or newer accelerator")],
+      " accelerator instead, the nearest option would be")],
 )  # fmt: skip
 def test_an_accelerator_no_catalog_lists_is_said_plainly_with_a_modern_substitute(
     client: TestClient[Litestar], lang: str, fact: str, substitute: str
@@ -125,3 +125,28 @@ def test_a_long_sequence_answer_offers_a_chunked_loss_trainer(
     hint = body["relax"][0]
     assert "1×" in hint["nearest"]
     assert any(w.startswith(words) for w in body["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "substitute", "wrong"),
+    [("en", "With an Ampere accelerator instead", "Volta/Pascal"),
+     ("zh", "改用 Ampere 架构的加速卡", "Volta/Pascal")],
+)  # fmt: skip
+def test_an_awq_substitute_names_the_generation_it_found(
+    client: TestClient[Litestar], lang: str, substitute: str, wrong: str
+) -> None:
+    """Review 5 G11 (n14): AWQ on V100 is refused (vLLM's AWQ kernels need compute
+    capability 7.5), and the hint then read "With an Volta/Pascal or newer accelerator":
+    the very generations that fail, with the wrong article. It names the generation of the
+    option it found (here an A100: Ampere)."""
+    body = recommend(client, {"workload": {"kind": "inference",
+                                           "model": "Qwen/Qwen2.5-32B-Instruct-AWQ",
+                                           "context_len": 8192, "concurrency": 16},
+                              "constraints": {"accelerators": ["V100"]}, "lang": lang})  # fmt: skip
+    hint = next(h for h in body["relax"] if h["constraint"] == "accelerators")
+    assert "A100" in hint["nearest"], hint
+    said = " ".join(body["warnings"])
+    assert substitute in said, said
+    assert wrong not in said, said
+    assert "an Volta" not in said, said
+    assert "an Turing" not in said, said

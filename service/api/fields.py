@@ -54,6 +54,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "requests_per_second": ("target_tokens_per_s",),
     "tps": ("target_tokens_per_s",),
     "tokens_per_second": ("target_tokens_per_s",),
+    "target_sequences_per_s": ("target_tokens_per_s",),
+    "sequences_per_s": ("target_tokens_per_s",),
+    "sequences_per_second": ("target_tokens_per_s",),
+    "embeddings_per_s": ("target_tokens_per_s",),
     "latency_ms": ("concurrency", "target_tokens_per_s"),
     "latency": ("concurrency", "target_tokens_per_s"),
     "ttft_ms": ("concurrency", "target_tokens_per_s"),
@@ -76,9 +80,16 @@ _USERS = (
 _RATE = (
     "Requests per second are not a field: target_tokens_per_s is the output rate to "
     "reach, requests per second × output tokens per answer (5 requests/s × 200 tokens = "
-    "1000).",
+    "1000); for an embedding model, sequences per second × context_len.",
     "没有“每秒请求数”字段：target_tokens_per_s 是要达到的输出速率，等于每秒请求数 × 每个回答的"
-    "输出 tokens（每秒 5 个请求 × 200 tokens = 1000）。",
+    "输出 tokens（每秒 5 个请求 × 200 tokens = 1000）；嵌入模型则为每秒序列数 × context_len。",
+)
+_SEQUENCES = (
+    "Sequences per second are not a field: for an embedding or other encoder-only model, "
+    "target_tokens_per_s is the tokens encoded per second, sequences per second × "
+    "context_len (2,000 sequences/s of 512 tokens = 1024000).",
+    "没有“每秒序列数”字段：对嵌入等仅编码器模型，target_tokens_per_s 是每秒编码的 tokens，等于"
+    "每秒序列数 × context_len（每秒 2,000 个 512 tokens 的序列 = 1024000）。",
 )
 _LATENCY = (
     "There is no latency target field: give concurrency (requests at once) or "
@@ -96,6 +107,8 @@ _EPOCHS = (
 FIELD_ADVICE: dict[str, tuple[str, str]] = {
     "users": _USERS, "concurrent_users": _USERS, "num_users": _USERS,
     "qps": _RATE, "rps": _RATE, "requests_per_second": _RATE,
+    "target_sequences_per_s": _SEQUENCES, "sequences_per_s": _SEQUENCES,
+    "sequences_per_second": _SEQUENCES, "embeddings_per_s": _SEQUENCES,
     "latency_ms": _LATENCY, "latency": _LATENCY, "ttft_ms": _LATENCY, "tpot_ms": _LATENCY,
     "p99_latency_ms": _LATENCY,
     "epochs": _EPOCHS, "num_epochs": _EPOCHS, "num_train_epochs": _EPOCHS,

@@ -233,6 +233,12 @@ def explain(
                                 n=plan.hidden_spot))  # fmt: skip
     if top:
         warnings.extend(_scale_notes(top[0], placer, lang))
+    encoded = _encoded_len(rw)
+    target = placer.job.target_tokens_per_s
+    if encoded and target:
+        warnings.append(
+            texts.t("encoder_target", lang, tps=target, sps=target / encoded, n=encoded)
+        )
     monthly = monthly_prices(ctx.snapshot.buckets, cache) if length_unknown(rw) and top else {}
     option_part = parts.options.part
     options = []
@@ -351,12 +357,11 @@ def relax_hints(
         best: list[Candidate] = []
         generations = None
         if constraint == "accelerators" and flt.accelerators:
-            near = _substitutes(flt.accelerators, ctx)
-            if near is not None:
-                names, generations = near
+            names = _substitutes(flt.accelerators, ctx)
+            if names is not None:
                 alike = dataclasses.replace(flt, accelerators=names)
                 best = select(plan_for(ctx.snapshot.buckets, alike, placer, asked), 1)
-                generations = generations if best else None
+                generations = _generation_of(best[0], ctx) if best else None
         if not best:
             plan = plan_for(
                 ctx.snapshot.buckets, relaxed_filter, relaxed_placer, asked, relax=constraint
@@ -368,7 +373,13 @@ def relax_hints(
             text = (
                 _hint_text(hint, lang)
                 if generations is None
-                else texts.t("relax_substitute", lang, gens=generations, best=nearest)
+                else texts.t(
+                    "relax_substitute",
+                    lang,
+                    gens=generations,
+                    best=nearest,
+                    article="an" if generations[0] in "AEIOU" else "a",
+                )
             )
             hints.append((hint, text))
     return hints
@@ -390,11 +401,12 @@ _GENERATIONS = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwe
 """NVIDIA's generations, oldest first (the registry's ``architecture``)."""
 
 
-def _substitutes(asked: frozenset[str], ctx: PlanContext) -> tuple[frozenset[str], str] | None:
+def _substitutes(asked: frozenset[str], ctx: PlanContext) -> frozenset[str] | None:
     """The accelerators that stand in for ``asked`` (CUDA only): the same generation or
     newer, or one generation older (an Ada request gets Ada, Hopper or Ampere: BF16,
-    FlashAttention-2 and current engines; never Volta), with the generations' names in
-    words; ``None`` when an asked accelerator has no known generation."""
+    FlashAttention-2 and current engines; never Volta); ``None`` when an asked accelerator
+    has no known generation. The hint names the generation of the option found among
+    them (:func:`_generation_of`), not this range."""
     ranks = []
     for name in asked:
         spec = ctx.accelerators.resolve(name)
@@ -403,13 +415,20 @@ def _substitutes(asked: frozenset[str], ctx: PlanContext) -> tuple[frozenset[str
             return None
         ranks.append(_GENERATIONS.index(arch))
     lowest = max(min(ranks) - 1, 0)
-    names = frozenset(
+    return frozenset(
         s.name
         for s in ctx.accelerators.all()
         if s.stack == "cuda" and s.architecture in _GENERATIONS[lowest:]
     )
-    shown = [_GENERATIONS[max(ranks)], _GENERATIONS[lowest]]
-    return names, "/".join(dict.fromkeys(shown))
+
+
+def _generation_of(c: Candidate, ctx: PlanContext) -> str | None:
+    """The NVIDIA generation of the substitute found (review 5 G11: the hint named the
+    range searched, "Volta/Pascal or newer", which held the very generations an AWQ
+    checkpoint was refused on; the option found is what the sentence can vouch for)."""
+    spec = ctx.accelerators.resolve(c.offer.instance.accelerator or "")
+    arch = None if spec is None else spec.architecture
+    return arch if arch in _GENERATIONS else None
 
 
 def _unlisted(flt: OfferFilter, ctx: PlanContext) -> tuple[str, int] | None:

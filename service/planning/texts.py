@@ -247,6 +247,13 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s), about "
         "¥{pmt:,.2f} per million tokens.",
     },
+    "encoder_target": {
+        "zh": "目标 {tps:,.0f} tokens/秒按每秒 {sps:,.0f} 个 {n} tokens 的序列计算（tokens/秒 = "
+        "每秒序列数 × context_len）；如果要的是另一个序列速率，请按此换算 target_tokens_per_s。",
+        "en": "The target of {tps:,.0f} tokens/s is read as {sps:,.0f} sequences per second of "
+        "{n} tokens (tokens/s = sequences per second × context_len); for another sequence "
+        "rate, scale target_tokens_per_s accordingly.",
+    },
     "encoding_unpriced": {
         "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒）。",
         "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s).",
@@ -449,8 +456,8 @@ _T: dict[str, dict[Lang, str]] = {
         "(the largest saving at long sequences), the nearest option would be: {best}.",
     },
     "relax_substitute": {
-        "zh": "改用 {gens} 或更新一代的加速卡，最接近的方案是：{best}。",
-        "en": "With an {gens} or newer accelerator, the nearest option would be: {best}.",
+        "zh": "改用 {gens} 架构的加速卡，最接近的方案是：{best}。",
+        "en": "With {article} {gens} accelerator instead, the nearest option would be: {best}.",
     },
 }
 

@@ -990,7 +990,60 @@ def same_architecture_releases() -> tuple[ModelPreset, ...]:
                            "Qdrant/bge-large-en-v1.5-onnx/blob/4edbfe60e09d92aef82630a7c1474b93c4a4fc76"),
         _embedding_release(base["bert-base"], "BAAI/bge-base-en-v1.5",
                            "Xenova/bge-base-en-v1.5/blob/e2d28ebfab13ea949d9f56771a110479b7d55a8a"),
+        *chinese_embedding_models(base["bert-large"]),
     )  # fmt: skip
+
+
+_BGE_LARGE_ZH = (
+    "https://huggingface.co/BAAI/bge-large-zh-v1.5/blob/79e7739b6ab944e86d6171e44d24c997fc1e0116"
+)
+_BGE_M3 = "https://huggingface.co/BAAI/bge-m3/blob/5617a9f61b028005a4858fdac845db406aefb181"
+_MTEB_BGE = (
+    "https://github.com/embeddings-benchmark/mteb/blob/e646368875c3d54e1e3b3a87ef54400c31993788/"
+    "mteb/models/bge_models.py "
+    "(these revisions pinned)"
+)
+
+
+def bert_encoder_params(*, layers: int, hidden: int, intermediate: int, vocab: int,
+                        positions: int, token_types: int) -> int:  # fmt: skip
+    """Exact parameter count of a BertModel/XLMRobertaModel with its pooler: word,
+    position and token-type embeddings with their LayerNorm, per layer Q/K/V/O and the
+    two GELU MLP matrices with biases and two LayerNorms, and the pooler's dense layer
+    (reproduces BERT-large's 335,141,888)."""
+    embeddings = (vocab + positions + token_types) * hidden + 2 * hidden
+    layer = 4 * (hidden * hidden + hidden) + 2 * hidden * intermediate + intermediate
+    layer += hidden + 4 * hidden
+    return embeddings + layers * layer + hidden * hidden + hidden
+
+
+def chinese_embedding_models(bert_large: ModelPreset) -> tuple[ModelPreset, ...]:
+    """The default embedding models of Chinese RAG stacks (review 5 G6), from their
+    config.json: bge-large-zh-v1.5 is BERT-large with BERT's 21,128-token Chinese
+    vocabulary; bge-m3 is XLM-RoBERTa-large (250,002 tokens) with positions stretched to
+    8,192. Both are served as encoders like BERT-large; the position tables (8.4M for
+    bge-m3) count as block parameters in the FLOPs, about 3 % more than multiplied."""
+    zh = bert_encoder_params(layers=24, hidden=1024, intermediate=4096, vocab=21_128,
+                             positions=512, token_types=2)  # fmt: skip
+    m3 = bert_encoder_params(layers=24, hidden=1024, intermediate=4096, vocab=250_002,
+                             positions=8194, token_types=1)  # fmt: skip
+    large_zh = msgspec.structs.replace(
+        bert_large, id="bge-large-zh-v1.5", display_name="bge-large-zh-v1.5",
+        params_b=zh / 1e9, vocab=21_128, aliases=("BAAI/bge-large-zh-v1.5",),
+        source=f"{_BGE_LARGE_ZH}/config.json (BertModel: 24 layers, hidden 1024, 16 heads, "
+        "intermediate 4096, vocab_size 21128, max_position_embeddings 512, type_vocab_size "
+        f"2); {zh:,} parameters by the BertModel count; revision as pinned in {_MTEB_BGE}",
+    )  # fmt: skip
+    bge_m3 = msgspec.structs.replace(
+        bert_large, id="bge-m3", display_name="bge-m3", params_b=m3 / 1e9, vocab=250_002,
+        max_positions=8192, aliases=("BAAI/bge-m3",),
+        source=f"{_BGE_M3}/config.json (XLMRobertaModel: 24 layers, hidden 1024, 16 heads, "
+        "intermediate 4096, vocab_size 250002, max_position_embeddings 8194 = 8192 tokens + "
+        "RoBERTa's 2 padding offsets, type_vocab_size 1; tokenizer_config.json "
+        f"model_max_length 8192); {m3:,} parameters (the n_parameters MTEB lists for a "
+        f"bge-m3 fine-tune of this shape); revision as pinned in {_MTEB_BGE}",
+    )  # fmt: skip
+    return large_zh, bge_m3
 
 
 _EMBEDDING_ARCH = (

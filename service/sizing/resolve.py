@@ -1245,7 +1245,12 @@ DEFAULT_CONTEXT_LEN: int = Inference(model="any").context_len
 """``Inference.context_len`` when a request leaves it out."""
 ENCODER_ONLY_FIELDS = {
     "output_tokens": ("it generates no tokens", "它不生成 token"),
-    "prompt_len": ("it has no prompt and output parts", "它的序列没有提示与输出之分"),
+    "prompt_len": (
+        "it has no prompt and output parts; give each sequence's tokens as context_len and a "
+        "rate as target_tokens_per_s = sequences per second × context_len",
+        "它的序列没有提示与输出之分；请用 context_len 给出每条序列的 tokens，速率用 "
+        "target_tokens_per_s = 每秒序列数 × context_len 给出",
+    ),
     "kv_cache_precision": ("it keeps no KV cache", "它没有 KV 缓存"),
 }
 """Serving fields that describe generation, which an encoder does not do (a 400 each)."""

@@ -451,8 +451,9 @@ class Inference(
             msgspec.Meta(
                 gt=0,
                 le=1e9,
-                description="Required decode throughput, tokens/s (an encoder-only model: "
-                "tokens encoded per second).",
+                description="Required decode throughput, tokens/s. For an encoder-only "
+                "(embedding, rerank) model: tokens encoded per second, sequences per second × "
+                "context_len (2,000 sequences/s of 512 tokens = 1024000).",
             ),
         ]
         | None

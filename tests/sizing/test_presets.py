@@ -10,6 +10,7 @@ from service.hooks.registries import default_model_registry
 from service.sizing.presets import (
     ModelPreset,
     ModelRegistry,
+    bert_encoder_params,
     builtin_presets,
     decoder_params,
     fold_model_name,
@@ -232,3 +233,21 @@ def test_same_architecture_releases_resolve_to_themselves(
     shape = ("params_b", "layers", "hidden", "heads", "kv_heads", "intermediate", "vocab")
     assert [getattr(preset, f) for f in shape] == [getattr(base, f) for f in shape]
     assert preset.source.startswith(f"https://huggingface.co/{preset.aliases[0]}/")
+
+
+@pytest.mark.parametrize(
+    ("preset_id", "vocab", "positions", "token_types"),
+    [("bert-large", 30522, 512, 2), ("bge-large-zh-v1.5", 21128, 512, 2),
+     ("bge-m3", 250002, 8194, 1)],
+)  # fmt: skip
+def test_bert_style_counts_follow_from_config(
+    preset_id: str, vocab: int, positions: int, token_types: int
+) -> None:
+    """The BertModel/XLMRobertaModel count reproduces BERT-large's 335,141,888 as loaded,
+    so the bge presets' counts (config.json fields) follow from the same formula."""
+    p = REGISTRY.resolve(preset_id)
+    assert p is not None
+    exact = bert_encoder_params(layers=24, hidden=1024, intermediate=4096, vocab=vocab,
+                                positions=positions, token_types=token_types)  # fmt: skip
+    assert exact == round(p.params_b * 1e9)
+    assert p.vocab == (vocab if preset_id != "bert-large" else 30522)
