@@ -22,7 +22,7 @@ from typing import Literal
 from service.catalog.models import AcceleratorSpec
 from service.sizing import encoder
 from service.sizing.formulas import training_flops
-from service.sizing.mfu import generation, mfu_prior
+from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S, generation, mfu_prior
 from service.sizing.moe import moe_training_factor
 from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload
@@ -234,11 +234,41 @@ def training_utilization(
         framework=framework,
         precision=getattr(rw.workload, "precision", "bf16"),
     )
+    if rw.image_model:
+        fill, said = image_batch_fill(rw, accelerator, util)
+        if fill < 1.0:
+            util *= fill
+            text += said
     moe = moe_training_factor(rw.arch, framework, zero_stage)
     if moe != 1.0:
         util *= moe
         text += f"; x{moe:.2f} for MoE experts under {framework} (see the MoE line)"
     return util, text
+
+
+def image_batch_fill(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, utilization: float
+) -> tuple[float, str]:
+    """(share of the full-batch rate, sentence) an image model's micro-batch reaches
+    (review 5 G8): a step computes its images at the full-batch utilization, but takes at
+    least its passes' kernel launches (:data:`~service.sizing.mfu.IMAGE_FORWARD_FLOOR_S`
+    each), so below the batch whose arithmetic outlasts them the rate falls in proportion
+    to the batch. ResNet-50 on an A100 fills from about 100 images per device."""
+    batch = getattr(rw.workload, "micro_batch_size", None) or 1
+    per_image = rw.image_passes * (rw.sample_flops or 0.0) + rw.frozen_sample_flops
+    peak = peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"))
+    if not per_image or not peak or utilization <= 0:
+        return 1.0, ""
+    compute_s = batch * per_image / (peak * 1e12 * utilization)
+    floor_s = rw.image_passes * IMAGE_FORWARD_FLOOR_S
+    fill = min(1.0, compute_s / floor_s)
+    return fill, (
+        f"; x{fill:.2f} for the batch: {batch} images per device compute in "
+        f"{compute_s * 1e3:.1f} ms, less than the {floor_s * 1e3:.0f} ms a step's "
+        f"{rw.image_passes:g} passes take to launch their kernels (about "
+        f"{IMAGE_FORWARD_FLOOR_S * 1e3:g} ms per forward at small batches, ResNet-50 "
+        "inference latency in the same README), so the device is not filled"
+    )
 
 
 def pipeline_efficiency(stages: int, micro_batches: int) -> float:

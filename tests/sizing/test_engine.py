@@ -394,12 +394,20 @@ def test_image_models() -> None:
     assert memory_for(big, 1).activations_gib == pytest.approx(
         4 * memory_for(rn, 1).activations_gib
     )
-    t = time_for(
-        rw_of(kind="pretrain", model="resnet-50", tokens=1.28e6 * 90), spec("A100-80GB"), 8
-    )
+    # ImageNet x 90 epochs on 8 x A100 at NVIDIA's batch 256: its measured 19.5 % (about
+    # 2.5 h of compute; the README's ~3 h includes evaluation); at torchvision's default
+    # batch 32 a step's 12.9 ms of arithmetic is under its 3 x 13 ms of kernel launches
+    work = 3 * 8.18e9 * 1.28e6 * 90
+    full = rw_of(kind="pretrain", model="resnet-50", tokens=1.28e6 * 90, micro_batch_size=256)
+    t = time_for(full, spec("A100-80GB"), 8)
     assert t is not None
-    assert t.mfu == 0.25
-    assert t.hours == pytest.approx(3 * 8.18e9 * 1.28e6 * 90 / (8 * 312e12 * 0.25) / 3600)
+    assert t.mfu == pytest.approx(0.195)
+    assert t.hours == pytest.approx(work / (8 * 312e12 * 0.195) / 3600)
+    small = time_for(rw_of(kind="pretrain", model="resnet-50", tokens=1.28e6 * 90),
+                     spec("A100-80GB"), 8)  # fmt: skip
+    assert small is not None
+    fill = 32 * 3 * 8.18e9 / (312e12 * 0.195) / (3 * 0.013)
+    assert small.mfu == pytest.approx(0.195 * fill, rel=1e-3)
     yolo = rw_of(kind="finetune", model="yolov8-m", method="full", micro_batch_size=16)
     assert any("ResNet-50's activation density" in a for a in yolo.assumptions)
     # diffusers' scripts checkpoint only when asked (review 4): 2.50 GB per image, 0.48

@@ -22,9 +22,10 @@ def test_tagged_union_and_defaults() -> None:
     assert isinstance(w, Finetune)
     assert w.kind == "finetune"
     # lora_targets and optimizer default by model (all_linear / adamw for a transformer,
-    # attention on a diffusion UNet, sgd for a CNN): resolved in resolve.py
+    # attention on a diffusion UNet, sgd for a CNN), and so does micro_batch_size (1; a
+    # CNN's recipe batch 32, a detector's 16): resolved in resolve.py
     assert (w.method, w.quant_bits, w.lora_rank, w.lora_targets) == ("lora", None, 16, None)
-    assert (w.seq_len, w.micro_batch_size, w.precision, w.optimizer) == (2048, 1, "bf16", None)
+    assert (w.seq_len, w.micro_batch_size, w.precision, w.optimizer) == (2048, None, "bf16", None)
     assert w.mixed_precision
     assert w.gradient_checkpointing is None  # the framework's default (on for hf)
     assert (w.framework, w.time_basis) == ("hf", None)
