@@ -112,11 +112,12 @@ def _training_memory(
     engine's 16-bit actor copy and the KV cache of its batch
     (:func:`~service.sizing.resolve.rollout_phase_bytes`) sit next to the training states,
     which stay on the device, in place of the activations, which the engine's memory is
-    freed before (verl ``free_cache_engine``/vLLM sleep mode, OpenRLHF
-    ``--vllm_enable_sleep``): the peak is the states plus the larger of the two phases.
-    The breakdown shows that peak: the generating copy is in the weights, its KV cache as
-    the KV cache, and only the activations beyond the generation phase (as the single
-    device's gradients-for-activations rule below)."""
+    freed before (verl ``free_cache_engine``/vLLM sleep mode; OpenRLHF
+    ``--vllm_enable_sleep``, its README's Hybrid Engine, https://github.com/OpenRLHF/OpenRLHF):
+    the peak is the states plus the larger of the two phases. The breakdown shows that
+    peak: the generating copy is in the weights, its KV cache as the KV cache, and only the
+    activations beyond the generation phase (as the single device's
+    gradients-for-activations rule of :func:`_states_and_activations`)."""
     b = rw.training
     assert b is not None
     m, acts = _states_and_activations(b, devices, stage, t, pp)

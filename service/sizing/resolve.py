@@ -1770,8 +1770,8 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         notes.append(
             "Rollout memory: the generation engine holds its own 16-bit copy of the actor"
             + (
-                f" (tensor parallel {tp}, verl's default, or the training's own tensor "
-                "degree when larger)"
+                f" (tensor parallel {tp} on {tp} or more devices, verl's default, or the "
+                "training's own tensor degree when larger)"
                 if tp > 1
                 else " (whole on each device, as DeepSpeed-Chat's hybrid engine and "
                 "generate() on the training model hold it, unless the training itself runs "
