@@ -25,7 +25,7 @@ from service.sizing.formulas import training_flops
 from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S, generation, mfu_prior
 from service.sizing.moe import moe_training_factor
 from service.sizing.profiles import ServeEngine, engine_profile
-from service.sizing.resolve import ResolvedWorkload
+from service.sizing.resolve import ResolvedWorkload, rollout_tensor_parallel
 from service.sizing.results import ComputeEstimate, TimeEstimate
 from service.sizing.uncertainty import hours_range
 from service.sizing.workload import Inference, Preprocess
@@ -361,7 +361,7 @@ def time_for(
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
         mfu *= compute_s / seconds
         seconds += offload_seconds(rw, devices)
-        seconds += rollout_seconds(rw, accelerator, devices)
+        seconds += rollout_seconds(rw, accelerator, devices, tensor_parallel)
         basis = b.time_basis
     else:
         seconds = compute.flops / rate
@@ -460,9 +460,14 @@ def untimed_reason(
     return None
 
 
-def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
+def rollout_seconds(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int, tensor_parallel: int = 1
+) -> float:
     """RLHF generation time: sequences / (devices x batch) batches of ``response_len``
-    decode steps, each reading the actor's weights and the batch's KV cache (at its mean
+    decode steps, each reading the device's share of the engine's weights (the actor over
+    the rollout's tensor degree, :func:`~service.sizing.resolve.rollout_tensor_parallel`,
+    whose all-reduces of a few hundred KB per layer the estimate leaves out) and the
+    batch's KV cache (at its mean
     length, prompt + half the response) at the serving bandwidth efficiency plus the
     framework's decode-loop overheads (:data:`ROLLOUT_ENGINES`), or compute-bound for
     large batches. 0 without a rollout; :func:`time_for` gives no time at all where the
@@ -479,11 +484,9 @@ def rollout_seconds(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices:
     eng = engine_profile(engine)
     batch = max(b.rollout_batch, 1)
     context = b.seq_len - b.rollout_response_len / 2
-    kv = 0.0
-    if arch.layers and arch.heads:
-        head_dim = arch.head_dim or (arch.hidden or 0) // arch.heads
-        kv = 2.0 * arch.layers * (arch.kv_heads or arch.heads) * head_dim * _BYTES_16
-    read = b.rollout_weight_bytes + kv * context * batch
+    kv = b.rollout_kv_per_token
+    read = b.rollout_weight_bytes / rollout_tensor_parallel(b, devices, tensor_parallel)
+    read += kv * context * batch
     step = read / (bw * 1e9 * bandwidth_efficiency(engine, "bf16"))
     step += eng.step_overhead_s + b.rollout_layers * eng.layer_overhead_s
     rows = max(batch, mma_rows(accelerator, "bf16"))

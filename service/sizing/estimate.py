@@ -42,7 +42,6 @@ from service.sizing.compute import (
     untimed_reason,
 )
 from service.sizing.host import (
-    DEVICES_PER_NODE,
     VCPUS_PER_DEVICE_MIN,
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,
@@ -65,7 +64,6 @@ from service.sizing.resolve import (
 from service.sizing.results import (
     EstimateResponse,
     Fit,
-    HostRequirements,
     MemoryBreakdown,
     PlacementEcho,
     TimeEstimate,
@@ -159,12 +157,11 @@ def placed_estimate(
         servers, _ = node_split(devices, placement.nodes)
         if servers > 1:
             echo = msgspec.structs.replace(echo, nodes=servers)
-            if devices <= DEVICES_PER_NODE:  # else the host note below says it
-                notes.append(
-                    f"Over {servers} servers: RDMA (InfiniBand/RoCE/eRDMA) networking between "
-                    "them is required."
-                )
-    _closing_notes(rw, memory, host_for(rw, devices), notes)
+            notes.append(
+                f"Over {servers} servers: RDMA (InfiniBand/RoCE/eRDMA) networking between "
+                "them is required."
+            )
+    _closing_notes(rw, memory, notes)
     return memory, echo, tuple(notes), time is not None
 
 
@@ -201,7 +198,8 @@ def estimate_resolved(
     echo = None
     throughput = None
     time: TimeEstimate | None = None
-    host = host_for(rw, devices)
+    servers = node_split(devices, placement.nodes)[0] if placement is not None else None
+    host = host_for(rw, devices, servers)
     if spec is not None and placement is not None:
         layout = _layout(rw, spec, placement) if rw.inference is not None else None
         if layout is not None and layout.rw is not rw:  # batched or split over replicas
@@ -224,7 +222,7 @@ def estimate_resolved(
     else:
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
-        _closing_notes(rw, memory, host, notes)
+        _closing_notes(rw, memory, notes)
     kv = (
         rw.inference.kv_per_token
         if rw.inference is not None and rw.inference.kv_per_token
@@ -514,10 +512,9 @@ def _encoder_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> 
     )
 
 
-def _closing_notes(
-    rw: ResolvedWorkload, memory: MemoryBreakdown, host: HostRequirements, notes: list[str]
-) -> None:
-    """Memory range, overhead and host notes (``host``: only its network is read)."""
+def _closing_notes(rw: ResolvedWorkload, memory: MemoryBreakdown, notes: list[str]) -> None:
+    """Memory range, overhead and host notes (the network between servers is said by
+    :func:`placed_estimate`, which knows how many the placement spans)."""
     spread = SPREADS["train_memory" if rw.training is not None else "inference_memory"]
     notes.append(
         f"Memory range {memory.range_gib[0]:.1f}-{memory.range_gib[1]:.1f} GiB: the 5th-95th "
@@ -531,11 +528,6 @@ def _closing_notes(
         f"{_loaded_form(rw)}) and 8 GiB per accelerator; disk for the weights"
         + (", two checkpoints and the tokenized data." if rw.training is not None else ".")
     )
-    if host.network == "rdma":
-        notes.append(
-            f"More than {DEVICES_PER_NODE} accelerators span nodes: RDMA (InfiniBand/RoCE/eRDMA) "
-            "networking is required."
-        )
 
 
 def _loaded_form(rw: ResolvedWorkload) -> str:

@@ -66,9 +66,11 @@ def loader_vcpus_per_device(rw: ResolvedWorkload) -> tuple[int, int] | None:
     return LOADER_VCPUS_PER_DEVICE_MIN, LOADER_VCPUS_PER_DEVICE_RECOMMENDED
 
 
-def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
-    """Host requirements for ``devices`` accelerators (``devices == 0`` or a preprocess
-    workload: the CPU-only sizing)."""
+def host_for(rw: ResolvedWorkload, devices: int, servers: int | None = None) -> HostRequirements:
+    """Host requirements for ``devices`` accelerators over ``servers`` (default: the
+    fewest servers of :data:`DEVICES_PER_NODE`; ``devices == 0`` or a preprocess workload:
+    the CPU-only sizing). Training needs RDMA only when it spans servers: a single
+    16-GPU server (Tencent's BMGNV4, 16 x A10) keeps its traffic inside (review 5 G2)."""
     if rw.kind == "preprocess" or rw.arch is None:
         return _preprocess_host(rw)
     devices = max(devices, 1)
@@ -85,9 +87,9 @@ def host_for(rw: ResolvedWorkload, devices: int) -> HostRequirements:
         disk += 2 * ckpt  # keep the last two
         if rw.tokens is not None and not rw.image_model:
             disk += rw.tokens * DATASET_BYTES_PER_TOKEN * 2 / GIB
-    network: Network = (
-        "rdma" if devices > DEVICES_PER_NODE and rw.training is not None else "standard"
-    )
+    if servers is None:
+        servers = math.ceil(devices / DEVICES_PER_NODE)
+    network: Network = "rdma" if servers > 1 and rw.training is not None else "standard"
     per_device = loader_vcpus_per_device(rw) or (
         VCPUS_PER_DEVICE_MIN,
         VCPUS_PER_DEVICE_RECOMMENDED,

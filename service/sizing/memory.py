@@ -35,6 +35,8 @@ from service.sizing.resolve import (
     INFER_OVERHEAD_GIB,
     TRAIN_OVERHEAD_GIB,
     ResolvedWorkload,
+    TrainingBudget,
+    rollout_phase_bytes,
 )
 from service.sizing.results import Fit, MemoryBreakdown
 from service.sizing.uncertainty import SPREADS
@@ -106,13 +108,39 @@ def memory_for(
 def _training_memory(
     rw: ResolvedWorkload, devices: int, stage: int, t: int, pp: int = 1
 ) -> MemoryBreakdown:
+    """:func:`_states_and_activations`, with an RLHF rollout's generation phase: the
+    engine's 16-bit actor copy and the KV cache of its batch
+    (:func:`~service.sizing.resolve.rollout_phase_bytes`) sit next to the training states,
+    which stay on the device, in place of the activations, which the engine's memory is
+    freed before (verl ``free_cache_engine``/vLLM sleep mode; OpenRLHF
+    ``--vllm_enable_sleep``, its README's Hybrid Engine, https://github.com/OpenRLHF/OpenRLHF):
+    the peak is the states plus the larger of the two phases. The breakdown shows that
+    peak: the generating copy is in the weights, its KV cache as the KV cache, and only the
+    activations beyond the generation phase (as the single device's
+    gradients-for-activations rule of :func:`_states_and_activations`)."""
+    b = rw.training
+    assert b is not None
+    m, acts = _states_and_activations(b, devices, stage, t, pp)
+    gen_w, kv = rollout_phase_bytes(b, devices, t)
+    return _breakdown(
+        m[0] + gen_w,
+        m[1],
+        m[2],
+        max(acts - gen_w - kv, 0.0),
+        kv,
+        TRAIN_OVERHEAD_GIB,
+        FRAGMENTATION,
+    )
+
+
+def _states_and_activations(
+    b: TrainingBudget, devices: int, stage: int, t: int, pp: int = 1
+) -> tuple[tuple[float, float, float], float]:
     """Model states divide by tensor x pipeline degree (each stage holds its layers'
     shard) and ZeRO shards them over the data-parallel rest; activations divide by the
     tensor degree only: under 1F1B the first stage keeps ``pp`` micro-batches of its
     ``L/pp`` layers in flight, as much as one micro-batch of all layers (Korthikanti et
     al. 2022, §4.2.3)."""
-    b = rw.training
-    assert b is not None
     n = max(devices // (t * pp), 1)
     # tensor parallelism with sequence parallelism (Megatron-LM and torchtitan's default):
     # the norm/dropout regions are split along the sequence, so every activation divides
@@ -122,10 +150,10 @@ def _training_memory(
     if b.offload == "all" or (b.offload == "optimizer" and stage == 3):
         # DeepSpeed stage3.py: offload_param -> 4·largest_layer; optimizer only -> + 2P/N
         weights = b.live_weights + (0.0 if b.offload == "all" else weights16 / n)
-        return _breakdown(weights, b.live_grads, 0.0, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+        return (weights, b.live_grads, 0.0), acts
     if b.offload == "optimizer":
         # DeepSpeed stage_1_and_2.py with cpu_offload: only the 16-bit weights stay (2P)
-        return _breakdown(weights16, 0.0, 0.0, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+        return (weights16, 0.0, 0.0), acts
     opt = b.optimizer / t / (n if stage >= 1 else 1)
     grads = (b.grads_zero3 if stage == 3 else b.grads) / t / (n if stage >= 2 else 1)
     weights = weights16 / (n if stage == 3 else 1)
@@ -144,7 +172,7 @@ def _training_memory(
         # the backward frees each layer's activations as it writes that layer's gradients:
         # shown are the gradients and only the activations beyond them
         acts = max(acts - grads, 0.0)
-    return _breakdown(weights, grads, opt, acts, 0.0, TRAIN_OVERHEAD_GIB, FRAGMENTATION)
+    return (weights, grads, opt), acts
 
 
 def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreakdown:

@@ -127,7 +127,10 @@ _RUN: dict[str, tuple[float, str]] = {
     "ada": (0.30, "no public anchor for PCIe Ada parts (L4/L20/L40S); conservative prior"),
     "turing": (0.25, "no public anchor for T4; conservative prior"),
     "pascal": (0.25, "no public anchor for Pascal parts; conservative prior"),
-    "ascend": (0.30, "no public whole-run MFU for Ascend NPUs; placeholder prior"),
+    "ascend": (
+        0.30,
+        "no public whole-run MFU for Ascend NPUs: a placeholder prior, not anchored",
+    ),
     "unknown": (0.30, "accelerator generation unknown; conservative prior"),
 }
 
@@ -151,7 +154,11 @@ _STEADY: dict[str, tuple[float, str]] = {
     "ada": (0.40, "no steady anchor for Ada PCIe parts; the whole-run prior x 1.35"),
     "turing": (0.34, "no steady anchor for T4; the whole-run prior x 1.35"),
     "pascal": (0.34, "no steady anchor for Pascal; the whole-run prior x 1.35"),
-    "ascend": (0.40, "no public steady MFU for Ascend NPUs; the whole-run prior x 1.35"),
+    "ascend": (
+        0.40,
+        "no public steady MFU for Ascend NPUs: the whole-run placeholder x 1.35, not anchored "
+        "(an Ascend time is less certain than an A100's or H100's, whose priors are measured)",
+    ),
     "unknown": (0.40, "accelerator generation unknown; the whole-run prior x 1.35"),
 }
 

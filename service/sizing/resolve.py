@@ -198,6 +198,15 @@ class TrainingBudget:
     rollout_response_len: int = 0
     rollout_layers: int = 0
     rollout_batch: int = 1
+    rollout_kv_per_token: float = 0.0
+    """RLHF: 16-bit KV-cache bytes per token of the actor (all layers, all KV heads)."""
+    rollout_kv_heads: int = 1
+    """KV heads of the actor: the most ways the rollout engine's tensor parallelism
+    splits the KV cache."""
+    rollout_heads: int = 1
+    """Attention heads of the actor: the rollout's tensor-parallel degree divides them."""
+    rollout_tp: int = 1
+    """The rollout engine's default tensor-parallel degree (see :data:`ROLLOUT_TP`)."""
     seq_len: int = 0
     pipeline_unsharded_grads: float = 0.0
     """Bytes of the whole gradient a pipeline stage accumulates unsharded in the reduce
@@ -1625,6 +1634,46 @@ ROLLOUT_BATCH = 16
 ``--per_device_generation_batch_size`` default (training/step3_rlhf_finetuning/main.py)."""
 
 
+ROLLOUT_TP: dict[str, int] = {"deepspeed": 1, "hf": 1, "llama-factory": 1}
+"""Tensor-parallel degree the rollout engine shards the generating copy of the actor by.
+vLLM/SGLang rollouts (verl, OpenRLHF, the Megatron/MindSpeed stacks): verl's default
+``actor_rollout_ref.rollout.tensor_model_parallel_size: 2`` (verl
+verl/trainer/config/rollout/rollout.yaml @b10cabe4, also in its Qwen2-7B GRPO example
+examples/grpo_trainer/run_qwen2-7b.sh @3f388066, https://github.com/volcengine/verl).
+DeepSpeed-Chat's hybrid engine generates with ``--inference_tp_size`` 1 by default
+(applications/DeepSpeed-Chat/training/step3_rlhf_finetuning/main.py,
+microsoft/DeepSpeedExamples: "Tensor-parallelism degree used for the
+inference-optimization", ``default=1``), and TRL's
+and LLaMA-Factory's ``generate()`` run on the unwrapped training model: one whole copy."""
+ROLLOUT_TP_DEFAULT = 2
+
+
+def rollout_tensor_parallel(b: TrainingBudget, devices: int, tensor_parallel: int = 1) -> int:
+    """The rollout engine's tensor-parallel degree on ``devices``: the framework's default
+    (:data:`ROLLOUT_TP`), at least the training's own tensor degree (verl's Megatron
+    backend reshards to it, never below), at most the devices, halved until it divides
+    the attention heads (vLLM's requirement)."""
+    r = max(min(max(b.rollout_tp, tensor_parallel), devices), 1)
+    while r > 1 and b.rollout_heads % r:
+        r //= 2
+    return r
+
+
+def rollout_phase_bytes(
+    b: TrainingBudget, devices: int, tensor_parallel: int = 1
+) -> tuple[float, float]:
+    """(generating weights, KV cache) bytes per device in the rollout: the engine's 16-bit
+    copy of the actor over its tensor degree r, and the KV of the sequences it generates at
+    once at full length (prompt + response): ``rollout_batch`` per device, so r x that per
+    engine, split r ways up to the KV heads (:func:`rollout_tensor_parallel`). (0, 0)
+    without a rollout."""
+    if not b.rollout_weight_bytes:
+        return 0.0, 0.0
+    r = rollout_tensor_parallel(b, devices, tensor_parallel)
+    kv = b.rollout_kv_per_token * b.seq_len * b.rollout_batch * r / min(r, b.rollout_kv_heads)
+    return b.rollout_weight_bytes / r, kv
+
+
 def _trained_view(w: Rlhf, model: str | ModelSpec, micro_batch: int) -> Finetune:
     return Finetune(
         model=model,
@@ -1734,13 +1783,35 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         roles = " and ".join(same_shape)
         notes.append(f"{roles[0].upper()}{roles[1:]}: same shape as the actor ({actor_id}).")
     rollout_bytes = 0.0
+    kv_per_token = 0.0
     if w.algorithm in ("ppo", "grpo"):
         rollout_bytes = actor.params * _BYTES_16
+        if actor.layers and actor.heads:
+            head_dim = actor.head_dim or (actor.hidden or 0) // actor.heads
+            kv_heads = actor.kv_heads or actor.heads
+            kv_per_token = 2.0 * actor.layers * kv_heads * head_dim * _BYTES_16
         notes.append(
             f"Rollout: the actor generates {w.response_len} tokens per sequence, "
             f"{w.rollout_batch_size or ROLLOUT_BATCH} sequences per device at a time; each "
             "decode step reads the actor's 16-bit weights (memory-bandwidth bound, as in the "
             "serving estimate), so larger rollout batches shorten it almost proportionally."
+        )
+        tp = ROLLOUT_TP.get(w.framework, ROLLOUT_TP_DEFAULT)
+        notes.append(
+            "Rollout memory: the generation engine holds its own 16-bit copy of the actor"
+            + (
+                f" (tensor parallel {tp} on {tp} or more devices, verl's default, or the "
+                "training's own tensor degree when larger)"
+                if tp > 1
+                else " (whole on each device, as DeepSpeed-Chat's hybrid engine and "
+                "generate() on the training model hold it, unless the training itself runs "
+                "tensor parallel)"
+            )
+            + f" plus the KV cache of its sequences at full length ({w.seq_len} tokens), "
+            "next to the training states, which stay on the device. The estimate assumes "
+            "the engine frees that memory while the models train (verl's default "
+            "free_cache_engine, vLLM sleep mode in verl and OpenRLHF), so the peak is the "
+            "larger of the training and the generation phase, not their sum."
         )
     if w.algorithm == "dpo":
         notes.append("DPO: each pair trains on a chosen and a rejected sequence (micro-batch x 2).")
@@ -1762,6 +1833,10 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         rollout_response_len=min(w.response_len, w.seq_len),
         rollout_layers=actor.layers or 0,
         rollout_batch=w.rollout_batch_size or ROLLOUT_BATCH,
+        rollout_kv_per_token=kv_per_token,
+        rollout_kv_heads=actor.kv_heads or actor.heads or 1,
+        rollout_heads=actor.heads or 1,
+        rollout_tp=ROLLOUT_TP.get(w.framework, ROLLOUT_TP_DEFAULT),
         seq_len=w.seq_len,
     )
     return ResolvedWorkload(
