@@ -164,3 +164,18 @@ def test_a_spanning_plan_names_the_engine_asked_for(
     said = " ".join(o["reasons"])
     assert "vLLM" in said
     assert ("vLLM 分布式推理指南" if lang == "zh" else "vLLM's distributed serving guide") in said
+
+
+def test_w8a8_on_ascend_is_not_called_unverified(client: TestClient[Litestar]) -> None:
+    """msModelSlim's W8A8 is the documented INT8 of MindIE, vLLM-Ascend and SGLang on Atlas
+    A2 (910B): an INT8 plan there carries no "kernels not verified" warning (review 5
+    G10); INT4, which this service has no source for on Ascend, still does."""
+    mindie = {"kind": "inference", "model": "qwen2.5-72b", "precision": "int8",
+              "engine": "mindie"}  # fmt: skip
+    for precision, warned in (("int8", False), ("int4", True)):
+        job = {**mindie, "precision": precision}
+        options = recommend(client, job, "zh", accelerators=["Ascend-910B3"])["options"]
+        assert options
+        for o in options:
+            said = " ".join(o["warnings"])
+            assert ("量化推理算子未经核实" in said) is warned, (precision, said)

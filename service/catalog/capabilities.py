@@ -72,11 +72,16 @@ GENERATIONS: dict[str, Generation] = {
     "Ampere": Generation("Ampere", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
     "Ada": Generation("Ada", True, True, True, True, f"{_FA2}; {_VLLM_QUANT} (FP8 W8A8 yes)"),
     "Hopper": Generation("Hopper", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
-    "DaVinci": Generation("DaVinci", None, None, None, True,
+    "DaVinci": Generation("DaVinci", None, True, None, True,
                           "CANN stack (torch_npu / vLLM-Ascend); FlashAttention-2 and the CUDA "
                           "quantization kernels do not apply, CANN's own operators are not "
-                          "tabulated here (reference/accelerator-facts.csv); bitsandbytes NF4 "
-                          "as a PyTorch fallback (bitsandbytes PR 1422)", nf4_kernels=False),
+                          "tabulated here (reference/accelerator-facts.csv); INT8 is the W8A8 "
+                          "of msModelSlim, served by vLLM-Ascend (--quantization ascend, "
+                          "https://docs.vllm.ai/projects/ascend/en/v0.13.0/user_guide/"
+                          "feature_guide/quantization.html), MindIE and SGLang (W8A8 on Atlas "
+                          "A2: https://docs.sglang.io/docs/hardware-platforms/ascend-npus/"
+                          "ascend_npu_quantization.md); bitsandbytes NF4 as a PyTorch fallback "
+                          "(bitsandbytes PR 1422)", nf4_kernels=False),
 }  # fmt: skip
 """Keyed by the registry's ``architecture`` (its first word: ``DaVinci (910B)`` ->
 ``DaVinci``)."""
