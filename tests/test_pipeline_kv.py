@@ -179,3 +179,17 @@ def test_w8a8_on_ascend_is_not_called_unverified(client: TestClient[Litestar]) -
         for o in options:
             said = " ".join(o["warnings"])
             assert ("量化推理算子未经核实" in said) is warned, (precision, said)
+
+
+def test_mindie_is_planned_on_ascend_only(client: TestClient[Litestar]) -> None:
+    """MindIE runs on Ascend NPUs only: once a stage caches only its own layers, 4 x 8
+    V100 hold DeepSeek-V3 in INT8, and they must still not be offered under MindIE."""
+    job = {"kind": "inference", "model": "deepseek-v3", "precision": "int8",
+           "engine": "mindie", "context_len": 8192, "concurrency": 16}  # fmt: skip
+    answer = recommend(client, job, "zh", providers=["huawei"])
+    assert answer["options"]
+    assert {o["accelerator"]["name"].split("-")[0] for o in answer["options"]} == {"Ascend"}
+    for lang, said in (("zh", "只在昇腾上运行"), ("en", "runs on Ascend only")):
+        empty = recommend(client, {**job, "model": "qwen2.5-7b"}, lang, accelerators=["A10"])
+        assert not empty["options"]
+        assert said in " ".join(empty["warnings"]), empty["warnings"]

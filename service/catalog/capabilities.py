@@ -153,6 +153,21 @@ def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     return "ok"
 
 
+CANN_ONLY_ENGINES = frozenset({"mindie"})
+"""Serving engines that run on Ascend NPUs only: MindIE is Huawei's inference engine for
+the CANN stack, its hardware list Atlas products only (Atlas 800I A2, Atlas 300I Duo:
+https://www.hiascend.com/document/detail/zh/mindie/1.0.RC1/envdeployment/instg/mindie_instg_0002.html),
+so a MindIE plan on an NVIDIA GPU is no plan (review 5: with each pipeline stage caching
+only its layers, 4 x 8 V100 held DeepSeek-V3 in INT8 and was offered under MindIE)."""
+
+
+def engine_stack_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
+    """``unsupported`` for an Ascend-only engine on a device of another stack."""
+    if engine in CANN_ONLY_ENGINES and spec.stack != "cann":
+        return "unsupported"
+    return "ok"
+
+
 V1_ONLY_ENGINES = frozenset({"vllm"})
 """Engines whose current release has only the V1 engine, which does not run on Volta:
 vLLM removed its V0 engine in v0.11.0 ("[V0 Deprecation] Remove LLMEngine",

@@ -520,6 +520,9 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                "不被 {engine} 支持，只能用通用 PyTorch 推理。",
                "en": "{n} offers have accelerators (Pascal: P4, P40, P100, compute capability "
                "below 7.0) that {engine} does not run; only plain PyTorch serving does."},
+    "engine_stack": {"zh": "{n} 个报价的加速卡不是昇腾 NPU，而 {engine} 只在昇腾上运行。",
+                     "en": "{n} offers have accelerators other than Ascend NPUs, and {engine} "
+                     "runs on Ascend only."},
     "accelerator_count": {"zh": "{n} 个报价无法恰好组成 {n_acc} 张加速卡"
                           "（单机卡数不整除，或需多机但无 RDMA）。",
                           "en": "{n} offers cannot make exactly {n_acc} accelerators (the "
