@@ -72,11 +72,16 @@ GENERATIONS: dict[str, Generation] = {
     "Ampere": Generation("Ampere", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
     "Ada": Generation("Ada", True, True, True, True, f"{_FA2}; {_VLLM_QUANT} (FP8 W8A8 yes)"),
     "Hopper": Generation("Hopper", True, True, True, True, f"{_FA2}; {_VLLM_QUANT}"),
-    "DaVinci": Generation("DaVinci", None, None, None, True,
+    "DaVinci": Generation("DaVinci", None, True, None, True,
                           "CANN stack (torch_npu / vLLM-Ascend); FlashAttention-2 and the CUDA "
                           "quantization kernels do not apply, CANN's own operators are not "
-                          "tabulated here (reference/accelerator-facts.csv); bitsandbytes NF4 "
-                          "as a PyTorch fallback (bitsandbytes PR 1422)", nf4_kernels=False),
+                          "tabulated here (reference/accelerator-facts.csv); INT8 is the W8A8 "
+                          "of msModelSlim, served by vLLM-Ascend (--quantization ascend, "
+                          "https://docs.vllm.ai/projects/ascend/en/v0.13.0/user_guide/"
+                          "feature_guide/quantization.html), MindIE and SGLang (W8A8 on Atlas "
+                          "A2: https://docs.sglang.io/docs/hardware-platforms/ascend-npus/"
+                          "ascend_npu_quantization.md); bitsandbytes NF4 as a PyTorch fallback "
+                          "(bitsandbytes PR 1422)", nf4_kernels=False),
 }  # fmt: skip
 """Keyed by the registry's ``architecture`` (its first word: ``DaVinci (910B)`` ->
 ``DaVinci``)."""
@@ -144,6 +149,21 @@ def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     rate); plain PyTorch (``hf``) runs anything the registry tabulates."""
     gen = generation(spec)
     if engine in CUDA_ENGINES and gen is not None and gen.name in BELOW_SM70:
+        return "unsupported"
+    return "ok"
+
+
+CANN_ONLY_ENGINES = frozenset({"mindie"})
+"""Serving engines that run on Ascend NPUs only: MindIE is Huawei's inference engine for
+the CANN stack, its hardware list Atlas products only (Atlas 800I A2, Atlas 300I Duo:
+https://www.hiascend.com/document/detail/zh/mindie/1.0.RC1/envdeployment/instg/mindie_instg_0002.html),
+so a MindIE plan on an NVIDIA GPU is no plan (review 5: with each pipeline stage caching
+only its layers, 4 x 8 V100 held DeepSeek-V3 in INT8 and was offered under MindIE)."""
+
+
+def engine_stack_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
+    """``unsupported`` for an Ascend-only engine on a device of another stack."""
+    if engine in CANN_ONLY_ENGINES and spec.stack != "cann":
         return "unsupported"
     return "ok"
 

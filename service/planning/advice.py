@@ -231,16 +231,27 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "for it; autoscale replicas and scale to zero when idle (serverless GPU), and check "
         "the quantized model's outputs on an evaluation set before going live.",
     },
+    # INT8 on parts without FP8: SGLang's DeepSeek V3/R1 table lists "Quantized weights
+    # (INT8): 16 x A100/800" (https://docs.sglang.io/docs/basic_usage/deepseek_v3.md), and
+    # vllm-ascend's DeepSeek tutorials need 2 Atlas 800 A2 (8 x 64 GB 910B) for the W8A8
+    # weights (https://docs.vllm.ai/projects/ascend/zh-cn/latest/tutorials/models/DeepSeek-V3.2/)
+    # where BF16 takes 4 x 8 A100 in SGLang's table (review 5 G4).
     "release_fp8": {
         "zh": "{model} 官方只发布 FP8 权重（按 128×128 分块的 e4m3），本方案按其 BF16 副本"
         "（官方 fp8_cast_bf16.py 转换）计算显存，所有加速卡都能运行。在有 FP8 的卡上"
-        "（Hopper：H20/H800/H100；Ada：L20/L40S）把 precision 设为 fp8 可直接部署官方权重，"
-        "权重显存减半；A100、V100 和昇腾 910B 没有 FP8，只能用 BF16 副本。",
+        "（Hopper：H20/H800/H100；Ada：L20/L40S）改用 FP8 精度即可直接部署官方权重，"
+        "权重显存减半。A100 和昇腾 910B 没有 FP8，但可改用 INT8（W8A8）权重，权重显存同样减半："
+        "SGLang 用按通道量化的 INT8 权重在 2 台 8×A100 上部署，MindIE 和 vllm-ascend 用 "
+        "msModelSlim 量化的 W8A8 权重在 2 台 8×910B 上部署，比 BF16 少用一到两台服务器；"
+        "按 INT8 精度重新查询即可得到这种方案。",
         "en": "{model} is released in FP8 only (e4m3 in 128×128 blocks); this plan sizes its "
         "BF16 copy (DeepSeek's fp8_cast_bf16.py), which every accelerator here can serve. On "
-        "parts with FP8 (Hopper H20/H800/H100, Ada L20/L40S) set precision to fp8 to serve the "
-        "release as it is, with half the weight memory; A100, V100 and Ascend 910B have no FP8 "
-        "and need the BF16 copy.",
+        "parts with FP8 (Hopper H20/H800/H100, Ada L20/L40S), asking for FP8 serves the "
+        "release as it is, with half the weight memory. A100 and Ascend 910B have no FP8 but "
+        "can serve INT8 (W8A8) weights, also with half the weight memory: SGLang runs the "
+        "channel-wise INT8 weights on 2 servers of 8 A100s, and MindIE or vllm-ascend run "
+        "msModelSlim's W8A8 weights on 2 servers of 8 910Bs, one or two servers fewer than in "
+        "BF16; ask again with INT8 precision for that plan.",
     },
     "moe_framework": {
         "zh": "MoE 训练：Hugging Face Trainer、LLaMA-Factory、ms-swift（swift sft）和 DeepSpeed "

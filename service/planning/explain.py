@@ -29,7 +29,12 @@ from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.options import OptionParts, OptionTerms, fill_option, untimed_of
-from service.planning.place import DEFAULT_HEADROOM, Placer
+from service.planning.place import (
+    DEFAULT_HEADROOM,
+    SPAN_LEAST_DEVICES,
+    SPAN_MOST_SERVERS,
+    Placer,
+)
 from service.planning.price import Plan
 from service.planning.rank import plan_for, select
 from service.planning.resolve import Resolved, length_unknown
@@ -220,7 +225,7 @@ def explain(
         worded = relax_hints(flt, plan.removed, placer, req, ctx, lang)
         hints = [hint for hint, _ in worded]
         need = (
-            _memory_need(flt, rw, ctx, lang, placer.job.headroom_frac)
+            _memory_need(flt, rw, ctx, lang, placer.job.headroom_frac, _span_servers(placer))
             if plan.removed.get("memory")
             else (None, None)
         )
@@ -529,8 +534,23 @@ def _explain(
 _MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
 
+def _span_servers(placer: Placer) -> int:
+    """Servers the widest serving replica the request allows spans (1: replicas were not
+    allowed to span servers): the empty answer's figure is for that layout, not for one
+    server the planner already went past (review 5 G1)."""
+    job = placer.job
+    if not job.span_servers:
+        return 1
+    return max(1, min(job.max_nodes, SPAN_MOST_SERVERS))
+
+
 def _memory_need(
-    flt: OfferFilter, rw: ResolvedWorkload, ctx: PlanContext, lang: Lang, headroom: float
+    flt: OfferFilter,
+    rw: ResolvedWorkload,
+    ctx: PlanContext,
+    lang: Lang,
+    headroom: float,
+    servers: int = 1,
 ) -> tuple[bool | None, str | None]:
     """What one server of the largest accelerator memory the request allows needs per
     device, and the largest part of it, when even that server is short (review 4 F11:
@@ -552,7 +572,10 @@ def _memory_need(
         return None, None
     row = max(rows, key=lambda r: (r.accelerator_memory_gib or 0.0, r.accelerator_count))
     assert row.accelerator is not None
-    placement = Placement(accelerator=row.accelerator, count=max(row.accelerator_count, 1))
+    per_node = max(row.accelerator_count, 1)
+    if per_node < SPAN_LEAST_DEVICES:
+        servers = 1
+    placement = Placement(accelerator=row.accelerator, count=per_node * servers, nodes=servers)
     try:
         memory = estimate_resolved(rw, placement, ctx.accelerators).memory
     except InputError:  # a figure for the sentence, never a refused answer
@@ -561,8 +584,9 @@ def _memory_need(
         return True, None
     part = max(_MEMORY_PARTS, key=lambda p: float(getattr(memory, f"{p}_gib")))
     return False, texts.t(
-        "memory_need",
+        "memory_need" if servers == 1 else "memory_need_span",
         lang,
+        s=servers,
         n=row.accelerator_count,
         acc=row.accelerator,
         have=row.accelerator_memory_gib,

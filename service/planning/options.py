@@ -167,11 +167,12 @@ def fit_part(
     to_target: bool = False,
     framework: str | None = None,
     encoder: bool = False,
+    engine: str | None = None,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
     has none). ``to_target``: a batched fit serves a throughput target (else a batch
-    job)."""
+    job). ``engine``: the serving engine a spanning replica is said to run under."""
     fit_texts: list[str] = []
     if fit is not None:
         layout: list[str] = []
@@ -212,7 +213,7 @@ def fit_part(
         fit_texts.append(texts.t("framework_limit", lang, limit=limit))
     fit_warnings: tuple[str, ...] = ()
     if serving and fit is not None and fit.pipeline_parallel > 1:
-        fit_texts.extend(_spanning(fit, row, nodes, lang))
+        fit_texts.extend(_spanning(fit, row, nodes, lang, engine or "vllm"))
         if node_network(row) is None:
             fit_warnings = (texts.t("span_no_rdma", lang),)
     if nodes > 1 and not serving and not row.is_cpu_only:
@@ -239,14 +240,22 @@ def fit_part(
     )
 
 
-def _spanning(fit: Fit, row: InstanceType, nodes: int, lang: Lang) -> list[str]:
+def _spanning(fit: Fit, row: InstanceType, nodes: int, lang: Lang, engine: str) -> list[str]:
     """Why and how a served model spans servers: one server's memory does not hold it,
     so each replica is ``fit.pipeline_parallel`` servers (tensor parallel within one,
-    pipeline stages across), and what joins them."""
+    pipeline stages across) under the ``engine`` asked for, and what joins them. Only
+    vLLM's guide is named as the source of the split (review 5 G10: a MindIE plan was
+    said to be deployed "the way vLLM does")."""
     per, pp = fit.tensor_parallel, fit.pipeline_parallel
     key = "spans_servers" if per > 1 else "spans_servers_one"
     mem = row.accelerator_memory_gib or 0
-    said = [texts.t(key, lang, per=per, mem=mem, pp=pp, d=per * pp)]
+    guide = texts.t("span_vllm_guide", lang) if engine == "vllm" else ""
+    said = [
+        texts.t(
+            key, lang, per=per, mem=mem, pp=pp, d=per * pp,
+            engine=texts.engine_name(engine), guide=guide,
+        )
+    ]  # fmt: skip
     if nodes > pp:
         said.append(texts.t("span_replicas", lang, r=nodes // pp, n=nodes))
     network = node_network(row)
@@ -374,9 +383,9 @@ def option_part(
         framework = framework if said(row, c.fit, c.devices) else None
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
-         c.devices, serving, lang, terms.to_target, framework, terms.encoded_len),
+         c.devices, serving, lang, terms.to_target, framework, terms.encoded_len, engine),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
-                         bool(terms.encoded_len)),
+                         bool(terms.encoded_len), engine),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:

@@ -21,6 +21,7 @@ from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.capabilities import (
     checkpoint_verdict,
     engine_outdated,
+    engine_stack_verdict,
     engine_verdict,
     precision_verdict,
 )
@@ -218,6 +219,8 @@ class Placer:
                 found = "checkpoint"
             elif job.engine is not None and engine_verdict(registered, job.engine) != "ok":
                 found = "engine"
+            elif job.engine is not None and engine_stack_verdict(registered, job.engine) != "ok":
+                found = "engine_stack"
             else:
                 found = registered
             self._accelerators[accelerator] = found

@@ -185,7 +185,7 @@ class Pricer:
             elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
                 order = unpriced_order(
                     v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
-                    speed,
+                    speed, v.fit.pipeline_parallel if serving and v.fit is not None else 1,
                 )  # fmt: skip
                 key = (tier, money, *order, last, len(keys))
                 if objective != "cost":

@@ -62,25 +62,28 @@ _T: dict[str, dict[Lang, str]] = {
         "traffic the computation cannot hide.",
     },
     "spans_servers": {
-        "zh": "单台服务器的 {per} 张 {mem:g} GiB 加速卡放不下该模型，每个副本跨 {pp} 台服务器"
-        "（共 {d} 卡）：服务器内张量并行 {per}，服务器间 {pp} 级流水线并行（vLLM 部署单机放不下"
-        "的模型的做法）。各级流水线在每个 token 上依次计算，一个副本的解码速度约为一台服务器的"
-        "速度；服务器之间传递的激活未计入。",
+        "zh": "单台服务器的 {per} 张 {mem:g} GiB 加速卡放不下该模型，每个副本用 {engine} 跨 {pp} "
+        "台服务器部署（共 {d} 卡）：服务器内张量并行 {per}，服务器间 {pp} 级流水线并行{guide}。"
+        "各级流水线在每个 token 上依次计算，一个副本的解码速度约为一台服务器的速度；"
+        "服务器之间传递的激活未计入。",
         "en": "One server's {per} accelerators of {mem:g} GiB cannot hold the model, so each "
-        "replica spans {pp} servers ({d} accelerators): tensor parallel {per} within a server "
-        "and {pp} pipeline stages across servers, as vLLM serves a model larger than one node. "
-        "The stages work in turn on every token, so a replica decodes at about one server's "
-        "rate; the activations passed between servers are not counted.",
+        "{engine} replica spans {pp} servers ({d} accelerators): tensor parallel {per} within "
+        "a server and {pp} pipeline stages across servers{guide}. The stages work in turn on "
+        "every token, so a replica decodes at about one server's rate; the activations "
+        "passed between servers are not counted.",
     },
     "spans_servers_one": {
-        "zh": "单台服务器的 1 张 {mem:g} GiB 加速卡放不下该模型，每个副本跨 {pp} 台服务器"
-        "（每台 1 卡）：{pp} 级流水线并行，每台一级（vLLM 部署单机放不下的模型的做法）。各级流水线"
+        "zh": "单台服务器的 1 张 {mem:g} GiB 加速卡放不下该模型，每个副本用 {engine} 跨 {pp} "
+        "台服务器部署（每台 1 卡）：{pp} 级流水线并行，每台一级{guide}。各级流水线"
         "在每个 token 上依次计算，一个副本的解码速度约为一张卡的速度；服务器之间传递的激活未计入。",
         "en": "One server's single {mem:g} GiB accelerator cannot hold the model, so each "
-        "replica spans {pp} servers, one pipeline stage on each, as vLLM serves a model "
-        "larger than one node. The stages work in turn on every token, so a replica decodes "
-        "at about one accelerator's rate; the activations passed between servers are not "
-        "counted.",
+        "{engine} replica spans {pp} servers, one pipeline stage on each{guide}. The stages "
+        "work in turn on every token, so a replica decodes at about one accelerator's rate; "
+        "the activations passed between servers are not counted.",
+    },
+    "span_vllm_guide": {
+        "zh": "（vLLM 分布式推理指南部署单机放不下的模型的做法）",
+        "en": ", as vLLM's distributed serving guide deploys a model larger than one node",
     },
     "span_replicas": {
         "zh": "{r} 个这样的副本并行服务，共 {n} 台服务器。",
@@ -438,6 +441,13 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "on one server of {n}×{acc} ({have:.0f} GiB each), each device needs about "
         "{need:.1f} GiB, the largest part being {part} ({size:.1f} GiB).",
     },
+    "memory_need_span": {
+        "zh": "即使一个副本跨 {s} 台 {n}×{acc}（每卡 {have:.0f} GiB，服务器内张量并行、服务器间"
+        "流水线并行），每卡仍需约 {need:.1f} GiB，最大一项是{part}（{size:.1f} GiB）。",
+        "en": "even with one replica over {s} servers of {n}×{acc} ({have:.0f} GiB each; tensor "
+        "parallel within a server, pipeline stages across), each device needs about "
+        "{need:.1f} GiB, the largest part being {part} ({size:.1f} GiB).",
+    },
     "part_weights": {"zh": "权重", "en": "the weights"},
     "part_gradients": {"zh": "梯度", "en": "the gradients"},
     "part_optimizer": {"zh": "优化器状态", "en": "the optimizer states"},
@@ -517,6 +527,9 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                "不被 {engine} 支持，只能用通用 PyTorch 推理。",
                "en": "{n} offers have accelerators (Pascal: P4, P40, P100, compute capability "
                "below 7.0) that {engine} does not run; only plain PyTorch serving does."},
+    "engine_stack": {"zh": "{n} 个报价的加速卡不是昇腾 NPU，而 {engine} 只在昇腾上运行。",
+                     "en": "{n} offers have accelerators other than Ascend NPUs, and {engine} "
+                     "runs on Ascend only."},
     "accelerator_count": {"zh": "{n} 个报价无法恰好组成 {n_acc} 张加速卡"
                           "（单机卡数不整除，或需多机但无 RDMA）。",
                           "en": "{n} offers cannot make exactly {n_acc} accelerators (the "

@@ -338,9 +338,11 @@ def _place_serving(
         memory, tp, pp, fits = fit.memory, fit.tensor_parallel, fit.pipeline_parallel, True
     else:
         fits, pp = False, layout.pipeline
-        shard = placement.tensor_parallel or _tp_degrees(layout.rw, layout.devices)[-1]
-        memory = memory_for(layout.rw, layout.devices, None, shard)
-        tp = min(shard, layout.per_node)
+        if pp > 1:
+            tp = layout.per_node
+        else:
+            tp = placement.tensor_parallel or _tp_degrees(layout.rw, layout.devices)[-1]
+        memory = memory_for(layout.rw, layout.devices, None, tp, pp)
     _fit_notes(spec, memory, fit, notes)
     if tp > 1 and pp == 1 and fits:
         notes.append(

@@ -10,6 +10,9 @@ Sharding rules:
   optimizer states, 2 also the gradients, 3 also the weights (Rajbhandari et al. 2020).
 - Tensor parallelism t splits weights, gradients, optimizer states, the sharded part of the
   activations and the KV cache (up to the number of KV heads; MLA latents are replicated).
+- Pipeline stages split the layers: each stage holds the weights and the KV cache of its
+  own layers only (the heaviest stage ``ceil(layers / pp)`` of them), while a layer's
+  working activations stay whole on the stage that runs it.
 - ZeRO-Offload follows DeepSpeed's own estimators (``stage_1_and_2.py``, ``stage3.py``):
   stages 1-2 keep the 16-bit weights on the device; stage 3 keeps a shard plus the largest
   layer gathered whole; offloading everything keeps only that layer.
@@ -93,15 +96,15 @@ def memory_for(
     pipeline_parallel: int = 1,
 ) -> MemoryBreakdown:
     """Per-device memory (GiB) for ``devices`` accelerators at a ZeRO stage (training),
-    tensor-parallel degree (both) and pipeline stages (training). ``zero_stage=None``
-    means no sharding (stage 0)."""
+    tensor-parallel degree and pipeline stages (both). ``zero_stage=None`` means no
+    sharding (stage 0)."""
     devices = max(devices, 1)
     t = max(min(tensor_parallel, devices), 1)
+    pp = max(min(pipeline_parallel, devices // t), 1)
     if rw.training is not None:
-        pp = max(min(pipeline_parallel, devices // t), 1)
         return _training_memory(rw, devices, zero_stage or 0, t, pp)
     if rw.inference is not None:
-        return _inference_memory(rw, devices, t)
+        return _inference_memory(rw, devices, t, pp)
     return _ZERO
 
 
@@ -175,19 +178,41 @@ def _states_and_activations(
     return (weights, grads, opt), acts
 
 
-def _inference_memory(rw: ResolvedWorkload, devices: int, t: int) -> MemoryBreakdown:
+def _inference_memory(rw: ResolvedWorkload, devices: int, t: int, pp: int = 1) -> MemoryBreakdown:
+    """One device of a replica of ``t`` x ``pp`` devices (tensor x pipeline degree).
+    Pipeline stages split the layers (vLLM's ``get_pp_indices``,
+    https://github.com/vllm-project/vllm/blob/main/vllm/distributed/utils.py: an even
+    split, the heaviest stage ``ceil(layers / pp)`` layers), and the KV cache is per layer, so a
+    stage caches only its own layers' share; tensor parallelism then divides that share
+    up to the KV heads (an MLA latent is replicated on every rank). A layer's working
+    activations are whole on the stage that runs it: only tensor parallelism shards them."""
     b = rw.inference
     assert b is not None
-    replicas = max(devices // t, 1)
+    replicas = max(devices // (t * pp), 1)
     per_replica = math.ceil(b.concurrency / replicas)
     kv_shards = t if b.layer_split else min(t, b.kv_shards_max)
-    kv = b.kv_per_token * b.context_len * per_replica / kv_shards
+    kv = b.kv_per_token * b.context_len * per_replica / kv_shards * _stage_share(rw, pp)
     acts = (b.act_unsharded + b.act_sharded / t) * (
         per_replica / b.concurrency if rw.image_model or rw.encoder else 1.0
     )
     return _breakdown(
-        b.weights / t, 0.0, 0.0, acts, kv, INFER_OVERHEAD_GIB, INFER_FRAGMENTATION, training=False
+        b.weights / (t * pp),
+        0.0,
+        0.0,
+        acts,
+        kv,
+        INFER_OVERHEAD_GIB,
+        INFER_FRAGMENTATION,
+        training=False,
     )
+
+
+def _stage_share(rw: ResolvedWorkload, pp: int) -> float:
+    """The share of the layers on the heaviest of ``pp`` pipeline stages."""
+    layers = rw.arch.layers if rw.arch is not None else None
+    if pp <= 1 or not layers:
+        return 1.0 / max(pp, 1)
+    return math.ceil(layers / pp) / layers
 
 
 def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
@@ -347,9 +372,10 @@ def memory_ladder(
                 if cap is None or cap.allows(stage, t, pp, bits=bits):
                     yield stage, t, pp, _training_memory(rw, devices, stage, t, pp)
         return
-    tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices)
+    pp = max(pipeline_parallel or 1, 1)
+    tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices // pp)
     for t in tps:
-        yield None, t, 1, _inference_memory(rw, devices, t)
+        yield None, t, pp, _inference_memory(rw, devices, t, pp)
 
 
 def first_fit(

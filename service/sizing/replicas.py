@@ -173,20 +173,18 @@ def replica_fit(
 ) -> Fit | None:
     """The per-device fit of one replica over ``pipeline`` servers of ``per_node`` x
     ``spec``: tensor parallel ``per_node`` within each server, ``pipeline`` stages across
-    them (see module), or ``None``. Its memory is sized as the model sharded over all
-    ``per_node x pipeline`` accelerators: weights and activations divide the same way
-    under tensor and pipeline parallelism, and the KV cache's split is capped by the KV
-    heads, which is conservative. ``/v1/estimate`` and the planner both size a replica
-    over several servers here (``safe``: the planner's check of the range's high end)."""
+    them (see module), or ``None``. Each stage holds the weights and the KV cache of its
+    own layers only (:func:`~service.sizing.memory.memory_for`), so a device holds about
+    1/(tensor x pipeline) of the weights and the KV cache's tensor share of its stage's
+    layers. ``/v1/estimate`` and the planner both size a replica over several servers
+    here (``safe``: the planner's check of the range's high end)."""
     devices = per_node * pipeline
-    fit = fit_placement(rw, spec, devices, headroom_frac, tensor_parallel=devices, safe=safe)
-    if fit is None:
-        return None
-    return Fit(
-        zero_stage=None,
+    return fit_placement(
+        rw,
+        spec,
+        devices,
+        headroom_frac,
         tensor_parallel=per_node,
-        memory=fit.memory,
-        headroom_gib=fit.headroom_gib,
         pipeline_parallel=pipeline,
-        checked_high=fit.checked_high,
+        safe=safe,
     )
