@@ -99,6 +99,9 @@ def test_a_replica_spans_a_few_large_servers_only(client: TestClient[Litestar]) 
         for o in options:
             assert o["accelerator"]["count"] >= 4, o
             assert 2 <= o["nodes"] <= 4, o
+    # a 16 x A10 server joins its cards over PCIe only: its tensor ring would cross the CPU
+    # sockets (NCCL's 10 GB/s), so it is no stage, priced low or not
+    assert not recommend(client, V3, accelerators=["A10"])["options"]
     h20 = recommend(client, V3, accelerators=["H20"])["options"]
     assert h20
     # 2 servers of 8 first; 4 of 4 (the same 16 cards, twice the hops) after them

@@ -61,6 +61,13 @@ to the servers (https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html)
 stage adds an inter-server hop to each decoded token, so a replica that needs more
 servers than this is said not to fit."""
 
+SPAN_PCIE_MOST_DEVICES = 8
+"""A stage server whose accelerators share no NVLink-class link runs its tensor-parallel
+ring over PCIe; past 8 devices that ring crosses the server's CPU sockets, where NCCL
+rates the link at 10 GB/s (``SKL_QPI_BW``, NVIDIA/nccl ``src/graph/topo.h``; see
+docs/sizing.md, "Ring link"). The decode rate does not charge that ring, so such a server
+(16 x A10 over PCIe) is not made a pipeline stage."""
+
 SPAN_LEAST_DEVICES = 4
 """Accelerators a server needs to be one stage of a spanning replica: the stage runs
 tensor parallel within the server (the rule of the guides above), and a 1- or 2-GPU VM
@@ -413,6 +420,8 @@ class Placer:
         replicas. ``exact``: the request's servers, split into equal replicas."""
         job = self.job
         if per_node < SPAN_LEAST_DEVICES:
+            return "memory"
+        if per_node > SPAN_PCIE_MOST_DEVICES and tensor_parallel_limit(spec, per_node) < per_node:
             return "memory"
         if exact is not None:
             if exact > max_nodes:
