@@ -224,7 +224,9 @@ def explain(
             if plan.removed.get("memory")
             else (None, None)
         )
-        no_fit = _explain(plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need)
+        no_fit = _explain(
+            plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need, open_ended
+        )
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(text for _, text in worded)
     if top and plan.hidden_spot:
@@ -239,7 +241,7 @@ def explain(
     for i, c in enumerate(top):
         offer = c.offer
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
-        options.append(fill_option(i + 1, c, part, terms))
+        options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     first = top[0] if top else None
     alternative = None
     if first is not None and not first.priced:
@@ -470,6 +472,7 @@ def _explain(
     max_nodes: int,
     unlisted: tuple[str, int] | None = None,
     need: tuple[bool | None, str | None] = (None, None),
+    open_ended: bool = False,
 ) -> list[str]:
     """One sentence per constraint that removed offers (a deadline or budget that removed
     placed options first, then largest first), after a first sentence that says nothing
@@ -500,7 +503,8 @@ def _explain(
         if key == "accelerators" and unlisted is not None:
             sentences.append(texts.unlisted_sentence(*unlisted, lang))
             continue
-        sentence = texts.removed_sentence(key, count, lang, values)
+        said = "budget_serving" if key == "budget" and open_ended else key  # the commitment
+        sentence = texts.removed_sentence(said, count, lang, values)
         if key == "memory" and short is not None:  # the figure and its largest part
             sentence = f"{sentence[:-1]}：{short}" if lang == "zh" else f"{sentence[:-1]}: {short}"
         sentences.append(sentence)

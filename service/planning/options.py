@@ -398,8 +398,11 @@ def option_part(
     return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail)
 
 
-def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
-    """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
+def fill_option(
+    rank: int, c: Candidate, part: OptionPart, terms: OptionTerms, budget: float | None = None
+) -> Option:
+    """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``
+    (``budget``: the request's, said per option when serving is open-ended)."""
     lang = terms.lang
     ranked = texts.rank_reason(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len
@@ -410,15 +413,19 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     if c.outdated_engine and terms.objective != "time":
         between = (*between, _outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:
-        budget = _engine_budget(c, terms.engine, lang)
-        if budget is not None:
-            between = (*between, budget)
+        edge = _engine_budget(c, terms.engine, lang)
+        if edge is not None:
+            between = (*between, edge)
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
     if c.shown_spot:
         between = (*between, texts.t("spot_shown", lang))
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
+    if budget is not None and terms.open_ended:
+        lasts = texts.serving_budget(budget, c, lang)
+        if lasts is not None:
+            between = (*between, lasts)
     reasons = [*part.head, *between, *part.tail]
     if c.hours is None and not terms.open_ended:
         unknown = texts.hours_unknown(

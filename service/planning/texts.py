@@ -408,6 +408,19 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
         "job uses {hours:,.0f} h.",
     },
+    "budget_hours": {
+        "zh": "预算 ¥{budget:,.0f} 按此价格（¥{per_hour:,.2f}/小时）可运行约 {hours} 小时"
+        "（约 {days:.1f} 天）；持续服务超出这段时间需追加预算，或改用更便宜的方案。",
+        "en": "Your budget of ¥{budget:,.0f} buys about {hours} h of this option at "
+        "¥{per_hour:,.2f}/h (about {days:.1f} days); serving longer needs more budget or a "
+        "cheaper option.",
+    },
+    "budget_months": {
+        "zh": "预算 ¥{budget:,.0f} 可支付该包月方案 {months} 个整月"
+        "（全部节点每月 ¥{month:,.0f}）。",
+        "en": "Your budget of ¥{budget:,.0f} pays for {months} whole month(s) of this "
+        "subscription (¥{month:,.0f} a month for all its nodes).",
+    },
     "monthly_commitment": {
         "zh": "包月是承诺：每节点按整月预付 ¥{month:,.0f}，不足一个月也按一个月计费。",
         "en": "Monthly is a commitment: ¥{month:,.0f} per node paid for each whole month, "
@@ -488,6 +501,11 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                           "than on demand; ask for monthly billing to see them."},
     "budget": {"zh": "{n} 个方案的总费用超出预算。",
                "en": "{n} options would cost more than the budget."},
+    "budget_serving": {"zh": "{n} 个方案的起步承诺超出预算"
+                       "（包月按首月全部节点计，按量按一小时计）。",
+                       "en": "{n} options commit more than the budget up front (a "
+                       "subscription's first month for all its nodes, or one hour on "
+                       "demand)."},
     "deadline_hours": {"zh": "{n} 个方案的耗时超过截止时间。",
                        "en": "{n} options would take longer than the deadline."},
     "memory": {"zh": "{n} 个报价的显存不足以容纳该任务（在允许的节点数内）。",
@@ -1021,3 +1039,19 @@ def _summary_line(
         else ", cost unknown"
     )
     return f"{head}{price}: about {duration(c.hours, lang)}{cost}."
+
+
+def serving_budget(budget: float, c: Candidate, lang: Lang) -> str | None:
+    """What a budget means to an open-ended serving option (review 5 G3): the whole months
+    of a subscription it pays for, or the hours it buys on demand or spot; ``None`` when
+    the option has no price."""
+    price = c.offer.price
+    if c.offer.billing == "monthly" and price is not None and price.price_per_month:
+        month = price.price_per_month * c.nodes
+        return t("budget_months", lang, budget=budget, months=int(budget // month), month=month)
+    if not c.price_per_hour:
+        return None
+    hours = budget / c.price_per_hour
+    shown = f"{hours:,.0f}" if hours >= 10 else f"{hours:.1f}"
+    return t("budget_hours", lang, budget=budget, per_hour=c.price_per_hour, hours=shown,
+             days=hours / 24)  # fmt: skip
