@@ -26,6 +26,7 @@ from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
+from service.planning.faster import SAME_COST
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
@@ -420,6 +421,12 @@ def fill_option(
         between = (*between, texts.spot_reason(c, lang))
     if c.shown_spot:
         between = (*between, texts.t("spot_shown", lang))
+    if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
+        cheapest, slow = c.same_cost_as
+        between = (*between, texts.t("same_cost_faster", lang, pct=SAME_COST * 100,
+                                     total=c.total_cost, cheapest=cheapest,
+                                     hours=texts.duration(c.hours, lang),
+                                     slow=texts.duration(slow, lang)))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
     if budget is not None and terms.open_ended:

@@ -32,6 +32,7 @@ import msgspec
 from service.catalog.aggregate import OfferBucket
 from service.planning.context import PlanContext
 from service.planning.explain import AnswerParts, Ranked, answer_terms, explain, lever_hint
+from service.planning.faster import with_faster
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
@@ -67,6 +68,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         index = known.spanning_lanes(buckets, placer)
         plan = plan_for(buckets, resolved.flt, placer, req, index=index)
         top = select(plan, req.top_k)
+    top = with_faster(top, buckets, resolved.flt, placer, req)
     if resolved.interruptible:
         top = with_best_spot(top, plan, buckets, resolved.flt, placer, req)
     if not top:  # explain: count what each constraint removed, offer by offer

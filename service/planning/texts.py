@@ -408,6 +408,15 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
         "job uses {hours:,.0f} h.",
     },
+    "same_cost_faster": {
+        "zh": "与最便宜的方案费用相差不到 {pct:g}%（¥{total:,.0f} 对 ¥{cheapest:,.0f}），"
+        "但 {hours} 即可完成，而不是 {slow}：数据并行在多节点上近乎线性扩展，总卡时与费用"
+        "几乎不变；运行时间越短，期间遇到故障、回收和重启的风险也越小。",
+        "en": "Costs within {pct:g}% of the cheapest plan (¥{total:,.0f} vs ¥{cheapest:,.0f}) "
+        "but finishes in {hours} instead of {slow}: data parallel over more nodes scales "
+        "nearly linearly, so the device-hours and the bill stay about the same, and a shorter "
+        "run carries fewer days of failure, reclaim and restart risk.",
+    },
     "budget_hours": {
         "zh": "预算 ¥{budget:,.0f} 按此价格（¥{per_hour:,.2f}/小时）可运行约 {hours} 小时"
         "（约 {days:.1f} 天）；持续服务超出这段时间需追加预算，或改用更便宜的方案。",
