@@ -380,9 +380,18 @@ def lever_hint(
     field: str, workload: object, c: Candidate, removed: int, ctx: PlanContext, lang: Lang
 ) -> tuple[RelaxHint, str]:
     """The hint and sentence of a lever that changes the job's memory (``field``: the
-    workload field changed, ``method`` or ``framework``) with its nearest option."""
+    workload field changed, ``method`` or ``framework``; or a serving lever,
+    ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option."""
     nearest = _describe(c, ctx, lang)
     hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    if field in ("target_tokens_per_s", "concurrency"):  # serving: less load
+        load = getattr(workload, field)
+        return hint, texts.t(f"lever_{field}", lang, load=load, best=nearest)
+    if field in ("precision", "max_nodes"):  # serving levers
+        precision = str(getattr(workload, "precision", ""))
+        how = texts.LOWER_WEIGHTS.get(precision.upper(), {}).get(lang, "")
+        return hint, texts.t(f"lever_{field}", lang, p=precision.upper(), how=how, n=c.nodes,
+                             best=nearest)  # fmt: skip
     framework = str(getattr(workload, "framework", ""))
     label = {"unsloth": "Unsloth", "torchtune": "torchtune"}.get(framework, framework)
     return hint, texts.t(f"lever_{field}", lang, fw=label, best=nearest)

@@ -470,6 +470,24 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
         "(the largest saving at long sequences), the nearest option would be: {best}.",
     },
+    "lever_precision": {
+        "zh": "改用 {p} 权重（{how}，需该卡支持此格式），最接近的方案是：{best}。",
+        "en": "With {p} weights ({how}, on a device that runs the format), the nearest "
+        "option would be: {best}.",
+    },
+    "lever_target_tokens_per_s": {
+        "zh": "在允许的服务器数内，目标降到约 {load:,.0f} tokens/秒时，最接近的方案是：{best}。",
+        "en": "Within the servers allowed, a target of about {load:,.0f} tokens/s would be "
+        "served by: {best}.",
+    },
+    "lever_concurrency": {
+        "zh": "并发降到 {load} 路时，最接近的方案是：{best}。",
+        "en": "With {load} concurrent sequences, the nearest option would be: {best}.",
+    },
+    "lever_max_nodes": {
+        "zh": "若允许 {n} 台服务器，最接近的方案是：{best}。",
+        "en": "With {n} servers allowed, the nearest option would be: {best}.",
+    },
     "relax_substitute": {
         "zh": "改用 {gens} 或更新一代的加速卡，最接近的方案是：{best}。",
         "en": "With an {gens} or newer accelerator, the nearest option would be: {best}.",
@@ -596,6 +614,23 @@ def unlisted_sentence(names: str, catalogs: int, lang: Lang) -> str:
     if catalogs == 1:
         return f"The one cloud's catalog loaded does not list {names}."
     return f"None of the {_COUNT_WORDS.get(catalogs, str(catalogs))} clouds' catalogs list {names}."
+
+
+LOWER_WEIGHTS: dict[str, dict[Lang, str]] = {
+    "FP8": {
+        "zh": "官方或 llm-compressor 的 FP8 检查点，显存约为 16 位的一半",
+        "en": "an official or llm-compressor FP8 checkpoint: about half the 16-bit memory",
+    },
+    "INT8": {
+        "zh": "W8A8 或 GPTQ-Int8 检查点，显存约为 16 位的一半",
+        "en": "a W8A8 or GPTQ-Int8 checkpoint: about half the 16-bit memory",
+    },
+    "INT4": {
+        "zh": "AWQ 或 GPTQ-Int4 检查点，显存约为 16 位的四分之一",
+        "en": "an AWQ or GPTQ-Int4 checkpoint: about a quarter of the 16-bit memory",
+    },
+}
+"""How a served model's weights get to a lower precision (the lever's parenthesis)."""
 
 
 def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:
