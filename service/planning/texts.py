@@ -427,8 +427,8 @@ _T: dict[str, dict[Lang, str]] = {
     "budget_months": {
         "zh": "预算 ¥{budget:,.0f} 可支付该包月方案 {months} 个整月"
         "（全部节点每月 ¥{month:,.0f}）。",
-        "en": "Your budget of ¥{budget:,.0f} pays for {months} whole month(s) of this "
-        "subscription (¥{month:,.0f} a month for all its nodes).",
+        "en": "Your budget of ¥{budget:,.0f} pays for {months_en} of this subscription "
+        "(¥{month:,.0f} a month for all its nodes).",
     },
     "monthly_commitment": {
         "zh": "包月是承诺：每节点按整月预付 ¥{month:,.0f}，不足一个月也按一个月计费。",
@@ -1092,7 +1092,10 @@ def serving_budget(budget: float, c: Candidate, lang: Lang) -> str | None:
     price = c.offer.price
     if c.offer.billing == "monthly" and price is not None and price.price_per_month:
         month = price.price_per_month * c.nodes
-        return t("budget_months", lang, budget=budget, months=int(budget // month), month=month)
+        months = int(budget // month)
+        months_en = f"{months} whole month" + ("" if months == 1 else "s")
+        return t("budget_months", lang, budget=budget, months=months, months_en=months_en,
+                 month=month)  # fmt: skip
     if not c.price_per_hour:
         return None
     hours = budget / c.price_per_hour
