@@ -33,6 +33,9 @@ class Candidate:
     shown_spot: bool = False
     """The best spot option, shown last although its estimate ranks after on-demand
     (:func:`~service.planning.rank.with_best_spot`)."""
+    same_cost_as: tuple[float, float] | None = None
+    """(total, hours) of the cheapest plan, when this is its faster twin at about the same
+    cost, shown last (:func:`~service.planning.faster.with_faster`)."""
     outdated_engine: bool = False
     """Served on a device the engine's current release does not run (V100 under vLLM):
     ranked after the others (:data:`~service.planning.price.DEMOTED_TIER`)."""

@@ -229,7 +229,9 @@ def explain(
             if plan.removed.get("memory")
             else (None, None)
         )
-        no_fit = _explain(plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need)
+        no_fit = _explain(
+            plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need, open_ended
+        )
         warnings.append(("" if lang == "zh" else " ").join(no_fit))
         warnings.extend(text for _, text in worded)
     if top and plan.hidden_spot:
@@ -250,7 +252,7 @@ def explain(
     for i, c in enumerate(top):
         offer = c.offer
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
-        options.append(fill_option(i + 1, c, part, terms))
+        options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     first = top[0] if top else None
     alternative = None
     if first is not None and not first.priced:
@@ -394,9 +396,18 @@ def lever_hint(
     field: str, workload: object, c: Candidate, removed: int, ctx: PlanContext, lang: Lang
 ) -> tuple[RelaxHint, str]:
     """The hint and sentence of a lever that changes the job's memory (``field``: the
-    workload field changed, ``method`` or ``framework``) with its nearest option."""
+    workload field changed, ``method`` or ``framework``; or a serving lever,
+    ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option."""
     nearest = _describe(c, ctx, lang)
     hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    if field in ("target_tokens_per_s", "concurrency"):  # serving: less load
+        load = getattr(workload, field)
+        return hint, texts.t(f"lever_{field}", lang, load=load, best=nearest)
+    if field in ("precision", "max_nodes"):  # serving levers
+        precision = str(getattr(workload, "precision", ""))
+        how = texts.LOWER_WEIGHTS.get(precision.upper(), {}).get(lang, "")
+        return hint, texts.t(f"lever_{field}", lang, p=precision.upper(), how=how, n=c.nodes,
+                             best=nearest)  # fmt: skip
     framework = str(getattr(workload, "framework", ""))
     label = {"unsloth": "Unsloth", "torchtune": "torchtune"}.get(framework, framework)
     return hint, texts.t(f"lever_{field}", lang, fw=label, best=nearest)
@@ -494,6 +505,7 @@ def _explain(
     max_nodes: int,
     unlisted: tuple[str, int] | None = None,
     need: tuple[bool | None, str | None] = (None, None),
+    open_ended: bool = False,
 ) -> list[str]:
     """One sentence per constraint that removed offers (a deadline or budget that removed
     placed options first, then largest first), after a first sentence that says nothing
@@ -524,7 +536,8 @@ def _explain(
         if key == "accelerators" and unlisted is not None:
             sentences.append(texts.unlisted_sentence(*unlisted, lang))
             continue
-        sentence = texts.removed_sentence(key, count, lang, values)
+        said = "budget_serving" if key == "budget" and open_ended else key  # the commitment
+        sentence = texts.removed_sentence(said, count, lang, values)
         if key == "memory" and short is not None:  # the figure and its largest part
             sentence = f"{sentence[:-1]}：{short}" if lang == "zh" else f"{sentence[:-1]}: {short}"
         sentences.append(sentence)

@@ -26,6 +26,7 @@ from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
+from service.planning.faster import SAME_COST
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
@@ -407,8 +408,11 @@ def option_part(
     return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail)
 
 
-def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -> Option:
-    """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``."""
+def fill_option(
+    rank: int, c: Candidate, part: OptionPart, terms: OptionTerms, budget: float | None = None
+) -> Option:
+    """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``
+    (``budget``: the request's, said per option when serving is open-ended)."""
     lang = terms.lang
     ranked = texts.rank_reason(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len
@@ -419,15 +423,25 @@ def fill_option(rank: int, c: Candidate, part: OptionPart, terms: OptionTerms) -
     if c.outdated_engine and terms.objective != "time":
         between = (*between, _outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:
-        budget = _engine_budget(c, terms.engine, lang)
-        if budget is not None:
-            between = (*between, budget)
+        edge = _engine_budget(c, terms.engine, lang)
+        if edge is not None:
+            between = (*between, edge)
     if c.spot is not None:
         between = (*between, texts.spot_reason(c, lang))
     if c.shown_spot:
         between = (*between, texts.t("spot_shown", lang))
+    if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
+        cheapest, slow = c.same_cost_as
+        between = (*between, texts.t("same_cost_faster", lang, pct=SAME_COST * 100,
+                                     total=c.total_cost, cheapest=cheapest,
+                                     hours=texts.duration(c.hours, lang),
+                                     slow=texts.duration(slow, lang)))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
+    if budget is not None and terms.open_ended:
+        lasts = texts.serving_budget(budget, c, lang)
+        if lasts is not None:
+            between = (*between, lasts)
     reasons = [*part.head, *between, *part.tail]
     if c.hours is None and not terms.open_ended:
         unknown = texts.hours_unknown(

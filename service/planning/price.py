@@ -124,7 +124,7 @@ class Pricer:
         last tie-break (an equal price in Johannesburg after one in Guiyang)."""
         serving, objective = self.serving, self.objective
         deadline = None if serving else self.deadline_hours
-        budget = None if serving else self.budget
+        budget = self.budget  # open-ended serving: on the commitment (see _committed)
         keys, entries = self.keys, self.entries
         price = offer.price
         hourly = None if price is None else price.price_per_hour
@@ -167,9 +167,11 @@ class Pricer:
             if deadline is not None and (hours or INF) > deadline:
                 self.removed["deadline_hours"] += offers
                 continue
-            if budget is not None and (total or INF) > budget:
-                self.removed["budget"] += offers
-                continue
+            if budget is not None:
+                spend = total if not serving else committed(monthly, per_hour, v.nodes)
+                if (spend or INF) > budget:
+                    self.removed["budget"] += offers
+                    continue
             per_token = None
             if per_hour is None:
                 tier, money = 2.0, INF
@@ -226,6 +228,17 @@ class Pricer:
         plan = Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
         plan.demoted = self.demoted
         return plan
+
+
+def committed(monthly: float | None, per_hour: float | None, nodes: int) -> float | None:
+    """What open-ended serving commits before it can stop, the money its ``budget`` is
+    checked against (review 5 G3: a ¥1,000 budget got a ¥16,676 monthly plan): a
+    subscription's first month for all nodes, else one hour of all nodes on demand or spot
+    (the smallest block to start and stop; the option says how long the budget lasts).
+    A serving job has no total, so this is the only spend that is known before it runs."""
+    if monthly:
+        return monthly * nodes
+    return per_hour
 
 
 def training_hours_per_token(offer: Offer, v: Variant) -> float:

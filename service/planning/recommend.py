@@ -25,6 +25,7 @@ class (:class:`~service.planning.explain.AnswerParts`).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import msgspec
@@ -32,6 +33,7 @@ import msgspec
 from service.catalog.aggregate import OfferBucket
 from service.planning.context import PlanContext
 from service.planning.explain import AnswerParts, Ranked, answer_terms, explain, lever_hint
+from service.planning.faster import with_faster
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
@@ -41,7 +43,7 @@ from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.errors import InputError
 from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
 from service.sizing.resolve import checkpoint_view
-from service.sizing.workload import Finetune, Workload, validate_workload
+from service.sizing.workload import Finetune, Inference, Workload, validate_workload
 
 __all__ = ["PlanContext", "recommend"]
 
@@ -67,20 +69,68 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
         index = known.spanning_lanes(buckets, placer)
         plan = plan_for(buckets, resolved.flt, placer, req, index=index)
         top = select(plan, req.top_k)
+    top = with_faster(top, buckets, resolved.flt, placer, req)
     if resolved.interruptible:
         top = with_best_spot(top, plan, buckets, resolved.flt, placer, req)
     if not top:  # explain: count what each constraint removed, offer by offer
         plan = plan_for(buckets, resolved.flt, placer, req, count_removed=True, index=index)
     answer = explain(Ranked(resolved, placer, plan, top), ctx, cache, lang, known.parts)
-    short = plan.removed.get("memory", 0) if not top else 0
-    if short:
-        answer = _with_levers(answer, req, short, ctx, cache, lang)
+    if not top:
+        answer = _with_levers(answer, req, plan.removed, ctx, cache, lang)
     return answer
 
 
 LONG_SEQUENCE = 8192
 """Tokens per sequence from which the logits (sequence x vocabulary) decide a fine-tune's
 memory: at 32k tokens and Qwen's 152k vocabulary, 16 B per logit is 74 GiB (review 4 F11)."""
+
+
+SERVED_LOWER = {
+    "bf16": ("int8", "int4"),
+    "fp16": ("int8", "int4"),
+    "fp32": ("int8", "int4"),
+    "fp8": ("int4",),
+    "int8": ("int4",),
+}
+"""Serving: the weight formats below each precision, tried in this order as levers
+(review 5 G5: a 7B chatbot under ¥6.85/h fits one A10 in INT4). Whether a device runs a
+format is the planner's own capability check, so a lever names only devices that do."""
+
+
+LOAD_SHARES = (0.5, 0.25)
+"""Serving: the shares of the asked load (throughput target, else concurrent sequences)
+tried as levers, the larger first: what the servers allowed do reach, to a factor of 2."""
+
+
+def serving_levers(
+    req: RecommendRequest, removed: Counter[str]
+) -> list[tuple[str, RecommendRequest]]:
+    """Other ways to serve the same model that an empty answer can name, each with the
+    field it changes (review 5 G5): lower-precision weights and half or a quarter of the
+    load when memory, the node limit or the price cap removed options, and more servers
+    when ``max_nodes`` did."""
+    workload = req.workload
+    if not isinstance(workload, Inference):
+        return []
+    found: list[tuple[str, RecommendRequest]] = []
+    if removed.get("memory") or removed.get("max_nodes") or removed.get("max_price_per_hour"):
+        for precision in SERVED_LOWER.get(workload.precision, ()):
+            lower = msgspec.structs.replace(workload, precision=precision)
+            found.append(("precision", msgspec.structs.replace(req, workload=lower)))
+    short = removed.get("memory") or removed.get("max_nodes") or removed.get("max_price_per_hour")
+    target, users = workload.target_tokens_per_s, workload.concurrency
+    for share in LOAD_SHARES if short else ():  # less load on the servers allowed
+        if target:
+            lighter = msgspec.structs.replace(workload, target_tokens_per_s=target * share)
+            found.append(("target_tokens_per_s", msgspec.structs.replace(req, workload=lighter)))
+        elif users is not None and users > 1:
+            lighter = msgspec.structs.replace(workload, concurrency=max(int(users * share), 1))
+            found.append(("concurrency", msgspec.structs.replace(req, workload=lighter)))
+    c = req.constraints
+    if removed.get("max_nodes") and c.max_nodes is not None:
+        wider = msgspec.structs.replace(c, max_nodes=None)
+        found.append(("max_nodes", msgspec.structs.replace(req, constraints=wider)))
+    return found
 
 
 def levers(workload: Workload) -> list[tuple[str, Workload]]:
@@ -109,17 +159,27 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
 def _with_levers(
     answer: RecommendResponse,
     req: RecommendRequest,
-    short: int,
+    removed: Counter[str],
     ctx: PlanContext,
     cache: PlanCache,
     lang: Lang,
 ) -> RecommendResponse:
     """An empty answer with, for each lever that changes the job's memory
-    (:func:`levers`), the nearest option it lets through under the same constraints:
-    computed, not guessed (one bounded ranking per lever, only for an empty answer)."""
+    (:func:`levers`, when memory removed options) or how it is served
+    (:func:`serving_levers`), the nearest option it lets through under the same
+    constraints: computed, not guessed (one bounded ranking per lever, only for an empty
+    answer; per field, the first lever that finds one)."""
     hints, words = [], []
-    for field, workload in levers(req.workload):
-        asked = msgspec.structs.replace(req, workload=workload, top_k=1)
+    short = removed.get("memory", 0)
+    tried = [
+        (field, msgspec.structs.replace(req, workload=workload))
+        for field, workload in (levers(req.workload) if short else [])
+    ]
+    said: set[str] = set()
+    for field, changed in [*tried, *serving_levers(req, removed)]:
+        if field in said:  # the first lever of a field that lets an option through
+            continue
+        asked = msgspec.structs.replace(changed, top_k=1)
         try:
             resolved = resolve(asked, ctx, cache)
         except InputError:
@@ -127,9 +187,11 @@ def _with_levers(
         placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
         best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), 1)
         if best:
-            hint, text = lever_hint(field, workload, best[0], short, ctx, lang)
+            count = removed.get(field, 0) or short
+            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang)
             hints.append(hint)
             words.append(text)
+            said.add(field)
     if not hints:
         return answer
     return msgspec.structs.replace(

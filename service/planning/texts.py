@@ -418,6 +418,28 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
         "job uses {hours:,.0f} h.",
     },
+    "same_cost_faster": {
+        "zh": "与最便宜的方案费用相差不到 {pct:g}%（¥{total:,.0f} 对 ¥{cheapest:,.0f}），"
+        "但 {hours} 即可完成，而不是 {slow}：数据并行在多节点上近乎线性扩展，总卡时与费用"
+        "几乎不变；运行时间越短，期间遇到故障、回收和重启的风险也越小。",
+        "en": "Costs within {pct:g}% of the cheapest plan (¥{total:,.0f} vs ¥{cheapest:,.0f}) "
+        "but finishes in {hours} instead of {slow}: data parallel over more nodes scales "
+        "nearly linearly, so the device-hours and the bill stay about the same, and a shorter "
+        "run carries fewer days of failure, reclaim and restart risk.",
+    },
+    "budget_hours": {
+        "zh": "预算 ¥{budget:,.0f} 按此价格（¥{per_hour:,.2f}/小时）可运行约 {hours} 小时"
+        "（约 {days:.1f} 天）；持续服务超出这段时间需追加预算，或改用更便宜的方案。",
+        "en": "Your budget of ¥{budget:,.0f} buys about {hours} h of this option at "
+        "¥{per_hour:,.2f}/h (about {days:.1f} days); serving longer needs more budget or a "
+        "cheaper option.",
+    },
+    "budget_months": {
+        "zh": "预算 ¥{budget:,.0f} 可支付该包月方案 {months} 个整月"
+        "（全部节点每月 ¥{month:,.0f}）。",
+        "en": "Your budget of ¥{budget:,.0f} pays for {months_en} of this subscription "
+        "(¥{month:,.0f} a month for all its nodes).",
+    },
     "monthly_commitment": {
         "zh": "包月是承诺：每节点按整月预付 ¥{month:,.0f}，不足一个月也按一个月计费。",
         "en": "Monthly is a commitment: ¥{month:,.0f} per node paid for each whole month, "
@@ -465,6 +487,24 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
         "(the largest saving at long sequences), the nearest option would be: {best}.",
     },
+    "lever_precision": {
+        "zh": "改用 {p} 权重（{how}，需该卡支持此格式），最接近的方案是：{best}。",
+        "en": "With {p} weights ({how}, on a device that runs the format), the nearest "
+        "option would be: {best}.",
+    },
+    "lever_target_tokens_per_s": {
+        "zh": "在允许的服务器数内，目标降到约 {load:,.0f} tokens/秒时，最接近的方案是：{best}。",
+        "en": "Within the servers allowed, a target of about {load:,.0f} tokens/s would be "
+        "served by: {best}.",
+    },
+    "lever_concurrency": {
+        "zh": "并发降到 {load} 路时，最接近的方案是：{best}。",
+        "en": "With {load} concurrent sequences, the nearest option would be: {best}.",
+    },
+    "lever_max_nodes": {
+        "zh": "若允许 {n} 台服务器，最接近的方案是：{best}。",
+        "en": "With {n} servers allowed, the nearest option would be: {best}.",
+    },
     "relax_substitute": {
         "zh": "改用 {gens} 架构的加速卡，最接近的方案是：{best}。",
         "en": "With {article} {gens} accelerator instead, the nearest option would be: {best}.",
@@ -505,6 +545,11 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                           "than on demand; ask for monthly billing to see them."},
     "budget": {"zh": "{n} 个方案的总费用超出预算。",
                "en": "{n} options would cost more than the budget."},
+    "budget_serving": {"zh": "{n} 个方案的起步承诺超出预算"
+                       "（包月按首月全部节点计，按量按一小时计）。",
+                       "en": "{n} options commit more than the budget up front (a "
+                       "subscription's first month for all its nodes, or one hour on "
+                       "demand)."},
     "deadline_hours": {"zh": "{n} 个方案的耗时超过截止时间。",
                        "en": "{n} options would take longer than the deadline."},
     "memory": {"zh": "{n} 个报价的显存不足以容纳该任务（在允许的节点数内）。",
@@ -589,6 +634,23 @@ def unlisted_sentence(names: str, catalogs: int, lang: Lang) -> str:
     if catalogs == 1:
         return f"The one cloud's catalog loaded does not list {names}."
     return f"None of the {_COUNT_WORDS.get(catalogs, str(catalogs))} clouds' catalogs list {names}."
+
+
+LOWER_WEIGHTS: dict[str, dict[Lang, str]] = {
+    "FP8": {
+        "zh": "官方或 llm-compressor 的 FP8 检查点，显存约为 16 位的一半",
+        "en": "an official or llm-compressor FP8 checkpoint: about half the 16-bit memory",
+    },
+    "INT8": {
+        "zh": "W8A8 或 GPTQ-Int8 检查点，显存约为 16 位的一半",
+        "en": "a W8A8 or GPTQ-Int8 checkpoint: about half the 16-bit memory",
+    },
+    "INT4": {
+        "zh": "AWQ 或 GPTQ-Int4 检查点，显存约为 16 位的四分之一",
+        "en": "an AWQ or GPTQ-Int4 checkpoint: about a quarter of the 16-bit memory",
+    },
+}
+"""How a served model's weights get to a lower precision (the lever's parenthesis)."""
 
 
 def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:
@@ -1041,3 +1103,22 @@ def _summary_line(
         else ", cost unknown"
     )
     return f"{head}{price}: about {duration(c.hours, lang)}{cost}."
+
+
+def serving_budget(budget: float, c: Candidate, lang: Lang) -> str | None:
+    """What a budget means to an open-ended serving option (review 5 G3): the whole months
+    of a subscription it pays for, or the hours it buys on demand or spot; ``None`` when
+    the option has no price."""
+    price = c.offer.price
+    if c.offer.billing == "monthly" and price is not None and price.price_per_month:
+        month = price.price_per_month * c.nodes
+        months = int(budget // month)
+        months_en = f"{months} whole month" + ("" if months == 1 else "s")
+        return t("budget_months", lang, budget=budget, months=months, months_en=months_en,
+                 month=month)  # fmt: skip
+    if not c.price_per_hour:
+        return None
+    hours = budget / c.price_per_hour
+    shown = f"{hours:,.0f}" if hours >= 10 else f"{hours:.1f}"
+    return t("budget_hours", lang, budget=budget, per_hour=c.price_per_hour, hours=shown,
+             days=hours / 24)  # fmt: skip
