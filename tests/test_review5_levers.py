@@ -58,7 +58,11 @@ def test_serving_budget_bounds_the_commitment_and_says_what_it_buys(
 def test_serving_budget_below_any_hour_is_an_empty_answer_naming_the_budget(
     client: Client,
 ) -> None:
-    answer = recommend(client, {"workload": CHAT_7B, "constraints": {"budget": 1}, "lang": "en"})
+    """Priced offers only (Alibaba quotes every row it serves this on): a budget below any
+    hour leaves nothing, and the answer names the budget and the nearest option."""
+    body = {"workload": CHAT_7B, "constraints": {"budget": 1, "providers": ["alibaba"],
+                                                "accelerators": ["A10"]}, "lang": "en"}  # fmt: skip
+    answer = recommend(client, body)
     assert answer["options"] == []
     assert any("budget" in w for w in answer["warnings"])
     assert any(h["constraint"] == "budget" and h["nearest"] for h in answer["relax"])
@@ -143,3 +147,40 @@ def test_a_short_cost_plan_is_not_given_a_faster_alternative(client: Client) -> 
                          "tokens": 2e7}}  # fmt: skip
     answer = recommend(client, body)
     assert not any("3%" in t for o in answer["options"] for t in o["reasons"])
+
+
+# --- review 6 H1: a budget never removes what it cannot check ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("workload", "budget"),
+    [
+        ({"kind": "inference", "model": "deepseek-r1", "precision": "fp8"}, 200_000),
+        ({"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "tokens": 50_000_000},
+         100_000),
+    ],
+    ids=["r1-fp8", "lora-7b"],
+)  # fmt: skip
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_budget_keeps_unpriced_options_and_says_it_cannot_check_them(
+    client: Client, workload: dict[str, Any], budget: float, lang: str
+) -> None:
+    """An option without a price is not over a budget, nor under it: it stays (ranked
+    after every priced one, as without a budget) and says the budget could not be checked.
+    Review 6 H1: R1 FP8 with a ¥200,000 budget came back empty, "over budget"."""
+    only = {"providers": ["volcengine", "huawei"]}  # rows without a quoted price among them
+    free = recommend(client, {"workload": workload, "constraints": only, "top_k": 50,
+                              "lang": lang})  # fmt: skip
+    body = {"workload": workload, "constraints": {**only, "budget": budget}, "top_k": 50,
+            "lang": lang}  # fmt: skip
+    capped = recommend(client, body)
+    unpriced = [o for o in free["options"] if o["price_per_hour"] is None]
+    assert unpriced, "the case needs unpriced options"
+    kept = [o for o in capped["options"] if o["price_per_hour"] is None]
+    assert len(kept) == len(unpriced)
+    said = "预算" if lang == "zh" else "budget"
+    for o in kept:
+        assert any(said in w for w in o["warnings"]), o["warnings"]
+    for o in capped["options"]:
+        if o["price_per_hour"] is not None and o["total_cost"] is not None:
+            assert o["total_cost"] <= budget

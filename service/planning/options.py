@@ -452,6 +452,8 @@ def fill_option(
         warnings = [*part.warnings_head, *part.warnings_tail]
     if not c.regions:
         warnings.append(texts.t("regions_unknown", lang))
+    if budget is not None and _unchecked(c, terms):
+        warnings.append(texts.t("budget_unchecked", lang, budget=budget))
     hours, total = c.hours, c.total_cost
     return msgspec.structs.replace(
         part.template,
@@ -513,6 +515,14 @@ def untimed_of(c: Candidate, terms: OptionTerms) -> str:
     if terms.generates and not spec.mem_bandwidth_gbps:
         return "rollout_bandwidth"
     return "unknown" if peak_tflops(spec, terms.precision) else "peak"
+
+
+def _unchecked(c: Candidate, terms: OptionTerms) -> bool:
+    """The option's money against the budget is unknown: no price, or (a finite job) no
+    total because its hours are unknown."""
+    if c.price_per_hour is None:
+        return True
+    return not terms.open_ended and c.total_cost is None
 
 
 def _estimate_bound(c: Candidate, end: str) -> float | None:

@@ -168,8 +168,10 @@ class Pricer:
                 self.removed["deadline_hours"] += offers
                 continue
             if budget is not None:
+                # unknown money is not over the budget: the option stays (ranked after
+                # the priced ones) and says the budget could not be checked (review 6 H1)
                 spend = total if not serving else committed(monthly, per_hour, v.nodes)
-                if (spend or INF) > budget:
+                if spend is not None and spend > budget:
                     self.removed["budget"] += offers
                     continue
             per_token = None

@@ -322,6 +322,11 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "About ¥{price:,.2f}/h{per}, estimated (not a quote from the cloud) from "
         "{basis}; likely ¥{low:,.2f}–¥{high:,.2f}/h, ranked at the top of that range.",
     },
+    "budget_unchecked": {
+        "zh": "价格或总费用未知，无法核对是否在 ¥{budget:,.0f} 的预算之内：请先询价。",
+        "en": "Its price or total is unknown, so it cannot be checked against your budget of "
+        "¥{budget:,.0f}: get a quote first.",
+    },
     "regions_unknown": {
         "zh": "可售地域未公开，请在控制台确认。",
         "en": "Regions where it is sold are not published; check the console.",
