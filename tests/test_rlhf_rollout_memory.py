@@ -116,3 +116,30 @@ def test_same_framework_the_hardware_decides(client: TestClient[Litestar], frame
     said = " ".join(ascend["assumptions"])
     assert "no public" in said
     assert "not anchored" in said
+
+
+# --- review 6 H2: RLHF trains on ZeRO/FSDP, never DeepSpeed's TP x PP --------------------
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        {"kind": "rlhf", "algorithm": "grpo", "model": "qwen2.5-7b", "method": "full",
+         "seq_len": 4096, "response_len": 3072, "tokens": 200_000_000},
+        {"kind": "rlhf", "algorithm": "grpo", "model": "qwen2.5-32b", "method": "full",
+         "seq_len": 4096, "response_len": 2048, "tokens": 100_000_000,
+         "framework": "ms-swift"},
+    ],
+    ids=["grpo-7b", "grpo-32b"],
+)  # fmt: skip
+def test_rlhf_is_planned_on_sharded_data_parallelism(
+    client: TestClient[Litestar], workload: dict[str, Any]
+) -> None:
+    """OpenRLHF trains with DeepSpeed ZeRO-2/3, verl with FSDP (Megatron only when asked),
+    DeepSpeed-Chat with ZeRO-3 and its hybrid engine; none runs DeepSpeed's pipeline
+    engine. Review 6 H2: GRPO came back as TP 4 x PP 2 with ZeRO-0 on 8 x V100."""
+    answer = client.post("/v1/recommend", json={"workload": workload, "top_k": 10}).json()
+    assert answer["options"], answer["summary"]
+    for o in answer["options"]:
+        assert o["tensor_parallel"] in (None, 1), o
+        assert "流水线并行" not in " ".join(o["reasons"]), o["reasons"]

@@ -256,6 +256,15 @@ def capability(rw: ResolvedWorkload) -> Parallelism:
     return framework_parallelism(b.framework if b is not None else "generic")
 
 
+RLHF_MODEL_PARALLEL_FRAMEWORKS = frozenset({"megatron", "mindspeed"})
+"""Trainers whose RLHF runs split the layers (verl's Megatron backend, MindSpeed-RL).
+The others train the policy sharded data-parallel and leave tensor parallelism to the
+generation engine: OpenRLHF with DeepSpeed ZeRO-2/3 (`--zero_stage`, separate vLLM
+engines at `--vllm_tensor_parallel_size`, https://github.com/OpenRLHF/OpenRLHF), verl with
+FSDP (`actor_rollout_ref.actor.strategy: fsdp`, rollout TP its own,
+https://verl.readthedocs.io/en/latest/examples/config.html), DeepSpeed-Chat with ZeRO-3
+and its hybrid engine; none runs DeepSpeed's pipeline engine (review 6 H2)."""
+
 TRAIN_TP_MAX = 8
 """Tensor parallelism stays inside one NVLink/HCCS server (Megatron-LM's guidance: TP
 within a node, PP across nodes): the ladder tries degrees up to a server's 8 devices, and
@@ -283,6 +292,12 @@ def training_layouts(
     cap = capability(rw)
     if _base_bits(rw) is not None:
         return out  # bitsandbytes 4/8-bit linears are not shardable by a TP plan
+    if (
+        rw.training is not None
+        and rw.training.rollout_weight_bytes
+        and (rw.training.framework not in RLHF_MODEL_PARALLEL_FRAMEWORKS)
+    ):
+        return out  # RLHF trains sharded data-parallel (see RLHF_MODEL_PARALLEL_FRAMEWORKS)
     tps: list[int] = []
     if cap.tensor_parallel:
         tps = [t for t in _tp_degrees(rw, min(devices, TRAIN_TP_MAX)) if t > 1]

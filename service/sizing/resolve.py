@@ -1648,12 +1648,31 @@ and LLaMA-Factory's ``generate()`` run on the unwrapped training model: one whol
 ROLLOUT_TP_DEFAULT = 2
 
 
+ROLLOUT_BYTES_PER_RANK = 16e9
+"""16-bit actor weights one rollout-engine rank holds at most: verl's recipes raise the
+generation TP with the model, 2 for Qwen2.5-7B (15 GB: examples/grpo_trainer) and 4 for
+Qwen2.5-32B (64 GB: recipe/dapo run_dapo_qwen2.5_32b.sh, ``gen_tp=4``,
+https://github.com/volcengine/verl) — about 16 GB per rank either way — so the engine
+leaves the device's memory to the KV cache and the training states (review 6 H2)."""
+ROLLOUT_TP_MAX = 8
+"""A generation engine's tensor degree stays within one server's NVLink domain."""
+
+
 def rollout_tensor_parallel(b: TrainingBudget, devices: int, tensor_parallel: int = 1) -> int:
     """The rollout engine's tensor-parallel degree on ``devices``: the framework's default
-    (:data:`ROLLOUT_TP`), at least the training's own tensor degree (verl's Megatron
-    backend reshards to it, never below), at most the devices, halved until it divides
-    the attention heads (vLLM's requirement)."""
-    r = max(min(max(b.rollout_tp, tensor_parallel), devices), 1)
+    (:data:`ROLLOUT_TP`), for a vLLM/SGLang rollout raised with the model to
+    :data:`ROLLOUT_BYTES_PER_RANK` of weights per rank (at most :data:`ROLLOUT_TP_MAX`; a
+    generate() loop or DeepSpeed's hybrid engine keeps its own flag), at least the training's own tensor
+    degree (verl's Megatron backend reshards to it, never below), at most the devices,
+    halved until it divides the attention heads (vLLM's requirement)."""
+    by_size = 1  # vLLM/SGLang rollouts only: the recipes above; the others keep their flag
+    while (
+        b.rollout_tp >= ROLLOUT_TP_DEFAULT
+        and by_size < ROLLOUT_TP_MAX
+        and b.rollout_weight_bytes > ROLLOUT_BYTES_PER_RANK * by_size
+    ):
+        by_size *= 2
+    r = max(min(max(b.rollout_tp, tensor_parallel, by_size), devices), 1)
     while r > 1 and b.rollout_heads % r:
         r //= 2
     return r
