@@ -1662,9 +1662,9 @@ def rollout_tensor_parallel(b: TrainingBudget, devices: int, tensor_parallel: in
     """The rollout engine's tensor-parallel degree on ``devices``: the framework's default
     (:data:`ROLLOUT_TP`), for a vLLM/SGLang rollout raised with the model to
     :data:`ROLLOUT_BYTES_PER_RANK` of weights per rank (at most :data:`ROLLOUT_TP_MAX`; a
-    generate() loop or DeepSpeed's hybrid engine keeps its own flag), at least the training's own tensor
-    degree (verl's Megatron backend reshards to it, never below), at most the devices,
-    halved until it divides the attention heads (vLLM's requirement)."""
+    generate() loop or DeepSpeed's hybrid engine keeps its own flag), at least the
+    training's own tensor degree (verl's Megatron backend reshards to it, never below), at
+    most the devices, halved until it divides the attention heads (vLLM's requirement)."""
     by_size = 1  # vLLM/SGLang rollouts only: the recipes above; the others keep their flag
     while (
         b.rollout_tp >= ROLLOUT_TP_DEFAULT
