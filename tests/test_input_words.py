@@ -49,6 +49,13 @@ def refused(client: TestClient[Litestar], body: dict[str, Any] | bytes, lang: st
          "objective 应为 balanced、cost、time 之一，实际为 '便宜'；是否想写 cost？"),
         ({"workload": FINETUNE, "constraints": {"billing": ["ondemand"]}},
          "constraints.billing[0]", "on_demand", "did you mean on_demand?", "on_demand"),
+        # review 6 H8: the words of the clouds' own price pages
+        ({"workload": FINETUNE, "constraints": {"billing": ["hourly"]}},
+         "constraints.billing[0]", "on_demand", "did you mean on_demand?", "on_demand"),
+        ({"workload": FINETUNE, "constraints": {"billing": ["按小时"]}},
+         "constraints.billing[0]", "on_demand", "did you mean on_demand?", "on_demand"),
+        ({"workload": FINETUNE, "constraints": {"billing": ["yearly"]}},
+         "constraints.billing[0]", "monthly", "did you mean monthly?", "monthly"),
         ({"workload": {**FINETUNE, "tokens": "10M"}}, "workload.tokens", "10000000",
          "tokens must be a number, not the text '10M': write 10000000 (without quotes)",
          "tokens 应为数字，实际为字符串 '10M'：请写作 10000000（不加引号）"),

@@ -41,6 +41,9 @@ _VALUE_SYNONYMS: dict[str, str] = {
     # billing
     "ondemand": "on_demand", "on-demand": "on_demand", "payg": "on_demand",
     "postpaid": "on_demand", "按量": "on_demand", "按量付费": "on_demand",
+    "hourly": "on_demand", "per_hour": "on_demand", "pay_as_you_go": "on_demand",
+    "pay-as-you-go": "on_demand", "按小时": "on_demand", "按需": "on_demand",
+    "yearly": "monthly", "annual": "monthly", "reserved": "monthly", "包年": "monthly",
     "preemptible": "spot", "竞价": "spot", "抢占式": "spot",
     "subscription": "monthly", "prepaid": "monthly", "包月": "monthly", "包年包月": "monthly",
     # method
