@@ -287,3 +287,19 @@ def test_an_encoder_prompt_len_refusal_says_how_to_give_a_rate(
     error = refused(client, {"workload": workload, "placement": T4})
     assert "workload.prompt_len" in str(error), error
     assert "context_len" in str(error), error
+
+
+def test_a_long_context_encoder_keeps_no_score_matrix(client: TestClient[Litestar]) -> None:
+    """Review 6 H4: bge-m3 (XLM-RoBERTa-large, 8k positions) at 8k for 16 sequences was sized
+    with s x s attention scores (68 GiB of workspace: 'does not fit' one A10). Served with
+    flash attention (text-embeddings-inference) one layer's workspace is the hidden
+    states, Q/K/V and MLP of the batch: 131,072 tokens x (4 x 1024 + 4 x 1024 + 2 x 4096)
+    x 2 bytes, about 4 GiB, so one A10 holds it."""
+    body = {"workload": {"kind": "inference", "model": "bge-m3", "context_len": 8192,
+                         "concurrency": 16},
+            "placement": {"accelerator": "A10", "count": 1}}  # fmt: skip
+    answer = client.post("/v1/estimate", json=body).json()
+    work = answer["memory"]["activations_gib"]
+    expected = 131_072 * (4 * 1024 + 4 * 1024 + 2 * 4096) * 2 / 2**30
+    assert work == pytest.approx(expected, rel=0.15), answer["memory"]
+    assert answer["placement"]["fits"] is True, answer["placement"]
