@@ -145,7 +145,7 @@ def test_zh_says_why_it_spans_servers(client: TestClient[Litestar]) -> None:
     o = recommend(client, V3, lang="zh", accelerators=["A100-80GB"])["options"][0]
     said = " ".join(o["reasons"])
     assert "单台服务器" in said
-    assert "放不下该模型" in said
+    assert "放不下该模型及其 KV 缓存" in said  # review 6 H7: the cache counts too
     assert f"跨 {o['nodes']} 台服务器" in said
     assert "流水线并行" in said
 
