@@ -63,7 +63,8 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "spans_servers": {
         "zh": "单台服务器的 {per} 张 {mem:g} GiB 加速卡放不下该模型及其 KV 缓存，"
-        "每个副本用 {engine} 跨 {pp} 台服务器部署（共 {d} 卡）：服务器内张量并行 {per}，服务器间 {pp} 级流水线并行{guide}。"
+        "每个副本用 {engine} 跨 {pp} 台服务器部署（共 {d} 卡）："
+        "服务器内张量并行 {per}，服务器间 {pp} 级流水线并行{guide}。"
         "各级流水线在每个 token 上依次计算，一个副本的解码速度约为一台服务器的速度；"
         "服务器之间传递的激活未计入。",
         "en": "One server's {per} accelerators of {mem:g} GiB cannot hold the model with its "
@@ -75,7 +76,8 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "spans_servers_one": {
         "zh": "单台服务器的 1 张 {mem:g} GiB 加速卡放不下该模型及其 KV 缓存，"
-        "每个副本用 {engine} 跨 {pp} 台服务器部署（每台 1 卡）：{pp} 级流水线并行，每台一级{guide}。各级流水线"
+        "每个副本用 {engine} 跨 {pp} 台服务器部署（每台 1 卡）："
+        "{pp} 级流水线并行，每台一级{guide}。各级流水线"
         "在每个 token 上依次计算，一个副本的解码速度约为一张卡的速度；服务器之间传递的激活未计入。",
         "en": "One server's single {mem:g} GiB accelerator cannot hold the model with its "
         "KV cache, so each "
