@@ -105,7 +105,6 @@ def forward_seconds(
 def workspace_bytes(
     *,
     tokens: int,
-    sequence: int,
     hidden: int,
     heads: int,
     head_dim: int,
@@ -113,7 +112,7 @@ def workspace_bytes(
     bytes_per_value: float,
 ) -> tuple[float, float]:
     """(unsharded, tensor-parallel-sharded) bytes of one layer's forward over a batch of
-    ``tokens`` tokens in sequences of ``sequence``: the layer's input, output, residual and
+    ``tokens`` tokens: the layer's input, output, residual and
     norm copies of the hidden states (4·B·t·h), Q/K/V and the attention output
     (4·B·t·a·d) and the MLP's input and output at its width (2·B·t·I, GELU). No s × s
     score matrix: the serving engines run encoders with fused or flash attention, which
@@ -122,10 +121,8 @@ def workspace_bytes(
     (https://github.com/huggingface/text-embeddings-inference, "Supported Models"),
     TensorRT's fused multi-head attention for BERT (NVIDIA/TensorRT demo/BERT), PyTorch
     SDPA in transformers. Review 6 H4: bge-m3 at 8k with the scores counted needed 68 GiB
-    of workspace for 16 sequences; without them about 2 GiB. ``sequence`` is kept for the
-    callers (the attention FLOPs still grow with it). One layer, since a forward keeps
-    no activations for a backward."""
-    del sequence  # the scores stay on chip (see above): no workspace grows with s x s
+    of workspace for 16 sequences; without them about 4 GiB. One layer, since a forward
+    keeps no activations for a backward."""
     unsharded = 4.0 * tokens * hidden * bytes_per_value
     q = heads * head_dim
     sharded = tokens * bytes_per_value * (4 * q + 2 * intermediate)

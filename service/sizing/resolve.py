@@ -1234,7 +1234,6 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
     tokens = w.context_len * w.streams
     act_u, act_s = encoder_workspace(
         tokens=tokens,
-        sequence=w.context_len,
         hidden=arch.hidden,
         heads=arch.heads,
         head_dim=arch.head_dim or arch.hidden // arch.heads,
@@ -1244,8 +1243,8 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
     notes.append(
         f"Encoder-only model: each batch of {w.streams} sequences x {w.context_len} tokens is "
         "one forward pass that generates nothing and keeps no cache between requests; its "
-        f"workspace is one layer's hidden states, Q/K/V, MLP intermediates and attention "
-        f"scores for the {tokens:,} tokens."
+        f"workspace is one layer's hidden states, Q/K/V and MLP intermediates for the "
+        f"{tokens:,} tokens (fused or flash attention keeps the scores on chip)."
     )
     return act_u, act_s
 

@@ -66,7 +66,7 @@ def test_a_small_batch_is_bound_by_the_weight_read_and_launches() -> None:
 
 def test_workspace_is_one_layer_of_the_whole_batch() -> None:
     unsharded, sharded = encoder.workspace_bytes(
-        tokens=64 * 512, sequence=512, hidden=1024, heads=16, head_dim=64,
+        tokens=64 * 512, hidden=1024, heads=16, head_dim=64,
         intermediate=4096, bytes_per_value=2.0,
     )  # fmt: skip
     assert unsharded == 4 * 32768 * 1024 * 2
