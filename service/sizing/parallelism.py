@@ -93,42 +93,36 @@ _MEGATRON_LIMIT_ZH = (
     "大模型靠张量并行和流水线并行而不是 ZeRO-3"
 )
 
-FRAMEWORK_PARALLELISM: dict[str, Parallelism] = {
-    "hf": Parallelism(
+
+def _hf_trainer(source: str) -> Parallelism:
+    """A trainer built on Hugging Face Trainer (data parallelism and ZeRO/FSDP at every
+    stage, 4/8-bit bases too, no tensor or pipeline parallelism): one row per launcher,
+    differing in its source."""
+    return Parallelism(
         stages=ALL_STAGES,
         tensor_parallel=False,
         pipeline_parallel=False,
         model_parallel_stages=(),
         kbit_stages=ALL_STAGES,
-        source=_HF_SOURCE,
+        source=source,
         limit_en=_HF_LIMIT_EN,
         limit_zh=_HF_LIMIT_ZH,
-    ),
-    "llama-factory": Parallelism(
-        stages=ALL_STAGES,
-        tensor_parallel=False,
-        pipeline_parallel=False,
-        model_parallel_stages=(),
-        kbit_stages=ALL_STAGES,
-        source="LLaMA-Factory runs on HF Trainer: DeepSpeed ZeRO-0/2/3 configs and FSDP "
+    )
+
+
+FRAMEWORK_PARALLELISM: dict[str, Parallelism] = {
+    "hf": _hf_trainer(_HF_SOURCE),
+    "llama-factory": _hf_trainer(
+        "LLaMA-Factory runs on HF Trainer: DeepSpeed ZeRO-0/2/3 configs and FSDP "
         "(+QLoRA) examples in examples/deepspeed and examples/extras/fsdp_qlora "
         "(https://github.com/hiyouga/LlamaFactory/tree/main/examples); no tensor or pipeline "
-        "parallelism in that path. " + _HF_SOURCE,
-        limit_en=_HF_LIMIT_EN,
-        limit_zh=_HF_LIMIT_ZH,
+        "parallelism in that path. " + _HF_SOURCE
     ),
-    "ms-swift": Parallelism(
-        stages=ALL_STAGES,
-        tensor_parallel=False,
-        pipeline_parallel=False,
-        model_parallel_stages=(),
-        kbit_stages=ALL_STAGES,
-        source="ms-swift's `swift sft` runs HF Trainer with DeepSpeed ZeRO-2/3 "
+    "ms-swift": _hf_trainer(
+        "ms-swift's `swift sft` runs HF Trainer with DeepSpeed ZeRO-2/3 "
         "(https://swift.readthedocs.io/en/latest/Instruction/Command-line-parameters.html, "
         "--deepspeed); tensor/pipeline parallelism is its separate `megatron sft` entry "
-        "point (Megatron-SWIFT), which this profile does not model. " + _HF_SOURCE,
-        limit_en=_HF_LIMIT_EN,
-        limit_zh=_HF_LIMIT_ZH,
+        "point (Megatron-SWIFT), which this profile does not model. " + _HF_SOURCE
     ),
     "torchtune": Parallelism(
         stages=(3,),
