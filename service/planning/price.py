@@ -102,14 +102,14 @@ class Pricer:
         self.keys: list[tuple[float, ...]] = []
         self.removed: Counter[str] = Counter()
 
+    def hidden(self, offer: Offer) -> bool:
+        """A spot estimate no cheaper than on-demand, which :meth:`add` leaves out (the
+        on-demand prices are a lazy view: looked up per type, never sized)."""
+        return offer.billing == "spot" and spot_above_on_demand(offer, self.on_demand)
+
     def all_hidden(self, groups: Sequence[Group]) -> bool:
-        """Every one of ``groups`` is a spot estimate :meth:`add` would leave out (then
-        the lane need not be timed)."""
-        on_demand = self.on_demand  # a lazy view: looked up per type, never sized
-        return all(
-            offer.billing == "spot" and spot_above_on_demand(offer, on_demand)
-            for offer, _regions, _offers, _abroad in groups
-        )
+        """Every one of ``groups`` is :meth:`hidden` (then the lane need not be timed)."""
+        return all(self.hidden(offer) for offer, _regions, _offers, _abroad in groups)
 
     def add(
         self,
@@ -132,9 +132,9 @@ class Pricer:
             price.price_per_month if price is not None and offer.billing == "monthly" else None
         )
         rank_scale = ranked_money_scale(offer)
-        spot = offer.billing == "spot"
-        if spot and spot_above_on_demand(offer, self.on_demand):
+        if self.hidden(offer):
             return
+        spot = offer.billing == "spot"
         row = offer.instance
         demoted = self.demoted is not None and self.demoted(row.accelerator)
         last = float(abroad)
