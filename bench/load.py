@@ -57,6 +57,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.parse
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -214,16 +215,18 @@ class Connection:
         self.reader = self.writer = None
 
     async def post(self, path: str, body: bytes) -> tuple[int, dict[str, str], bytes]:
-        if self.writer is None:
-            await self.open()
-        assert self.reader is not None
-        assert self.writer is not None
         head = (
             f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
             "Accept-Language: en\r\n\r\n"
         ).encode()
         try:
+            if self.writer is None:
+                # inside the try: a refused or reset connect (a worker just killed, the
+                # listen queue full) is a counted connection error, not a crashed run
+                await self.open()
+            assert self.reader is not None
+            assert self.writer is not None
             self.writer.write(head + body)
             await self.writer.drain()
             response = await self._read_response()
@@ -563,7 +566,10 @@ async def _worker_kill(server: Server, until: float) -> dict[str, Any]:
     if len(before) < 2:
         return {"skipped": f"{len(before)} worker(s): needs 2 or more"}
     victim = before[0]
-    os.kill(victim, signal.SIGKILL)
+    try:
+        os.kill(victim, signal.SIGKILL)
+    except ProcessLookupError:
+        return {"skipped": f"worker {victim} exited before it could be killed"}
     respawned_after = None
     started = time.monotonic()
     while time.monotonic() < until:
@@ -984,6 +990,15 @@ def main(argv: list[str] | None = None) -> int:
                 attacks=not args.no_attacks,
             )
         )
+    except Exception:
+        # a fault of this tool, not a verdict on the server: say so (exit 2, never 1,
+        # which means "the server failed a check") with the traceback and server log
+        traceback.print_exc()
+        if server is not None:
+            server.stop()
+            print(f"server log tail:\n{server.tail()}", file=sys.stderr)
+            server.cleanup()
+        return 2
     finally:
         if server is not None:
             server.stop()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,7 @@ def test_short_load_run_has_no_errors(tmp_path: Path) -> None:
         timeout=SECONDS + 120,
     )
     assert result.returncode in (0, 1), result.stdout + result.stderr
+    assert report_path.exists(), result.stdout + result.stderr
     report = json.loads(report_path.read_text())
     assert report["server_errors"] == 0, report
     outside_kill = sum(p["connection_errors"] for p in report["phases"][:-1])
@@ -122,3 +124,30 @@ def test_only_loopback_urls_are_accepted(url: str) -> None:
 def test_unbounded_runs_are_refused(args: list[str]) -> None:
     result = _run(*args, timeout=30)
     assert result.returncode == 2, result.stdout + result.stderr
+
+
+def test_refused_connections_are_counted_not_a_crash(tmp_path: Path) -> None:
+    """A connect the server refuses (a worker just killed, a full listen queue) is a
+    connection error in the report, never a crashed run without one (CI run of stop 22:
+    the tool exited 1 with no report)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    report_path = tmp_path / "load.json"
+    result = _run(
+        "--url",
+        f"http://127.0.0.1:{closed_port}",
+        "--duration",
+        "1",
+        "--concurrency",
+        "2",
+        "--no-attacks",
+        "--json-out",
+        str(report_path),
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    report = json.loads(report_path.read_text())
+    assert report["connection_errors"] > 0, report
+    assert report["ok"] is False
+    assert "ConnectionFailed" in " ".join(report["samples"]), report["samples"]
