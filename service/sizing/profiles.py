@@ -20,7 +20,11 @@ Training profiles (``workload.framework``):
   in place (2 + 4 = 6). DeepSpeed's own 16-bit engines run no autocast, so the loss stays
   16-bit: logits, saved log-softmax and the two gradients of its backward, 4 x 2 = 8.
   ``generic`` keeps the v1 rule for autocast trainers (16-bit output + fp32 log-softmax
-  and gradient = 10).
+  and gradient = 10). ms-swift's 24 is a reserved-pool figure, not a tensor count: its
+  benchmark reads ``torch.cuda.max_memory_reserved`` of unpacked variable-length runs,
+  whose loss allocates about 12 B per logit at its peak while the caching allocator's pool
+  holds 29-51 B per logit depending on how the dataset's lengths fall under
+  ``max_length`` (docs/sizing.md, "ms-swift rows"); 24 matches its 8,192-token readings.
 - ``grad_extra_bytes``: gradient buffers beyond the 2 B/param 16-bit gradient: DeepSpeed
   keeps an fp32 gradient partition (its estimators charge 20 B/param), Megatron-Core
   accumulates into an fp32 ``main_grad`` (18 B/param without the distributed optimizer,

@@ -59,6 +59,37 @@ def test_loss_bytes_per_logit_follow_the_framework() -> None:
     assert chunked == pytest.approx(tune)
 
 
+def test_ms_swift_memory_depends_on_batch_times_sequence_only() -> None:
+    """With FlashAttention and full recompute, every sized tensor of a fine-tune grows with
+    batch x sequence: the layer-boundary checkpoints (L·s·b·h·2), one recomputed layer and
+    the loss (s·b·V·bytes per logit). Two sequences of 2,048 tokens hold what one of 4,096
+    holds, to the byte, and one more sequence adds exactly its own tensors.
+
+    This is the property the ms-swift benchmark's dev readings contradict (docs/sizing.md,
+    "ms-swift rows"): Qwen-7B LoRA at batch 2 x 2,048 reads 43.11 GiB and at batch 1 x 4,096
+    35.31 GiB, the same tensors 7.8 GiB apart, so the 2,048-token shortfall is the caching
+    allocator's history under variable-length batches (``torch.cuda.max_memory_reserved``),
+    not a batch, sequence or vocabulary term to add."""
+    base = {
+        "kind": "finetune",
+        "model": "qwen-7b",
+        "method": "lora",
+        "framework": "ms-swift",
+        "flash_attention": True,
+        "gradient_checkpointing": True,
+    }
+    two = memory_for(rw_of(**base, seq_len=2048, micro_batch_size=2), 1)
+    one = memory_for(rw_of(**base, seq_len=4096, micro_batch_size=1), 1)
+    assert two.activations_gib == pytest.approx(one.activations_gib)
+    assert two.per_device_gib == pytest.approx(one.per_device_gib)
+    # one more sequence of 2,048 tokens: its checkpoints (32 layers x 4096 hidden, 16-bit),
+    # its share of the recomputed layer and its logits at ms-swift's 24 B each
+    b1 = acts(**base, seq_len=2048, micro_batch_size=1)
+    b2 = acts(**base, seq_len=2048, micro_batch_size=2)
+    assert b2 == pytest.approx(2 * b1)
+    assert b1 >= 2048 * 151936 * 24.0 + 32 * 2048 * 4096 * 2.0
+
+
 def test_a_compiled_chunked_loss_keeps_no_fp32_chunk() -> None:
     """torchtune's compile_loss fuses each chunk's upcast and cross-entropy: 2.25 B per
     logit instead of 3; the whole-vocabulary fp32 loss is left as it is (not modelled)."""
