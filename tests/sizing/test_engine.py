@@ -348,6 +348,20 @@ def test_fp8_tied_model_under_transformers_holds_a_separate_16_bit_head() -> Non
     assert weights_read == pytest.approx(tied.inference.weights - head)
 
 
+def test_quantized_decode_leaves_out_the_16_bit_embedding_table() -> None:
+    """A GPTQ/AWQ/FP8 checkpoint keeps its embedding table 16-bit, so the step's bytes
+    leave out vocab x hidden x 2 B, not the average bytes per parameter (0.67 B for a 14B
+    int4, which left about 1 GB of Qwen2.5-14B's table counted as read every step)."""
+    from service.sizing.compute import decode_step_bytes
+
+    for precision in ("int4", "int8", "fp8", "bf16"):
+        rw = rw_of(kind="inference", model="qwen2.5-14b", context_len=1, precision=precision)
+        assert rw.inference is not None
+        kv = rw.inference.kv_per_token
+        table = 152064 * 5120 * 2
+        assert decode_step_bytes(rw, 1) - kv == pytest.approx(rw.inference.weights - table)
+
+
 def test_moe_decode_reads_only_the_experts_the_batch_touches() -> None:
     from service.sizing.compute import decode_step_bytes, expected_experts
 
