@@ -633,24 +633,52 @@ def expected_experts(experts: int, per_token: int, tokens: int) -> float:
     return experts * (1.0 - (1.0 - k / experts) ** max(tokens, 1))
 
 
+QUANTIZED_PRECISIONS = frozenset({"int8", "int4", "fp8"})
+"""Weight formats whose embeddings, head and norms stay 16-bit in a transformer."""
+
+
 def decode_step_bytes(rw: ResolvedWorkload, concurrency: int) -> float:
     """Bytes one decode step reads: the dense weights (minus the input embedding table,
-    of which a step reads one row per token), the routed experts the batch touches, and
-    the KV cache of every sequence at its mean length over the decode."""
+    of which a step reads one row per token; a quantized checkpoint keeps that table
+    16-bit, see :func:`service.sizing.resolve.inference_budget`), the routed experts the
+    batch touches, and the KV cache of every sequence at its mean length over the
+    decode."""
     b = rw.inference
     arch = rw.arch
     assert b is not None
     assert arch is not None
     dense = b.weights - b.expert_weights
-    if arch.vocab and arch.hidden and not arch.tied:
-        per_param = b.weights / arch.params if arch.params else 2.0
-        dense -= arch.vocab * arch.hidden * min(per_param, 2.0)
+    if arch.vocab and arch.hidden and (not arch.tied or b.untied_head):
+        if b.precision in QUANTIZED_PRECISIONS:
+            per_param = 2.0
+        else:
+            per_param = b.weights / arch.params if arch.params else 2.0
+        dense -= arch.vocab * arch.hidden * per_param
     experts = 0.0
     if b.expert_weights:
         share = expected_experts(b.experts, b.experts_per_token, concurrency) / b.experts
         experts = b.expert_weights * share
-    kv_passes = engine_profile(b.engine).kv_passes
-    return max(dense, 0.0) + experts + kv_passes * b.kv_per_token * mean_context(rw) * concurrency
+    passes = kv_passes(rw)
+    return max(dense, 0.0) + experts + passes * b.kv_per_token * mean_context(rw) * concurrency
+
+
+def kv_passes(rw: ResolvedWorkload) -> float:
+    """Times a decode step moves the KV cache under the workload's engine: the engine's
+    own passes, plus 2g where its attention copies the g-fold grouped KV heads out to every
+    query head first (:attr:`~service.sizing.profiles.EngineProfile.gqa_expanded_kv`: the
+    copy reads the cache once in place of the attention's read, writes g copies, and the
+    attention reads the g copies; an MLA latent cache has no grouped heads to copy)."""
+    b = rw.inference
+    arch = rw.arch
+    assert b is not None
+    assert arch is not None
+    eng = engine_profile(b.engine)
+    passes = eng.kv_passes
+    if eng.gqa_expanded_kv and not arch.mla_kv_dim and arch.heads and arch.kv_heads:
+        groups = arch.heads / arch.kv_heads
+        if groups > 1:
+            passes += 2.0 * groups
+    return passes
 
 
 def mean_context(rw: ResolvedWorkload) -> float:

@@ -304,12 +304,32 @@ class EngineProfile:
     fused_int4: bool = False
     """Own fused w4a16 kernels that keep near-full bandwidth on 4-bit weights."""
     kv_passes: float = 1.0
-    """Times a decode step moves the KV cache: once (the attention read) for paged-KV
-    engines; plain transformers (4.4x) also copies it twice per step: ``DynamicCache``
-    appends by ``torch.cat`` (read + write of the layer's cache,
-    ``transformers/cache_utils.py``) and flash-attention's ``_upad_input`` gathers K and
-    V into unpadded buffers whenever an attention mask is passed (read + write,
-    ``transformers/modeling_flash_attention_utils.py``): 5 passes."""
+    """Times a decode step moves the KV cache it keeps: once (the attention read) for
+    paged-KV engines. Plain transformers (3) also appends each token by ``torch.cat``
+    (``DynamicCache.update``: a read of the layer's cache and a write of the grown copy,
+    https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/cache_utils.py).
+    Its flash-attention path does not gather (unpad) K and V at batch 1: the models pass
+    no mask to it unless the mask has padding (``_update_causal_mask``: ``if
+    attention_mask is not None and 0.0 in attention_mask: return attention_mask; return
+    None``, e.g. transformers v4.46.0 ``models/llama/modeling_llama.py``), and
+    ``generate()`` here serves one request at a time."""
+    gqa_expanded_kv: bool = False
+    """The attention materializes the grouped KV heads at full width before the kernel:
+    transformers' ``repeat_kv`` (``expand`` + ``reshape`` copies K and V to all query
+    heads) runs in its eager and SDPA attention and, through 4.47, in the flash-attention
+    classes of Qwen2, Mistral and the models copied from them (``Qwen2FlashAttention2``:
+    "repeat k/v heads if n_kv_heads < n_heads" before ``_flash_attention_forward``,
+    https://github.com/huggingface/transformers/blob/v4.46.0/src/transformers/models/qwen2/modeling_qwen2.py).
+    With g = heads / KV heads the copy reads the cache once (in place of the attention's
+    own read), writes g copies and the attention reads the g copies: 2g passes more, 3 + 2g
+    in all (13 for Qwen2.5-14B's 40 query over 8 KV heads). The Qwen2.5 speed benchmark
+    (transformers 4.46.0, ``attn_implementation="flash_attention_2"``) shows it: Qwen2.5-14B
+    slows from 24.74 to 8.20 tokens/s at 30,720 prompt tokens, the same in BF16 and
+    GPTQ-Int4 (8.14), so the cost is the cache's, not the weights'. The newer attention
+    integration (``integrations/flash_attention.py``, 4.48+) passes the grouped heads to
+    flash-attention as they are; the sizing keeps the expanded copies, the slower path
+    that eager/SDPA users and older releases run (the Qwen3 benchmark's 4.51.3 one-token
+    rows barely notice: their caches are small)."""
     expert_overhead_s: float = 0.0
     """Per routed expert and MoE layer: plain transformers' sparse-MoE blocks loop over
     every expert in Python (mask, gather, three matmuls, scale, scatter: some 8 launches),
@@ -414,7 +434,8 @@ ENGINES: dict[str, EngineProfile] = {
         "0.6 ms assumed; a Python loop over the experts of MoE layers), layers split over "
         "devices and run in turn, whole-prompt prefill",
         expert_overhead_s=80e-6,
-        kv_passes=5.0,
+        kv_passes=3.0,
+        gqa_expanded_kv=True,
         max_batch=1,
     ),
     "mindie": EngineProfile(

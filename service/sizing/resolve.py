@@ -236,6 +236,10 @@ class InferenceBudget:
     layer_split: bool = False
     """The engine splits layers over the devices (plain transformers' device_map) instead
     of tensor parallelism: memory divides by the device count, bandwidth does not add."""
+    untied_head: bool = False
+    """A tied-embedding model whose output head is held as its own 16-bit matrix
+    (:data:`FP8_TIED_HEAD_NOTE`): ``weights`` counts it, and a decode step reads it while
+    the input table is only looked up."""
 
 
 LENGTH_FIELDS = ("tokens", "output_tokens")
@@ -1130,6 +1134,22 @@ def loss_bytes(prof: FrameworkProfile, s: int, b: int, vocab: int, B: float) -> 
 
 # --- inference budget ----------------------------------------------------------------
 
+FP8_TIED_HEAD_NOTE = (
+    "FP8 under plain transformers: the output head of this tied-embedding model is held as "
+    "a 16-bit matrix of its own beside the embedding table (as the Qwen3 speed benchmark's "
+    "FP8 rows of the tied 0.6B, 1.7B and 4B models show), one more vocabulary x hidden x 2 "
+    "bytes."
+)
+"""Why a tied model served in FP8 by transformers carries a second 16-bit vocabulary
+matrix. The Qwen3 speed benchmark (transformers 4.51.3, H20; its 'GPU Memory(MB)' is the
+weights and KV cache alive after generation in MiB, https://github.com/QwenLM/Qwen2.5/blob/c7f51a1a1ce3d4bb750bc545cd2673fff4c5a8f9/docs/source/getting_started/speed_benchmark.md)
+lists, at input length 1, FP8 rows above the FP8 block linears (1 B/param) + one 16-bit
+embedding table + the KV cache by one more 16-bit vocabulary matrix for each of the three
+tied models: Qwen3-0.6B 1217 MiB (+276 against 151,936 x 1024 x 2 B = 297 MiB), 1.7B
+2726 MiB (+564 against 593), 4B 5281 MiB (+788 against 742); the untied 8B and 32B FP8
+rows show no excess. Which loading step unties the head is not pinned to code here, so
+the term is applied where it was measured: engine ``hf``, precision ``fp8``, tied models."""
+
 
 def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBudget:
     precision = w.precision
@@ -1145,6 +1165,18 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
     else:
         weights = arch.params * _WEIGHT_BYTES[precision]
         notes.append(f"Weights in {precision}: {_WEIGHT_BYTES[precision]:g} bytes per parameter.")
+    untied_head = (
+        precision == "fp8"
+        and w.engine == "hf"
+        and arch.kind in ("decoder", "moe")
+        and arch.tied
+        and bool(arch.vocab and arch.hidden)
+    )
+    if untied_head:
+        assert arch.vocab
+        assert arch.hidden
+        weights += arch.vocab * arch.hidden * _BYTES_16
+        notes.append(FP8_TIED_HEAD_NOTE)
     kv_dtype = w.kv_cache_precision or ("fp32" if precision == "fp32" else "bf16")
     kv_b = _KV_BYTES[kv_dtype]
     kv_per_token = 0.0
@@ -1224,6 +1256,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         precision=precision,
         prompt_len=w.prompt_len or 0,
         layer_split=not engine_profile(w.engine).chunked_prefill,
+        untied_head=untied_head,
     )
 
 

@@ -268,12 +268,98 @@ def test_hopper_weight_only_int4_runs_mma_sync_at_three_quarters_of_peak() -> No
 def test_plain_transformers_decode_pays_eager_overheads_and_runs_layers_in_turn() -> None:
     rw = rw_of(kind="inference", model="llama-2-7b", context_len=4096, engine="hf")
     a100 = spec("A100-80GB")
-    # the KV cache moves five times a step: DynamicCache's torch.cat (read + write),
-    # flash-attention's unpadding gather (read + write) and the attention read
-    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 5 * 524_288 * 4096
+    # the KV cache moves three times a step: DynamicCache's torch.cat (read + write) and
+    # the attention read (Llama-2-7B has as many KV heads as query heads: nothing to expand)
+    read = 6_738_415_616 * 2 - 32000 * 4096 * 2 + 3 * 524_288 * 4096
     step = read / (2039e9 * 0.85) + 2e-3 + 32 * 0.6e-3
     assert inference_throughput(rw, a100, 1) == pytest.approx(1 / step)
     assert inference_throughput(rw, a100, 2) == pytest.approx(1 / step)  # no bandwidth gain
+
+
+def test_plain_transformers_copies_grouped_kv_heads_out_to_every_query_head() -> None:
+    """transformers' ``repeat_kv`` (eager, SDPA, and Qwen2's flash-attention class through
+    4.47) copies the KV cache to all query heads before the attention: with g = 40 / 8
+    for Qwen2.5-14B a step moves the cache 3 + 2g = 13 times (cat read + write, the copy's
+    read, g copies written, g read), so a 30,720-token prompt decodes at about a third of
+    its one-token speed, as the Qwen2.5 speed benchmark measured (8.20 against 24.74
+    tokens/s, BF16, A100-80GB). Paged-KV engines read it once, grouped or not."""
+    from service.sizing.compute import decode_step_bytes, kv_passes
+
+    hf = rw_of(
+        kind="inference",
+        model="qwen2.5-14b",
+        context_len=32768,
+        prompt_len=30720,
+        engine="hf",
+        output_tokens=1e6,
+    )
+    vllm = rw_of(
+        kind="inference",
+        model="qwen2.5-14b",
+        context_len=32768,
+        prompt_len=30720,
+        engine="vllm",
+        output_tokens=1e6,
+    )
+    assert kv_passes(hf) == pytest.approx(13.0)
+    assert kv_passes(vllm) == pytest.approx(1.0)
+    assert hf.inference is not None
+    kv = hf.inference.kv_per_token * (30720 + 1024)
+    assert decode_step_bytes(hf, 1) - decode_step_bytes(vllm, 1) == pytest.approx(12 * kv)
+    a100 = spec("A100-80GB")
+    long = inference_throughput(hf, a100, 1)
+    short = inference_throughput(
+        rw_of(kind="inference", model="qwen2.5-14b", context_len=2049, prompt_len=1, engine="hf"),
+        a100,
+        1,
+    )
+    assert 0.3 < long / short < 0.5  # measured 8.20 / 24.74 = 0.33
+    mha = rw_of(kind="inference", model="llama-2-7b", context_len=4096, engine="hf")
+    assert kv_passes(mha) == pytest.approx(3.0)
+
+
+def test_fp8_tied_model_under_transformers_holds_a_separate_16_bit_head() -> None:
+    """The Qwen3 speed benchmark's FP8 rows of the tied 0.6B/1.7B/4B models exceed the FP8
+    linears + one 16-bit embedding table by one more 16-bit vocabulary matrix (4B: 5281 MiB
+    at one token against 4474 without it); the untied 8B carries no such extra. A decode
+    step then reads that head, not the embedding table (looked up one row per token)."""
+    from service.sizing.compute import decode_step_bytes
+
+    tied = rw_of(kind="inference", model="qwen3-4b", precision="fp8", engine="hf")
+    tied_vllm = rw_of(kind="inference", model="qwen3-4b", precision="fp8", engine="vllm")
+    untied = rw_of(kind="inference", model="qwen3-8b", precision="fp8", engine="hf")
+    untied_vllm = rw_of(kind="inference", model="qwen3-8b", precision="fp8", engine="vllm")
+    bf16 = rw_of(kind="inference", model="qwen3-4b", precision="bf16", engine="hf")
+    assert tied.inference is not None
+    assert tied_vllm.inference is not None
+    assert untied.inference is not None
+    assert untied_vllm.inference is not None
+    assert bf16.inference is not None
+    assert not bf16.inference.untied_head
+    head = 151936 * 2560 * 2
+    assert tied.inference.untied_head
+    assert tied.inference.weights - tied_vllm.inference.weights == pytest.approx(head)
+    assert untied.inference.weights == pytest.approx(untied_vllm.inference.weights)
+    assert any("16-bit matrix of its own" in a for a in tied.assumptions)
+    # the step reads the head once and skips the embedding table, as for an untied model
+    kv = tied.inference.kv_per_token * tied.inference.context_len
+    passes = 3 + 2 * 32 / 8  # cat read + write, repeat_kv's read, 4 copies written, 4 read
+    weights_read = decode_step_bytes(tied, 1) - passes * kv
+    assert weights_read == pytest.approx(tied.inference.weights - head)
+
+
+def test_quantized_decode_leaves_out_the_16_bit_embedding_table() -> None:
+    """A GPTQ/AWQ/FP8 checkpoint keeps its embedding table 16-bit, so the step's bytes
+    leave out vocab x hidden x 2 B, not the average bytes per parameter (0.67 B for a 14B
+    int4, which left about 1 GB of Qwen2.5-14B's table counted as read every step)."""
+    from service.sizing.compute import decode_step_bytes
+
+    for precision in ("int4", "int8", "fp8", "bf16"):
+        rw = rw_of(kind="inference", model="qwen2.5-14b", context_len=1, precision=precision)
+        assert rw.inference is not None
+        kv = rw.inference.kv_per_token
+        table = 152064 * 5120 * 2
+        assert decode_step_bytes(rw, 1) - kv == pytest.approx(rw.inference.weights - table)
 
 
 def test_moe_decode_reads_only_the_experts_the_batch_touches() -> None:
