@@ -4,7 +4,9 @@
   gradients for frozen weights, attention, recompute; see
   :func:`service.sizing.resolve.training_flops_per_token`) over devices x dense peak x a
   utilization prior (:mod:`service.sizing.mfu`: ``steady`` or ``run``), plus ZeRO-Offload
-  traffic over the host link. FP8 runs at its measured gain over BF16, not at its peak.
+  traffic over the host link. FP8 runs at its measured gain over BF16, not at its peak. On
+  Hopper the attention kernel's FLOPs run at FlashAttention-2's 35 % of peak where the
+  prior is higher (:func:`attention_extra_seconds`).
 - Image models: 3 x forward FLOPs per sample (forward + 2x backward) x samples; 2 x for
   LoRA on a frozen UNet (no weight gradients; + 1 recomputed forward when checkpointed).
 - Serving: a decode step reads the weights the step touches (MoE: only the experts the
@@ -22,7 +24,12 @@ from typing import Literal
 from service.catalog.models import AcceleratorSpec
 from service.sizing import encoder
 from service.sizing.formulas import training_flops
-from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S, generation, mfu_prior
+from service.sizing.mfu import (
+    IMAGE_FORWARD_FLOOR_S,
+    attention_utilization,
+    generation,
+    mfu_prior,
+)
 from service.sizing.moe import moe_training_factor
 from service.sizing.profiles import ServeEngine, engine_profile
 from service.sizing.resolve import ResolvedWorkload, rollout_tensor_parallel
@@ -345,7 +352,7 @@ def time_for(
         steady = b.time_basis == "steady"
         per_token = b.flops_per_token if steady else b.model_flops_per_token
         compute_s = per_token * rw.tokens / rate
-        seconds = compute_s
+        seconds = compute_s + attention_extra_seconds(rw, accelerator, devices, util)
         model_parallel = tensor_parallel * pipeline_parallel
         link = data_parallel_link_gbps(
             accelerator, devices, model_parallel, cluster, tensor_parallel
@@ -357,7 +364,8 @@ def time_for(
             seconds += data_parallel_seconds(
                 rw, accelerator, devices, zero_stage, model_parallel, compute_s, link
             )
-        # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic included
+        # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic and the
+        # slower attention included
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
         mfu *= compute_s / seconds
         seconds += offload_seconds(rw, devices)
@@ -377,6 +385,34 @@ def time_for(
     )
 
 
+def attention_extra_seconds(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int, utilization: float
+) -> float:
+    """Seconds the attention kernel adds over the whole job beyond its share of the
+    compute at ``utilization``: where the kernel's own ceiling
+    (:func:`~service.sizing.mfu.attention_utilization`, FlashAttention-2 on Hopper) is
+    below the job's utilization, the attention FLOPs (hardware FLOPs at the steady basis,
+    model FLOPs at the whole-run one) run at that ceiling of the 16-bit peak — FP8
+    recipes keep attention in 16-bit — and the rest at the prior. 0 otherwise (fp32
+    training, parts without a figure, image models)."""
+    b = rw.training
+    cap = attention_utilization(accelerator)
+    precision = getattr(rw.workload, "precision", "bf16")
+    if b is None or cap is None or rw.tokens is None or rw.image_model or precision == "fp32":
+        return 0.0
+    attention = (
+        b.attention_flops_per_token
+        if b.time_basis == "steady"
+        else b.attention_model_flops_per_token
+    )
+    peak = peak_tflops(accelerator, precision)
+    peak16 = accelerator.dense_tflops_16bit
+    if not attention or not peak or not peak16 or devices < 1 or utilization <= cap[0]:
+        return 0.0
+    work = attention * rw.tokens / devices
+    return work / (peak16 * 1e12 * cap[0]) - work / (peak * 1e12 * utilization)
+
+
 def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> float | None:
     """A lower bound on ``devices x`` :func:`time_for` ``(rw, accelerator, devices, ...).hours``
     for a training job, whatever the device count and layout; ``None`` where
@@ -384,11 +420,12 @@ def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> fl
     device of unknown bandwidth).
 
     :func:`time_for` divides the work by ``devices x peak x utilization`` — the pipeline
-    bubble only lowers that utilization — and adds only non-negative seconds (exposed
-    data-parallel traffic, offload, rollout), so the compute at the utilization prior on
-    one device's worth of rate bounds it (the prior without a ZeRO stage: ZeRO-3's MoE
-    factor only lowers it, :func:`training_utilization`): the planner skips sizing the
-    instance shapes whose cost at this bound cannot enter the answer."""
+    bubble only lowers that utilization — and adds only non-negative seconds (the slower
+    attention kernel, exposed data-parallel traffic, offload, rollout), so the compute at
+    the utilization prior on one device's worth of rate bounds it (the prior without a
+    ZeRO stage: ZeRO-3's MoE factor only lowers it, :func:`training_utilization`): the
+    planner skips sizing the instance shapes whose cost at this bound cannot enter the
+    answer."""
     if rw.arch is None or isinstance(rw.workload, Inference) or rollout_untimed(rw, accelerator):
         return None
     compute = compute_for(rw)

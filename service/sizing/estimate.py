@@ -47,6 +47,7 @@ from service.sizing.host import (
     host_for,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
+from service.sizing.mfu import attention_utilization
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.parallelism import framework_limit
@@ -679,6 +680,9 @@ def _time_notes(
             f"(6·N + attention) / ({devices} x {peak:g} TFLOPS dense x MFU {util:.2f}); MFU "
             f"prior: {basis}."
         )
+    attention = _attention_note(rw, spec, util)
+    if attention is not None:
+        notes.append(attention)
     notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
     overhead = class_overhead(rw)
     if overhead is not None:
@@ -689,6 +693,30 @@ def _time_notes(
         moe = moe_training_note(rw.arch, framework, zero_stage)
         if moe is not None:
             notes.append(moe)
+
+
+def _attention_note(rw: ResolvedWorkload, spec: AcceleratorSpec, util: float) -> str | None:
+    """The sentence of :func:`~service.sizing.compute.attention_extra_seconds`, where it
+    slows the job (``None`` elsewhere)."""
+    b = rw.training
+    cap = attention_utilization(spec)
+    if (
+        b is None
+        or cap is None
+        or rw.image_model
+        or getattr(rw.workload, "precision", "") == "fp32"
+    ):
+        return None
+    steady = b.time_basis == "steady"
+    attention = b.attention_flops_per_token if steady else b.attention_model_flops_per_token
+    total = b.flops_per_token if steady else b.model_flops_per_token
+    if not attention or not total or util <= cap[0]:
+        return None
+    return (
+        f"Attention ({attention / total:.0%} of those FLOPs at "
+        f"{getattr(rw.workload, 'seq_len', 0):,} tokens per sequence) runs at "
+        f"{cap[0]:.2f} of the 16-bit peak, not at the prior: {cap[1]}."
+    )
 
 
 def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:

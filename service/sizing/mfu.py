@@ -207,6 +207,39 @@ def image_training_prior(accelerator: AcceleratorSpec) -> tuple[float, str]:
     return value, f"no image-training figure for this part: Ampere's, {text} ({DLE_RESNET50})"
 
 
+FLASH_ATTENTION_2 = "https://arxiv.org/abs/2307.08691"
+"""Dao 2023, "FlashAttention-2: Faster Attention with Better Parallelism and Work
+Partitioning", abstract: "reaching 50-73% of the theoretical maximum FLOPs/s on A100 and
+getting close to the efficiency of GEMM operations"."""
+FLASH_ATTENTION_3 = "https://arxiv.org/abs/2407.08608"
+"""Shah et al. 2024, "FlashAttention-3: Fast and Accurate Attention with Asynchrony and
+Low-precision", abstract: FlashAttention-2 "achieving only 35% utilization on the H100
+GPU" (it is written for Ampere's synchronous ``mma.sync``, not Hopper's ``wgmma``/TMA)."""
+ATTENTION_UTILIZATION: dict[str, tuple[float, str]] = {
+    "hopper": (
+        0.35,
+        "FlashAttention-2 reaches only 35 % of an H100's peak (FlashAttention-3 paper, "
+        f"{FLASH_ATTENTION_3})",
+    ),
+}
+"""The most of the dense 16-bit peak the attention kernel (scores and weighted sum,
+forward and backward) reaches, per generation, where it is below the matmuls'. On
+Ampere FlashAttention-2 runs "close to the efficiency of GEMM operations" (50-73 % of
+peak, :data:`FLASH_ATTENTION_2`), so the attention shares the prior; on Hopper it is held
+at 35 % while the weights' matmuls reach the prior (0.45 steady). FlashAttention-2 is
+what PyTorch's SDPA and the trainers of the anchors (llm-foundry, torchtitan) ran; a
+trainer on FlashAttention-3 or cuDNN attention runs long sequences faster than this.
+Other generations have no figure: no cap. The llm-foundry H100 rows at 32k-64k tokens
+(MFU 0.29-0.32 against 0.40-0.44 at 2k, ``scripts/train/benchmarking/README.md``
+@061f2c7) are the long-context end this term reproduces."""
+
+
+def attention_utilization(accelerator: AcceleratorSpec) -> tuple[float, str] | None:
+    """(the attention kernel's utilization ceiling, its basis) on ``accelerator``, or
+    ``None`` where attention runs at the matmuls' utilization (:data:`ATTENTION_UTILIZATION`)."""
+    return ATTENTION_UTILIZATION.get(generation(accelerator))
+
+
 FP32_UTILIZATION = 0.65
 """fp32 training runs SGEMM on CUDA cores, not tensor cores: cuBLAS SGEMM reaches most of
 the FP32 peak on large matrices (prior), and small models fill CUDA cores far more easily

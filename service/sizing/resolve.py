@@ -178,6 +178,13 @@ class TrainingBudget:
     frozen weights) + attention + recompute (see :func:`training_flops_per_token`)."""
     model_flops_per_token: float = 0.0
     """Model FLOPs per token (6·N + attention, no recompute): what MFU is measured in."""
+    attention_flops_per_token: float = 0.0
+    """The attention-kernel part of :attr:`flops_per_token` (scores and weighted sum,
+    forward, backward and a full recompute's forward: :func:`attention_flops_per_token`),
+    timed at the attention kernel's own utilization where it is lower
+    (:func:`service.sizing.mfu.attention_utilization`)."""
+    attention_model_flops_per_token: float = 0.0
+    """The attention part of :attr:`model_flops_per_token` (3 x the forward's)."""
     tokens_per_step: float = 0.0
     """Tokens one device processes per micro-step (micro-batch x sequence)."""
     offload_bytes_per_step: float = 0.0
@@ -788,6 +795,7 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         recompute=recompute,
         selective=selective,
     )  # fmt: skip
+    attn_model, attn_hw = attention_flops_per_token(arch, w.seq_len, recompute=recompute)
     return TrainingBudget(
         frozen_weights=frozen_w,
         train_weights=train_w,
@@ -803,6 +811,8 @@ def training_budget(w: Pretrain | Finetune, arch: Arch, notes: list[str]) -> Tra
         offload=w.offload,
         flops_per_token=hw_fpt,
         model_flops_per_token=model_fpt,
+        attention_flops_per_token=attn_hw,
+        attention_model_flops_per_token=attn_model,
         tokens_per_step=float(w.seq_len * (w.micro_batch_size or 1)),
         offload_bytes_per_step=_offload_bytes(w.offload, trainable),
         framework=w.framework,
@@ -926,6 +936,22 @@ def training_flops_per_token(
     elif selective:
         hw += n
     return model, hw
+
+
+def attention_flops_per_token(
+    arch: Arch, seq_len: int, *, recompute: bool = False
+) -> tuple[float, float]:
+    """(model, hardware) attention FLOPs per training token: the 4·L·(a·d)·s of the
+    forward (:func:`training_flops_per_token`'s term) three times (forward, and a backward
+    of twice that, which frozen weights do not change: the activation gradients still
+    flow), plus the forward again under full recompute (selective recompute saves the
+    attention, so it adds none). The attention kernel (FlashAttention) runs apart from the
+    matmuls of the weights, at its own utilization."""
+    if not (arch.transformer and arch.layers and arch.heads and arch.kind != "vit"):
+        return 0.0, 0.0
+    q_dim = arch.heads * (arch.head_dim or (arch.hidden or 0) // arch.heads)
+    fwd = 4.0 * arch.layers * q_dim * seq_len
+    return 3.0 * fwd, (4.0 if recompute else 3.0) * fwd
 
 
 def image_activation_bytes(
@@ -1879,6 +1905,11 @@ def resolve_rlhf(w: Rlhf, models: ModelRegistry) -> ResolvedWorkload:
         act_sharded=acts_s,
         flops_per_token=flops * (2 if w.algorithm == "dpo" else 1),
         model_flops_per_token=model_flops * (2 if w.algorithm == "dpo" else 1),
+        # the actor's own attention (the other models' is left in the matmul share)
+        attention_flops_per_token=budget.attention_flops_per_token
+        * (2 if w.algorithm == "dpo" else 1),
+        attention_model_flops_per_token=budget.attention_model_flops_per_token
+        * (2 if w.algorithm == "dpo" else 1),
         time_basis=w.time_basis or "steady",
         rollout_weight_bytes=rollout_bytes,
         rollout_response_len=min(w.response_len, w.seq_len),
