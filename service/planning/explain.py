@@ -254,9 +254,16 @@ def explain(
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     first = top[0] if top else None
-    alternative = None
+    alternative = over_budget = None
     if first is not None and not first.priced:
         alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, placer, req, ctx)
+        if alternative is None and req.constraints.budget is not None:  # review 7 J23
+            cheapest = _cheapest_by_cost(flt, placer, req, ctx, relax="budget")
+            if cheapest is not None:
+                over_budget = texts.over_budget(
+                    req.constraints.budget, _describe(cheapest, ctx, lang), lang
+                )
+                warnings.append(over_budget)
     estimate = _estimate_for(first, rw, req, ctx, parts)
     host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
@@ -275,6 +282,7 @@ def explain(
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
+            over_budget=over_budget,
             image_model=rw.image_model,
             encoded_len=_encoded_len(rw),
             untimed=untimed_of(first, terms) if first is not None else "unknown",
@@ -621,12 +629,17 @@ def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
 
 
 def _cheapest_by_cost(
-    flt: OfferFilter, placer: Placer, req: RecommendRequest, ctx: PlanContext
+    flt: OfferFilter,
+    placer: Placer,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    relax: str | None = None,
 ) -> Candidate | None:
     """The cheapest priced candidate when the answer's walk saw none (ranked by time, the
-    fastest can all be unpriced): one bounded cost ranking of one candidate."""
+    fastest can all be unpriced; ``relax="budget"``: the budget removed every priced one):
+    one bounded cost ranking of one candidate."""
     cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
-    best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest), 1)
+    best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest, relax=relax), 1)
     return best[0] if best and best[0].priced else None
 
 
