@@ -6,6 +6,8 @@
   that every option with a known price is over the budget, and names the cheapest;
 * J16: a full fine-tune that no allowed layout holds is offered ZeRO-Offload of the
   optimizer states as a lever, with the nearest option it lets through;
+* J28: the relax hint of a lifted price cap names the cheapest option, whatever the
+  ranking asked;
 * every zh fit reason: the device's memory is said per card (每卡/单卡), never as 共
   (a total).
 """
@@ -159,3 +161,35 @@ def test_the_zh_fit_reason_says_the_memory_per_card(client: TestClient[Litestar]
     for reason in fits:
         assert "共" not in reason.split("余量")[0], reason
         assert "单卡显存" in reason, reason
+
+
+QWEN3_8B_UNDER_10 = {
+    "workload": {
+        "kind": "inference",
+        "model": "qwen3-8b",
+        "engine": "vllm",
+        "concurrency": 8,
+        "context_len": 8192,
+    },
+    "constraints": {"max_price_per_hour": 10, "billing": ["on_demand"]},
+}
+
+
+@pytest.mark.parametrize("objective", ["time", "balanced"])
+def test_without_a_price_limit_the_nearest_option_is_the_cheapest(
+    client: TestClient[Litestar], objective: str
+) -> None:
+    """J28: under ``objective: time`` the price cap's hint named the fastest option, an
+    8×H20 of unknown price; the nearest to a price limit is the cheapest, whatever the
+    ranking asked (as the nearest to a deadline is the fastest)."""
+
+    def hint(body: dict[str, Any]) -> str:
+        answer = recommend(client, body, "en")
+        assert answer["options"] == []
+        found = [h for h in answer["relax"] if h["constraint"] == "max_price_per_hour"]
+        assert len(found) == 1, answer["relax"]
+        return str(found[0]["nearest"])
+
+    by_cost = hint({**QWEN3_8B_UNDER_10, "objective": "cost"})
+    assert "price unknown" not in by_cost
+    assert hint({**QWEN3_8B_UNDER_10, "objective": objective}) == by_cost

@@ -42,6 +42,7 @@ from service.planning.schema import (
     Advice,
     CatalogRef,
     Lang,
+    Objective,
     RecommendRequest,
     RecommendResponse,
     RelaxHint,
@@ -363,12 +364,10 @@ def relax_hints(
         elif constraint in _SIZE_CONSTRAINTS:  # placements change too: a placer without it
             relaxed_filter = relaxed(flt, constraint)
             relaxed_placer = placer.without(constraint)
-        # Without the deadline the nearest option is the fastest one, not the cheapest.
-        asked = (
-            msgspec.structs.replace(req, objective="time")
-            if constraint == "deadline_hours"
-            else req
-        )
+        # Without the deadline the nearest option is the fastest one, not the cheapest;
+        # without a price limit the cheapest, whatever the ranking asked (review 7 J28).
+        nearest_by = _NEAREST_BY.get(constraint)
+        asked = msgspec.structs.replace(req, objective=nearest_by) if nearest_by else req
         best: list[Candidate] = []
         generations = None
         if constraint == "accelerators" and flt.accelerators:
@@ -398,6 +397,15 @@ def relax_hints(
             )
             hints.append((hint, text))
     return hints
+
+
+_NEAREST_BY: dict[str, Objective] = {
+    "deadline_hours": "time",
+    "max_price_per_hour": "cost",
+    "budget": "cost",
+}
+"""The ranking that finds the option nearest to a lifted limit: the fastest for a
+deadline, the cheapest for a price limit."""
 
 
 def lever_hint(
