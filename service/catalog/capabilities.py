@@ -143,12 +143,30 @@ ship kernels for Volta or newer only (vLLM's quantization table has no column be
 https://docs.vllm.ai/en/v0.11.2/features/quantization/)."""
 
 
+SM75_ENGINES = frozenset({"sglang"})
+"""CUDA engines that refuse to start below compute capability 7.5, so on Volta's V100
+too (review 7 J5/J26). SGLang's model runner, on loading the weights: ``if
+torch.cuda.get_device_capability()[0] < 8: ... if torch.cuda.get_device_capability()[1]
+< 5: raise RuntimeError("SGLang only supports sm75 and above.")``
+(sgl-project/sglang ``python/sglang/srt/model_executor/model_runner.py``, ``load_model``;
+the same check in its ``maybe_downgrade_dtype_for_legacy_gpu`` helper of later releases),
+and its default attention backend, FlashInfer, "only supports sm75 and above" (SGLang's
+install notes); reported on V100 in https://github.com/opendatalab/MinerU/issues/3416
+("SGlang only supports sm 75 and above", a V100 at sm70)."""
+
+BELOW_SM75 = frozenset({"Pascal", "Volta"})
+"""Generations below compute capability 7.5 (Volta's V100 is SM 7.0)."""
+
+
 def engine_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     """Can the serving ``engine`` run on ``spec`` at all? ``unsupported`` for a CUDA
-    engine on a card below compute capability 7.0 (dropped, never shown with that engine's
-    rate); plain PyTorch (``hf``) runs anything the registry tabulates."""
+    engine on a card below compute capability 7.0, and for SGLang below 7.5 (dropped,
+    never shown with that engine's rate); plain PyTorch (``hf``) runs anything the
+    registry tabulates."""
     gen = generation(spec)
     if engine in CUDA_ENGINES and gen is not None and gen.name in BELOW_SM70:
+        return "unsupported"
+    if engine in SM75_ENGINES and gen is not None and gen.name in BELOW_SM75:
         return "unsupported"
     return "ok"
 

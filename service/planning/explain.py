@@ -42,6 +42,7 @@ from service.planning.schema import (
     Advice,
     CatalogRef,
     Lang,
+    Objective,
     RecommendRequest,
     RecommendResponse,
     RelaxHint,
@@ -254,9 +255,16 @@ def explain(
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     first = top[0] if top else None
-    alternative = None
+    alternative = over_budget = None
     if first is not None and not first.priced:
         alternative = _cheapest_priced(plan) or _cheapest_by_cost(flt, placer, req, ctx)
+        if alternative is None and req.constraints.budget is not None:  # review 7 J23
+            cheapest = _cheapest_by_cost(flt, placer, req, ctx, relax="budget")
+            if cheapest is not None:
+                over_budget = texts.over_budget(
+                    req.constraints.budget, _describe(cheapest, ctx, lang), lang
+                )
+                warnings.append(over_budget)
     estimate = _estimate_for(first, rw, req, ctx, parts)
     host = estimate.host if estimate is not None else host_for(rw, 1)
     return RecommendResponse(
@@ -275,6 +283,7 @@ def explain(
             open_ended,
             no_fit,
             alternative=_describe(alternative, ctx, lang) if alternative else None,
+            over_budget=over_budget,
             image_model=rw.image_model,
             encoded_len=_encoded_len(rw),
             untimed=untimed_of(first, terms) if first is not None else "unknown",
@@ -355,12 +364,10 @@ def relax_hints(
         elif constraint in _SIZE_CONSTRAINTS:  # placements change too: a placer without it
             relaxed_filter = relaxed(flt, constraint)
             relaxed_placer = placer.without(constraint)
-        # Without the deadline the nearest option is the fastest one, not the cheapest.
-        asked = (
-            msgspec.structs.replace(req, objective="time")
-            if constraint == "deadline_hours"
-            else req
-        )
+        # Without the deadline the nearest option is the fastest one, not the cheapest;
+        # without a price limit the cheapest, whatever the ranking asked (review 7 J28).
+        nearest_by = _NEAREST_BY.get(constraint)
+        asked = msgspec.structs.replace(req, objective=nearest_by) if nearest_by else req
         best: list[Candidate] = []
         generations = None
         if constraint == "accelerators" and flt.accelerators:
@@ -390,6 +397,15 @@ def relax_hints(
             )
             hints.append((hint, text))
     return hints
+
+
+_NEAREST_BY: dict[str, Objective] = {
+    "deadline_hours": "time",
+    "max_price_per_hour": "cost",
+    "budget": "cost",
+}
+"""The ranking that finds the option nearest to a lifted limit: the fastest for a
+deadline, the cheapest for a price limit."""
 
 
 def lever_hint(
@@ -621,12 +637,17 @@ def _display_name(ctx: PlanContext, provider: str, lang: Lang) -> str:
 
 
 def _cheapest_by_cost(
-    flt: OfferFilter, placer: Placer, req: RecommendRequest, ctx: PlanContext
+    flt: OfferFilter,
+    placer: Placer,
+    req: RecommendRequest,
+    ctx: PlanContext,
+    relax: str | None = None,
 ) -> Candidate | None:
     """The cheapest priced candidate when the answer's walk saw none (ranked by time, the
-    fastest can all be unpriced): one bounded cost ranking of one candidate."""
+    fastest can all be unpriced; ``relax="budget"``: the budget removed every priced one):
+    one bounded cost ranking of one candidate."""
     cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
-    best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest), 1)
+    best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest, relax=relax), 1)
     return best[0] if best and best[0].priced else None
 
 

@@ -133,9 +133,18 @@ def serving_levers(
     return found
 
 
+OFFLOAD_FRAMEWORKS = frozenset({"hf", "deepspeed", "llama-factory", "ms-swift"})
+"""Trainers that run DeepSpeed ZeRO, hence its ZeRO-Offload (``offload_optimizer``): the
+Hugging Face Trainer and the stacks built on it (LLaMA-Factory, ms-swift) take a DeepSpeed
+config, https://huggingface.co/docs/transformers/main/en/deepspeed ("ZeRO-Offload"). Not
+Megatron/MindSpeed (distributed optimizer, no ZeRO-3), torchtune, torchtitan or Unsloth."""
+
+
 def levers(workload: Workload) -> list[tuple[str, Workload]]:
     """Other ways to run the same fine-tune that need less memory, each with the field it
-    changes (review 4 F11): QLoRA instead of LoRA (the frozen base in 4 bits); for long
+    changes (review 4 F11): QLoRA instead of LoRA (the frozen base in 4 bits); for a full
+    fine-tune under a ZeRO trainer, ZeRO-Offload of the optimizer states and gradients to
+    CPU RAM (review 7 J16: 70B on exactly 16 A100-80GB fits only so); for long
     sequences, a trainer whose chunked cross-entropy keeps no fp32 copy of the logits
     (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes: both sized by
     :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`)."""
@@ -144,6 +153,12 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
     found: list[tuple[str, Workload]] = []
     if workload.method == "lora":
         found.append(("method", msgspec.structs.replace(workload, method="qlora")))
+    if (
+        workload.method == "full"
+        and workload.offload == "none"
+        and workload.framework in OFFLOAD_FRAMEWORKS
+    ):
+        found.append(("offload", msgspec.structs.replace(workload, offload="optimizer")))
     profile = PROFILES.get(workload.framework)
     if (
         workload.seq_len >= LONG_SEQUENCE

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from service.catalog.capabilities import SM75_ENGINES
 from service.catalog.models import HOURS_PER_MONTH
 from service.catalog.price_model import borrowed
 from service.planning.candidates import Candidate
@@ -29,7 +30,7 @@ from service.sizing.host import LOADER_VCPUS_PER_DEVICE_MIN
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
-        "zh": "显存够用：每卡需 {need:.1f} GiB，共 {have:g} GiB，余量 {head:.1f} GiB{how}。",
+        "zh": "显存够用：每卡需 {need:.1f} GiB，单卡显存 {have:g} GiB，余量 {head:.1f} GiB{how}。",
         "en": "Fits: {need:.1f} GiB needed per device of {have:g} GiB, {head:.1f} GiB "
         "headroom{how}.",
     },
@@ -496,6 +497,13 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
         "(the largest saving at long sequences), the nearest option would be: {best}.",
     },
+    "lever_offload": {
+        "zh": "改用 ZeRO-Offload 把优化器状态和梯度卸载到 CPU 内存（DeepSpeed offload_optimizer："
+        "每步经主机链路搬运，时间更长，主机内存需容纳它们），最接近的方案是：{best}。",
+        "en": "With ZeRO-Offload moving the optimizer states and gradients to CPU RAM "
+        "(DeepSpeed offload_optimizer: slower, each step crosses the host link, and the "
+        "hosts' RAM must hold them), the nearest option would be: {best}.",
+    },
     "lever_precision": {
         "zh": "改用 {p} 权重（{how}，需该卡支持此格式），最接近的方案是：{best}。",
         "en": "With {p} weights ({how}, on a device that runs the format), the nearest "
@@ -581,6 +589,11 @@ _REMOVED: dict[str, dict[Lang, str]] = {
                "不被 {engine} 支持，只能用通用 PyTorch 推理。",
                "en": "{n} offers have accelerators (Pascal: P4, P40, P100, compute capability "
                "below 7.0) that {engine} does not run; only plain PyTorch serving does."},
+    "engine_sm75": {"zh": "{n} 个报价的加速卡计算能力低于 7.5（Volta 架构的 V100，Pascal 架构的 "
+                    "P4、P40、P100），{engine} 在这些卡上无法启动；V100 可改用 vLLM 或 LMDeploy。",
+                    "en": "{n} offers have accelerators below compute capability 7.5 (Volta's "
+                    "V100; Pascal's P4, P40, P100), on which {engine} does not start; on a V100, "
+                    "vLLM or LMDeploy serve instead."},
     "engine_stack": {"zh": "{n} 个报价的加速卡不是昇腾 NPU，而 {engine} 只在昇腾上运行。",
                      "en": "{n} offers have accelerators other than Ascend NPUs, and {engine} "
                      "runs on Ascend only."},
@@ -628,6 +641,10 @@ _ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy",
                  "tensorrt-llm": "TensorRT-LLM", "hf": "PyTorch", "mindie": "MindIE"}  # fmt: skip
 
 
+SM75_ENGINE_NAMES = frozenset(_ENGINE_NAMES.get(e, e) for e in SM75_ENGINES)
+"""The engines that need compute capability 7.5, as their projects spell them."""
+
+
 def engine_name(engine: str) -> str:
     """A serving engine as its project spells it (``vllm`` -> ``vLLM``)."""
     return _ENGINE_NAMES.get(engine, engine)
@@ -664,6 +681,8 @@ LOWER_WEIGHTS: dict[str, dict[Lang, str]] = {
 
 def removed_sentence(key: str, count: int, lang: Lang, values: Mapping[str, object]) -> str:
     """The sentence saying ``count`` offers were removed by ``key``."""
+    if key == "engine" and values.get("engine") in SM75_ENGINE_NAMES:
+        key = "engine_sm75"  # not only Pascal: Volta too (capabilities.SM75_ENGINES)
     template = _REMOVED.get(key)
     if template is None:
         return t("removed_other", lang, n=count)
@@ -911,6 +930,7 @@ def summary(
     serving: bool,
     no_fit: list[str] | None = None,
     alternative: str | None = None,
+    over_budget: str | None = None,
     image_model: bool = False,
     cities: Sequence[str] = (),
     abroad: bool = False,
@@ -920,7 +940,9 @@ def summary(
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
     alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
     no decode; its rate is in images per second. ``untimed``: why a training option has no
-    hours (:func:`untimed_clause`). ``cities``: where to buy it (the
+    hours (:func:`untimed_clause`). ``over_budget``: the sentence of :func:`over_budget`
+    when the budget removed every priced option (said instead of asking for a quote).
+    ``cities``: where to buy it (the
     regions asked, or its only one); ``abroad``: all of them are outside mainland China.
     ``encoded_len``: a served encoder's tokens per sequence (no decode; its rate is in
     sequences per second encoded)."""
@@ -950,6 +972,8 @@ def summary(
                 if lang == "zh"
                 else f" Its price is unknown; the cheapest priced option is {alternative}."
             )
+        elif over_budget:
+            text += over_budget if lang == "zh" else f" {over_budget}"
         else:
             text += (
                 "没有可核实的公开价格，请向云厂商询价。"
@@ -957,6 +981,22 @@ def summary(
                 else " No verifiable public price exists: ask the provider for a quote."
             )
     return text
+
+
+def over_budget(budget: float, cheapest: str, lang: Lang) -> str:
+    """The budget removed every option with a known price and only unpriced ones are left
+    (review 7 J23: a ¥100 budget, the cheapest priced plan ¥261, and a 24 h H20 of unknown
+    price recommended without a word on it): said once, with the cheapest priced plan."""
+    if lang == "zh":
+        return (
+            f"没有已知价格的方案在 ¥{budget:,.0f} 的预算之内：有价格的最便宜方案是{cheapest}。"
+            "列出的方案没有公开价格，无法核对是否超出预算，请先询价。"
+        )
+    return (
+        f"No option with a known price fits your budget of ¥{budget:,.0f}: the cheapest is "
+        f"{cheapest}. The options listed have no published price, so they cannot be checked "
+        "against the budget: get a quote first."
+    )
 
 
 def _unconfirmed(c: Candidate, lang: Lang) -> str:
