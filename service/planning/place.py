@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import cast
 
@@ -47,6 +48,7 @@ from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
 from service.sizing.replicas import replica_fit
+from service.sizing.resolve import TrainingBudget
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -222,21 +224,15 @@ class Placer:
         engine), else the reason; once per accelerator (a catalog's shapes share a few)."""
         found = self._accelerators.get(accelerator)
         if found is None:
-            registered = self.accelerators.resolve(accelerator)
             job = self.job
-            if registered is None:
-                found = "unknown_accelerator"
-            elif precision_verdict(registered, job.precision, job.serving) == "unsupported":
-                found = "precision"
-            elif checkpoint_verdict(registered, job.checkpoint_scheme) == "unsupported":
-                found = "checkpoint"
-            elif job.engine is not None and engine_verdict(registered, job.engine) != "ok":
-                found = "engine"
-            elif job.engine is not None and engine_stack_verdict(registered, job.engine) != "ok":
-                found = "engine_stack"
-            else:
-                found = registered
-            self._accelerators[accelerator] = found
+            found = self._accelerators[accelerator] = support_verdict(
+                self.accelerators,
+                accelerator,
+                job.precision,
+                job.serving,
+                job.checkpoint_scheme,
+                job.engine,
+            )
         return found
 
     def outdated(self, accelerator: str | None) -> bool:
@@ -283,8 +279,7 @@ class Placer:
         and so billed on each of its nodes; 0 for serving. Branch and bound stays exact:
         the lane bounds take the loop time alone, a lower bound of these hours."""
         if self._fixed is None:
-            overhead = None if self.job.serving else class_overhead(self.job.rw)
-            self._fixed = 0.0 if overhead is None else overhead.hours
+            self._fixed = 0.0 if self.job.serving else _class_hours(self.job.rw)
         return self._fixed
 
     def _limits(self, row: InstanceType) -> tuple[int, int | None] | str:
@@ -560,7 +555,9 @@ class FitCache:
         of its layouts: an accelerator whose capacity is below it holds none of them
         (:func:`~service.sizing.first_fit` needs the memory per device within the
         capacity), so the walk is skipped."""
-        self._hours: dict[tuple[str, int, int, int, int | None, Cluster | None], float | None] = {}
+        self._hours: dict[
+            tuple[str, int, int, int, int | None, tuple[int, float] | None], float | None
+        ] = {}
         self._throughput: dict[tuple[str, float, int], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
@@ -581,7 +578,17 @@ class FitCache:
         """The first layout of ``devices`` that fits ``spec`` in servers of ``per_node``
         (training keeps tensor parallelism inside one NVLink/HCCS server:
         :func:`~service.sizing.parallelism.tensor_parallel_limit`)."""
-        tp_max = tensor_parallel_limit(spec, per_node) if self.rw.training is not None else 0
+        return self.fit_within(spec, devices, self.tp_limit(spec, per_node))
+
+    def tp_limit(self, spec: AcceleratorSpec, per_node: int) -> int:
+        """The tensor-parallel limit :meth:`fit` keeps training layouts within on servers
+        of ``per_node`` x ``spec`` (0 for serving: no limit), to be computed once for the
+        node counts of one shape (:func:`smallest_fitting_nodes`)."""
+        return tensor_parallel_limit(spec, per_node) if self.rw.training is not None else 0
+
+    def fit_within(self, spec: AcceleratorSpec, devices: int, tp_max: int) -> Fit | None:
+        """:meth:`fit` with its :meth:`tp_limit` given (once per accelerator, memory,
+        devices and limit: shapes of 8 x 1, 4 x 2 and 1 x 8 devices share it)."""
         key = (spec.name, spec.memory_gib, devices, tp_max)
         fit = self._fits.get(key, _UNSIZED)
         if fit is _UNSIZED:
@@ -591,9 +598,11 @@ class FitCache:
                 pass  # no layout's memory per device is within the capacity first_fit checks
             elif self.rw.arch is not None and devices >= 1:
                 safe = self.headroom_frac > DEFAULT_HEADROOM
+                # a ladder sized to its end is read as the list it is (no generator)
+                layouts = self._ladders[devices][0] if lowest is not None else None
                 fit = first_fit(
-                    self._layouts(devices), spec, self.headroom_frac, safe=safe,
-                    tp_max=tp_max or None,
+                    layouts if layouts is not None else self._layouts(devices), spec,
+                    self.headroom_frac, safe=safe, tp_max=tp_max or None,
                 )  # fmt: skip
             self._fits[key] = fit
         return cast(Fit | None, fit)
@@ -628,7 +637,7 @@ class FitCache:
     def _tokens_one(self) -> ResolvedWorkload:
         """The workload at one token (what hours per token are computed on)."""
         if self._per_token is None:
-            self._per_token = dataclasses.replace(self.rw, tokens=1.0)
+            self._per_token = self.rw.with_tokens(1.0)
         return self._per_token
 
     def hours_per_token(
@@ -642,11 +651,15 @@ class FitCache:
         so that a placement's timing is shared by requests with other token counts; with
         the fit's layout (pipeline bubble, data-parallel traffic, as :func:`time_for`)
         and, across servers, their network (``cluster``)."""
-        pp = fit.pipeline_parallel if fit is not None else 1
-        tp = fit.tensor_parallel if fit is not None else 1
-        stage = fit.zero_stage if fit is not None else None
-        key = (spec.name, devices, pp, tp, stage, cluster)
-        if key not in self._hours:
+        if fit is None:
+            pp, tp, stage = 1, 1, None
+        else:
+            pp, tp, stage = fit.pipeline_parallel, fit.tensor_parallel, fit.zero_stage
+        # the cluster by its two numbers: hashing the dataclass costs a Python-level call
+        servers = None if cluster is None else (cluster.per_node, cluster.network_gbps)
+        key = (spec.name, devices, pp, tp, stage, servers)
+        hours = self._hours.get(key, _UNSIZED)
+        if hours is _UNSIZED:
             estimate = time_for(
                 self._tokens_one(),
                 spec,
@@ -656,14 +669,71 @@ class FitCache:
                 zero_stage=stage,
                 cluster=cluster,
             )
-            self._hours[key] = None if estimate is None else estimate.hours
-        return self._hours[key]
+            hours = self._hours[key] = None if estimate is None else estimate.hours
+        return cast(float | None, hours)
 
     def throughput(self, spec: AcceleratorSpec, devices: int) -> float:
         key = (spec.name, spec.memory_gib, devices)
         if key not in self._throughput:
             self._throughput[key] = inference_throughput(self.rw, spec, devices)
         return self._throughput[key]
+
+
+_CLASS_HOURS_MAX = 64
+_CLASS_HOURS: dict[int, tuple[TrainingBudget, float]] = {}
+""":func:`_class_hours` per training budget (by identity, held so that its id stays its
+own; the oldest goes first)."""
+_CLASS_HOURS_LOCK = threading.Lock()
+
+
+def _class_hours(rw: ResolvedWorkload) -> float:
+    """The hours of :func:`~service.sizing.overheads.class_overhead` (0 without one), once
+    per training budget. Why: the class's placer (its answer terms) and each request's
+    placer ask it for copies of one resolution at other lengths, which share the budget
+    object, and the overhead depends on nothing a copy changes (it is the job's at any
+    length)."""
+    b = rw.training
+    if b is None:
+        overhead = class_overhead(rw)
+        return 0.0 if overhead is None else overhead.hours
+    kept = _CLASS_HOURS.get(id(b))
+    if kept is not None and kept[0] is b:
+        return kept[1]
+    overhead = class_overhead(rw)
+    hours = 0.0 if overhead is None else overhead.hours
+    with _CLASS_HOURS_LOCK:
+        while len(_CLASS_HOURS) >= _CLASS_HOURS_MAX:
+            del _CLASS_HOURS[next(iter(_CLASS_HOURS))]
+        _CLASS_HOURS[id(b)] = (b, hours)
+    return hours
+
+
+@functools.lru_cache(maxsize=4096)
+def support_verdict(
+    accelerators: AcceleratorRegistry,
+    accelerator: str,
+    precision: str,
+    serving: bool,
+    checkpoint_scheme: str | None,
+    engine: str | None,
+) -> AcceleratorSpec | str:
+    """The registered spec of ``accelerator`` if it can run a job of ``precision``,
+    ``checkpoint_scheme`` and ``engine`` (serving or not), else the reason
+    (:meth:`Placer._supported`). A pure function of the registry (immutable: a reload
+    makes another) and these fields, so it is kept across requests: every never-seen
+    job shape asks it again for the same dozen accelerators and the same few precisions."""
+    registered = accelerators.resolve(accelerator)
+    if registered is None:
+        return "unknown_accelerator"
+    if precision_verdict(registered, precision, serving) == "unsupported":
+        return "precision"
+    if checkpoint_verdict(registered, checkpoint_scheme) == "unsupported":
+        return "checkpoint"
+    if engine is not None and engine_verdict(registered, engine) != "ok":
+        return "engine"
+    if engine is not None and engine_stack_verdict(registered, engine) != "ok":
+        return "engine_stack"
+    return registered
 
 
 def _first_true(values: list[int], holds: Callable[[int], bool]) -> int | None:
@@ -708,8 +778,9 @@ def smallest_fitting_nodes(
     cache: FitCache, spec: AcceleratorSpec, per_node: int, max_nodes: int, multi_node: bool
 ) -> tuple[int, Fit] | None:
     """Fewest nodes whose devices hold the job (1 when the type has no RDMA)."""
+    tp_max = cache.tp_limit(spec, per_node)  # the same for every node count
     for nodes in node_ladder(max_nodes if multi_node else 1):
-        fit = cache.fit(spec, per_node * nodes, per_node)
+        fit = cache.fit_within(spec, per_node * nodes, tp_max)
         if fit is not None:
             return nodes, fit
     return None

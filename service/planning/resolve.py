@@ -120,11 +120,19 @@ def resolve_job(
     workload: Workload, ctx: PlanContext, cache: PlanCache, signature: bytes
 ) -> ResolvedWorkload:
     """The resolved workload, shared through the cache by requests for the same job at
-    other lengths (validated every time: the rules also cover the length fields)."""
-    resolved = cache.shared(
-        ("resolved", ctx.models, signature), lambda: resolve_workload(workload, ctx.models)
-    )
-    if resolved.workload is not workload:  # resolved for another request
+    other lengths (validated every time: the rules also cover the length fields).
+
+    One resolved for this very ``workload`` is returned as it is: :func:`resolve_workload`
+    validated it, and its length fields are this request's (its ``workload`` may still
+    be another object: a default filled in, such as an image model's micro-batch)."""
+    built: list[ResolvedWorkload] = []
+
+    def build() -> ResolvedWorkload:
+        built.append(resolve_workload(workload, ctx.models))
+        return built[0]
+
+    resolved = cache.shared(("resolved", ctx.models, signature), build)
+    if not built and resolved.workload is not workload:  # resolved for another request
         validate_workload(workload)
         resolved = resolved.with_length(workload)
     return resolved

@@ -21,6 +21,7 @@ Sharding rules:
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable, Iterator
 
 from service.catalog.models import AcceleratorSpec
@@ -108,8 +109,42 @@ def memory_for(
     return _ZERO
 
 
+_SIZED_MAX = 64
+"""Training budgets whose layouts :func:`_training_memory` keeps (the oldest goes first):
+more than the requests a planner works on at once."""
+_SIZED: dict[int, tuple[TrainingBudget, dict[tuple[int, int, int, int], MemoryBreakdown]]] = {}
+"""Per training budget (by identity, held so that its id stays its own), the breakdown per
+(devices, ZeRO stage, tensor degree, pipeline stages)."""
+_SIZED_LOCK = threading.Lock()
+
+
 def _training_memory(
     rw: ResolvedWorkload, devices: int, stage: int, t: int, pp: int = 1
+) -> MemoryBreakdown:
+    """:func:`_training_memory_of` the workload's training budget, once per budget and
+    layout. Why: the memory depends on the budget and the layout only, and one request
+    asks for the same layouts many times over — the planner's fit per device count, then
+    the explain stage's framework-limit check (:func:`needs_layer_split`) and the
+    estimate (:func:`fit_placement`) again, on copies of the resolved workload (the job
+    at another length) that share its budget object. The budget is immutable, so the
+    breakdown kept for it is the one a new computation would give."""
+    b = rw.training
+    assert b is not None
+    entry = _SIZED.get(id(b))
+    if entry is None or entry[0] is not b:
+        with _SIZED_LOCK:
+            while len(_SIZED) >= _SIZED_MAX:
+                del _SIZED[next(iter(_SIZED))]
+            entry = _SIZED[id(b)] = (b, {})
+    key = (devices, stage, t, pp)
+    sized = entry[1].get(key)
+    if sized is None:
+        sized = entry[1][key] = _training_memory_of(b, devices, stage, t, pp)
+    return sized
+
+
+def _training_memory_of(
+    b: TrainingBudget, devices: int, stage: int, t: int, pp: int = 1
 ) -> MemoryBreakdown:
     """:func:`_states_and_activations`, with an RLHF rollout's generation phase: the
     engine's 16-bit actor copy and the KV cache of its batch
@@ -121,8 +156,6 @@ def _training_memory(
     peak: the generating copy is in the weights, its KV cache as the KV cache, and only the
     activations beyond the generation phase (as the single device's
     gradients-for-activations rule of :func:`_states_and_activations`)."""
-    b = rw.training
-    assert b is not None
     m, acts = _states_and_activations(b, devices, stage, t, pp)
     gen_w, kv = rollout_phase_bytes(b, devices, t)
     return _breakdown(

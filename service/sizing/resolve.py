@@ -298,10 +298,24 @@ class ResolvedWorkload:
             return self
         changes = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
         tokens = workload.output_tokens if isinstance(workload, Inference) else workload.tokens
+        return self._copy(msgspec.structs.replace(self.workload, **changes), tokens)
 
-        return dataclasses.replace(
-            self, workload=msgspec.structs.replace(self.workload, **changes), tokens=tokens
-        )
+    def with_tokens(self, tokens: float | None) -> ResolvedWorkload:
+        """This resolution with ``tokens`` (the planner times a placement on one token:
+        hours are linear in them), as ``dataclasses.replace`` would make it."""
+        return self._copy(self.workload, tokens)
+
+    def _copy(self, workload: Workload, tokens: float | None) -> ResolvedWorkload:
+        """A copy with ``workload`` and ``tokens``, every other field shared. Why not
+        ``dataclasses.replace``: it checks each field's kind and runs the generated
+        ``__init__`` — several times the cost, and the planner copies a resolution a few
+        times per request. There is no ``__post_init__`` to skip."""
+        new = object.__new__(ResolvedWorkload)
+        for name in _SHARED_FIELDS:
+            object.__setattr__(new, name, getattr(self, name))
+        object.__setattr__(new, "workload", workload)
+        object.__setattr__(new, "tokens", tokens)
+        return new
 
     @property
     def active_params_b(self) -> float:
@@ -312,6 +326,12 @@ class ResolvedWorkload:
         """Serving an encoder-only model: one forward over all tokens, no decode
         (:mod:`service.sizing.encoder`)."""
         return self.inference is not None and self.arch is not None and self.arch.kind == "encoder"
+
+
+_SHARED_FIELDS = tuple(
+    f.name for f in dataclasses.fields(ResolvedWorkload) if f.name not in ("workload", "tokens")
+)
+"""What :meth:`ResolvedWorkload._copy` shares with the copy: every field but the two it sets."""
 
 
 # --- architecture --------------------------------------------------------------------
