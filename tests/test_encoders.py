@@ -83,16 +83,20 @@ def test_a_throughput_target_batches_sequences_per_forward_pass(
     assert sum(o["throughput_tokens_per_s"] for o in answer["options"][:1]) >= 2_000_000
 
 
-def test_the_default_length_is_refused_for_bert_with_the_reason(
+def test_the_length_left_out_is_berts_positions_and_one_beyond_is_refused(
     client: TestClient[Litestar],
 ) -> None:
-    """context_len defaults to 4096, beyond BERT's 512 learned positions: the 400 says the
-    figure was the default and what to send; a length given is not called a default."""
-    left_out = refused(client, {"workload": {"kind": "inference", "model": "bert-base"},
-                                "placement": T4})  # fmt: skip
-    assert "its default when left out" in str(left_out), left_out
-    assert "context_len 512 or less" in str(left_out), left_out
+    """context_len left out is BERT's 512 learned positions (review 6: the decoders' 4096
+    was refused for every BERT request without one), said in the assumptions; a length
+    sent beyond them is a 400 naming the field and what to send, not called a default."""
+    left_out = post(client, "/v1/estimate", {"workload": {"kind": "inference",
+                                                          "model": "bert-base"},
+                                             "placement": T4})  # fmt: skip
+    said = " ".join(left_out["assumptions"])
+    assert "context_len left out: 512 tokens per sequence" in said, said
     given = refused(client, {"workload": {**BERT_LARGE, "context_len": 1024}, "placement": T4})
+    assert given["extra"][0]["key"] == "workload.context_len"
+    assert "context_len 512 or less" in str(given), given
     assert "default" not in str(given), given
 
 

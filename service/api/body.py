@@ -41,7 +41,13 @@ from litestar.exceptions import ClientException, ValidationException
 from litestar.handlers.base import BaseRouteHandler
 from litestar.status_codes import HTTP_415_UNSUPPORTED_MEDIA_TYPE
 
-from service.api.fields import ADVICE_IN_CHINESE, FIELD_ADVICE, suggest_fields, values_at
+from service.api.fields import (
+    ECHOED,
+    advice_in_chinese,
+    field_advice,
+    suggest_fields,
+    values_at,
+)
 from service.api.refusals import (
     BOUND,
     body_refusal,
@@ -93,10 +99,10 @@ def zh_message(message: str) -> str | None:
     refusal = zh_refusal(message)
     if refusal is not None:
         return refusal
-    for english, chinese in ADVICE_IN_CHINESE.items():
-        if message.endswith(f" {english}"):
-            head = zh_message(message.removesuffix(f" {english}"))
-            return None if head is None else f"{head}{chinese}"
+    advised = advice_in_chinese(message)
+    if advised is not None:
+        head = zh_message(advised[0])
+        return None if head is None else f"{head}{advised[1]}"
     for pattern, text in _ZH_PATTERNS:
         match = pattern.match(message)
         if match is None:
@@ -204,7 +210,11 @@ def validation_item(
     key = f"{path}.{name}" if path else name
     suggestions = suggest_fields(body_type, path, name) if body_type is not None else []
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-    advice = FIELD_ADVICE.get(name.lower())
+    sent = context_len = None
+    if name.lower() in ECHOED:  # the advice shows the user's own numbers
+        sent = _sent(body, f"{path}.{name}" if path else name)
+        context_len = _sent(body, f"{path}.context_len") if path else None
+    advice = field_advice(name, sent, context_len)
     item = {
         "key": key,
         "message": f"unknown field `{name}`: not part of this request{hint}"

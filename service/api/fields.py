@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -84,13 +85,25 @@ _RATE = (
     "没有“每秒请求数”字段：target_tokens_per_s 是要达到的输出速率，等于每秒请求数 × 每个回答的"
     "输出 tokens（每秒 5 个请求 × 200 tokens = 1000）；嵌入模型则为每秒序列数 × context_len。",
 )
-_SEQUENCES = (
+_SEQUENCES_TEXT = (
     "Sequences per second are not a field: for an embedding or other encoder-only model, "
     "target_tokens_per_s is the tokens encoded per second, sequences per second × "
-    "context_len (2,000 sequences/s of 512 tokens = 1024000).",
+    "context_len ({n} sequences/s of {tokens} tokens = {total}).",
     "没有“每秒序列数”字段：对嵌入等仅编码器模型，target_tokens_per_s 是每秒编码的 tokens，等于"
-    "每秒序列数 × context_len（每秒 2,000 个 512 tokens 的序列 = 1024000）。",
+    "每秒序列数 × context_len（每秒 {n} 个 {tokens} tokens 的序列 = {total}）。",
 )
+_SEQUENCES = (
+    _SEQUENCES_TEXT[0].format(n="2,000", tokens=512, total=1024000),
+    _SEQUENCES_TEXT[1].format(n="2,000", tokens=512, total=1024000),
+)
+_SEQUENCES_ECHO = re.compile(
+    r"^(?P<head>.*) Sequences per second are not a field: .* context_len \((?P<n>[0-9.,]+) "
+    r"sequences/s of (?P<tokens>[0-9]+) tokens = (?P<total>[0-9.]+)\)\.$"
+)
+"""The sequences advice with the user's own numbers (review 6 H8), read back for zh."""
+EXAMPLE_TOKENS = 512
+"""Tokens per sequence of the example when the request does not send context_len: BERT's
+positions (the commonest embedding length)."""
 _LATENCY = (
     "There is no latency target field: give concurrency (requests at once) or "
     "target_tokens_per_s; each option states its decode throughput, and throughput ÷ "
@@ -117,6 +130,51 @@ FIELD_ADVICE: dict[str, tuple[str, str]] = {
 """For a concept that is not a field, how to say it with the fields there are (English,
 Chinese): the unknown-field 400 appends it to its "did you mean"."""
 ADVICE_IN_CHINESE = {en: zh for en, zh in FIELD_ADVICE.values()}
+
+
+def _count(value: object) -> float | None:
+    """``value`` as a positive finite number (JSON ints and floats, not booleans)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and number > 0 else None
+
+
+def _figure(number: float) -> str:
+    return str(int(number)) if number.is_integer() else f"{number:.6g}"
+
+
+ECHOED = frozenset(k for k, v in FIELD_ADVICE.items() if v is _SEQUENCES)
+"""Unknown field names whose advice echoes the value sent (read only for them: reading a
+value decodes the body once more)."""
+
+
+def field_advice(name: str, sent: object, context_len: object) -> tuple[str, str] | None:
+    """How to say the concept ``name`` stands for with the fields there are (English,
+    Chinese), or ``None``: :data:`FIELD_ADVICE`, with the user's own rate in the example of
+    a sequences-per-second name (``sent``, times the ``context_len`` sent, else
+    :data:`EXAMPLE_TOKENS`) when it is a positive number (review 6 H8)."""
+    advice = FIELD_ADVICE.get(name.lower())
+    rate = _count(sent)
+    if advice is not _SEQUENCES or rate is None or rate > 1e9:
+        return advice
+    length = _count(context_len)
+    tokens = int(length) if length is not None and length.is_integer() else EXAMPLE_TOKENS
+    shown = {"n": _figure(rate), "tokens": tokens, "total": _figure(rate * tokens)}
+    return _SEQUENCES_TEXT[0].format(**shown), _SEQUENCES_TEXT[1].format(**shown)
+
+
+def advice_in_chinese(message: str) -> tuple[str, str] | None:
+    """(the message before its advice, the advice in Chinese) for a message that ends in
+    one of :func:`field_advice`'s sentences, or ``None``."""
+    for english, chinese in ADVICE_IN_CHINESE.items():
+        if message.endswith(f" {english}"):
+            return message.removesuffix(f" {english}"), chinese
+    echo = _SEQUENCES_ECHO.match(message)
+    if echo is None:
+        return None
+    shown = {"n": echo["n"], "tokens": echo["tokens"], "total": echo["total"]}
+    return echo["head"], _SEQUENCES_TEXT[1].format(**shown)
 
 
 def suggest_parameters(name: str, known: Iterable[str]) -> list[str]:

@@ -49,6 +49,18 @@ _VALUE_SYNONYMS: dict[str, str] = {
     # method
     "full_finetune": "full", "full-finetune": "full", "全参": "full", "全参数": "full",
     "全量": "full",
+    # framework: RL and training stacks that are not values, by how this API sizes them
+    # (review 6 H8). verl's Megatron backend with vLLM rollouts is what `megatron` sizes;
+    # OpenRLHF trains with DeepSpeed ZeRO (--zero_stage) and its vLLM engines default to
+    # --vllm_tensor_parallel_size 1, a whole actor copy per engine as `deepspeed` sizes
+    # (openrlhf/cli/train_ppo_ray.py @f5b3f08a, https://github.com/OpenRLHF/OpenRLHF);
+    # TRL runs on the HF Trainer and its
+    # trainers generate with the training model unless use_vllm (`hf`).
+    "verl": "megatron", "openrlhf": "deepspeed", "deepspeed-chat": "deepspeed",
+    "deepspeed_chat": "deepspeed", "dschat": "deepspeed", "trl": "hf",
+    "transformers": "hf", "huggingface": "hf", "megatron-lm": "megatron",
+    "megatron_lm": "megatron", "megatron-core": "megatron", "swift": "ms-swift",
+    "llamafactory": "llama-factory", "llama_factory": "llama-factory",
     # booleans written as words (JSON true/false, where a field takes them)
     "yes": "true", "on": "true", "是": "true", "no": "false", "off": "false", "否": "false",
 }  # fmt: skip

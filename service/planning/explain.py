@@ -233,7 +233,8 @@ def explain(
         no_fit = _explain(
             plan.removed, req, lang, placer.job.max_nodes, _unlisted(flt, ctx), need, open_ended
         )
-        warnings.append(("" if lang == "zh" else " ").join(no_fit))
+        if no_fit[SUMMARY_SENTENCES:]:  # the summary says the first ones (review 6 H9)
+            warnings.append(("" if lang == "zh" else " ").join(no_fit[SUMMARY_SENTENCES:]))
         warnings.extend(text for _, text in worded)
     if top and plan.hidden_spot:
         shown = any(c.shown_spot for c in top)
@@ -296,6 +297,12 @@ def explain(
         considered=len(ctx.snapshot.offers),
         relax=hints,
     )
+
+
+SUMMARY_SENTENCES = 2
+"""An empty answer's summary: the first sentences of why nothing is left (nothing meets
+every constraint, and the constraint that removed the most); the warnings say the rest
+(:func:`~service.planning.texts.summary`)."""
 
 
 LONG_PLAN_HOURS = 720.0
@@ -409,13 +416,23 @@ deadline, the cheapest for a price limit."""
 
 
 def lever_hint(
-    field: str, workload: object, c: Candidate, removed: int, ctx: PlanContext, lang: Lang
+    field: str,
+    workload: object,
+    c: Candidate,
+    removed: int,
+    ctx: PlanContext,
+    lang: Lang,
+    rollout_tp: int = 0,
 ) -> tuple[RelaxHint, str]:
     """The hint and sentence of a lever that changes the job's memory (``field``: the
     workload field changed, ``method`` or ``framework``; or a serving lever,
-    ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option."""
+    ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option
+    (``rollout_tp``: an RLHF trainer with vLLM rollouts, at this tensor degree there)."""
     nearest = _describe(c, ctx, lang)
     hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    if rollout_tp:
+        fw = str(getattr(workload, "framework", ""))
+        return hint, texts.t("lever_rollout", lang, fw=fw, r=rollout_tp, best=nearest)
     if field in ("target_tokens_per_s", "concurrency"):  # serving: less load
         load = getattr(workload, field)
         return hint, texts.t(f"lever_{field}", lang, load=load, best=nearest)

@@ -42,8 +42,13 @@ from service.planning.resolve import Resolved, job_of, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.errors import InputError
 from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
-from service.sizing.resolve import checkpoint_view
-from service.sizing.workload import Finetune, Inference, Workload, validate_workload
+from service.sizing.resolve import (
+    ROLLOUT_TP,
+    ROLLOUT_TP_DEFAULT,
+    checkpoint_view,
+    rollout_tensor_parallel,
+)
+from service.sizing.workload import Finetune, Inference, Rlhf, Workload, validate_workload
 
 __all__ = ["PlanContext", "recommend"]
 
@@ -138,6 +143,13 @@ OFFLOAD_FRAMEWORKS = frozenset({"hf", "deepspeed", "llama-factory", "ms-swift"})
 Hugging Face Trainer and the stacks built on it (LLaMA-Factory, ms-swift) take a DeepSpeed
 config, https://huggingface.co/docs/transformers/main/en/deepspeed ("ZeRO-Offload"). Not
 Megatron/MindSpeed (distributed optimizer, no ZeRO-3), torchtune, torchtitan or Unsloth."""
+VLLM_ROLLOUTS = "ms-swift"
+"""The RLHF trainer an empty answer names when a generate()-loop rollout does not fit:
+ms-swift's GRPO runs vLLM colocated with the training (``--use_vllm true --vllm_mode
+colocate --vllm_tensor_parallel_size 4 --sleep_level 1`` in
+examples/train/grpo/internal/vllm_vl7b.sh @32e19a4e,
+https://github.com/modelscope/ms-swift), sized as the vLLM rollouts of
+:func:`~service.sizing.resolve.rollout_tensor_parallel`."""
 
 
 def levers(workload: Workload) -> list[tuple[str, Workload]]:
@@ -147,7 +159,15 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
     CPU RAM (review 7 J16: 70B on exactly 16 A100-80GB fits only so); for long
     sequences, a trainer whose chunked cross-entropy keeps no fp32 copy of the logits
     (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes: both sized by
-    :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`)."""
+    :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`). For a PPO/GRPO job whose
+    rollout runs the training model's own generate() loop (DeepSpeed-Chat's hybrid engine,
+    TRL, LLaMA-Factory: a whole 16-bit copy of the actor on every device), a trainer that
+    rolls out on colocated vLLM, tensor parallel over the devices (:data:`VLLM_ROLLOUTS`)."""
+    if isinstance(workload, Rlhf):
+        whole_copy = ROLLOUT_TP.get(workload.framework, ROLLOUT_TP_DEFAULT) == 1
+        if workload.algorithm in ("ppo", "grpo") and whole_copy:
+            return [("framework", msgspec.structs.replace(workload, framework=VLLM_ROLLOUTS))]
+        return []
     if not isinstance(workload, Finetune):
         return []
     found: list[tuple[str, Workload]] = []
@@ -203,7 +223,11 @@ def _with_levers(
         best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), 1)
         if best:
             count = removed.get(field, 0) or short
-            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang)
+            b, fit = resolved.rw.training, best[0].fit
+            tp = 0
+            if isinstance(asked.workload, Rlhf) and b is not None and fit is not None:
+                tp = rollout_tensor_parallel(b, best[0].devices, fit.tensor_parallel)
+            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang, tp)
             hints.append(hint)
             words.append(text)
             said.add(field)

@@ -504,6 +504,15 @@ _T: dict[str, dict[Lang, str]] = {
         "(DeepSpeed offload_optimizer: slower, each step crosses the host link, and the "
         "hosts' RAM must hold them), the nearest option would be: {best}.",
     },
+    "lever_rollout": {
+        "zh": "改用 {fw} 训练，rollout 用与训练同卡部署的 vLLM、{r} 卡张量并行（--use_vllm true "
+        "--vllm_mode colocate --vllm_tensor_parallel_size {r}），每卡只放 1/{r} 份 actor "
+        "副本，不必每卡一份完整副本，最接近的方案是：{best}。",
+        "en": "With {fw}, generating its rollouts on vLLM colocated with the training at "
+        "tensor parallel {r} (--use_vllm true --vllm_mode colocate "
+        "--vllm_tensor_parallel_size {r}), so each device holds 1/{r} of the actor's copy "
+        "instead of a whole one, the nearest option would be: {best}.",
+    },
     "lever_precision": {
         "zh": "改用 {p} 权重（{how}，需该卡支持此格式），最接近的方案是：{best}。",
         "en": "With {p} weights ({how}, on a device that runs the format), the nearest "

@@ -45,6 +45,7 @@ from service.sizing.host import (
     VCPUS_PER_DEVICE_MIN,
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,
+    loader_vcpus_per_device,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
 from service.sizing.mfu import attention_utilization
@@ -525,12 +526,30 @@ def _closing_notes(rw: ResolvedWorkload, memory: MemoryBreakdown, notes: list[st
         f"{'training' if rw.training is not None else 'serving'} jobs."
     )
     _overhead_note(rw, notes)
+    disk = ", two checkpoints and the tokenized data." if rw.training is not None else "."
+    if rw.training is not None and rw.image_model:
+        disk = IMAGE_DATASET_DISK
+    cpus = f"{VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator"
+    loader = loader_vcpus_per_device(rw)
+    if loader is not None:  # what host_for sizes for a JPEG pipeline
+        cpus = f"{loader[0]}-{loader[1]} vCPUs per accelerator (one data-loader worker each)"
     notes.append(
-        f"Host: {VCPUS_PER_DEVICE_MIN}-{VCPUS_PER_DEVICE_RECOMMENDED} vCPUs per accelerator and "
-        "at least 32 GiB RAM (seed practice), RAM for one copy of the weights as loaded (+20 %; "
-        f"{_loaded_form(rw)}) and 8 GiB per accelerator; disk for the weights"
-        + (", two checkpoints and the tokenized data." if rw.training is not None else ".")
+        f"Host: {cpus} and at least 32 GiB RAM (seed practice), RAM for one copy of the "
+        "weights as loaded (+20 %; "
+        f"{_loaded_form(rw)}) and 8 GiB per accelerator; disk for the weights{disk}"
     )
+
+
+IMAGE_DATASET_DISK = (
+    " and two checkpoints: the image dataset is not counted (no field gives its size). "
+    "Images read from local NVMe or a cloud disk need its size on top (ImageNet-1k's "
+    "training and validation archives are 138 GB + 6.3 GB); streamed from object storage "
+    "or a parallel file system, they need none."
+)
+"""What an image model's training disk leaves out (review 6): its dataset, which no request
+field sizes. ImageNet-1k (ILSVRC2012): "Training images (Task 1 & 2), 138GB", "Validation
+images (all tasks), 6.3GB" (data/ilsvrc12/download-data.sh of a Caffe fork,
+raajay/pmls-caffe@04fcda27, the sizes image-net.org listed beside each archive)."""
 
 
 def _loaded_form(rw: ResolvedWorkload) -> str:

@@ -1245,7 +1245,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                     if arch.mla_kv_dim
                     else f"2 x {arch.layers} layers x {kv_heads} KV heads x {head_dim}"
                 )
-                + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context_len} tokens x "
+                + f" = {kv_per_token / 1024:.0f} KiB per token, x {w.context} tokens x "
                 f"{w.streams} sequences."
             )
         elif arch.kind == SEQ2SEQ and arch.decoder_layers:
@@ -1260,7 +1260,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                 f"{arch.decoder_layers} decoder layers = {kv_per_token / 1024:.0f} KiB per token."
             )
         eng = engine_profile(w.engine)
-        prompt = w.prompt_len or w.context_len
+        prompt = w.prompt_len or w.context
         if eng.chunked_prefill:
             chunk = min(prompt * w.streams, eng.prefill_chunk)
             how = f"{eng.label} prefills in chunks of up to {eng.prefill_chunk} tokens"
@@ -1291,7 +1291,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         weights=weights,
         kv_per_token=kv_per_token,
         kv_shards_max=max(shards, 1),
-        context_len=w.context_len,
+        context_len=w.context,
         concurrency=w.streams,
         act_unsharded=act_u,
         act_sharded=act_s,
@@ -1310,7 +1310,7 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
     """An encoder's forward workspace: one layer over the whole batch (no KV cache)."""
     assert arch.hidden
     assert arch.heads
-    tokens = w.context_len * w.streams
+    tokens = w.context * w.streams
     act_u, act_s = encoder_workspace(
         tokens=tokens,
         hidden=arch.hidden,
@@ -1320,7 +1320,7 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
         bytes_per_value=4.0 if w.precision == "fp32" else _BYTES_16,
     )
     notes.append(
-        f"Encoder-only model: each batch of {w.streams} sequences x {w.context_len} tokens is "
+        f"Encoder-only model: each batch of {w.streams} sequences x {w.context} tokens is "
         "one forward pass that generates nothing and keeps no cache between requests; its "
         f"workspace is one layer's hidden states, Q/K/V and MLP intermediates for the "
         f"{tokens:,} tokens (fused or flash attention keeps the scores on chip)."
@@ -1328,8 +1328,34 @@ def _encoder_workspace(w: Inference, arch: Arch, notes: list[str]) -> tuple[floa
     return act_u, act_s
 
 
-DEFAULT_CONTEXT_LEN: int = Inference(model="any").context_len
-"""``Inference.context_len`` when a request leaves it out."""
+ENCODER_POSITIONS = 512
+"""An encoder's tokens per sequence when neither the request nor a preset says: BERT's
+and RoBERTa's learned position table (``max_position_embeddings`` 512 in
+google-bert/bert-base-uncased's config.json, the bert-base preset's source; RoBERTa's 514
+are 512 tokens plus 2 padding offsets), which the bge/gte/e5 models built on them keep."""
+
+
+def _encoder_context(w: Inference, preset: ModelPreset | None, notes: list[str]) -> Inference:
+    """``w`` with an encoder's ``context_len`` when the request left it out: the model's own
+    positions (review 6: the decoders' 4096 was refused for every BERT), said in the
+    assumptions; ``w`` itself when it was given (a value sent is never replaced)."""
+    if w.context_len is not None:
+        return w
+    positions = preset.max_positions if preset is not None and preset.max_positions else None
+    length = positions or ENCODER_POSITIONS
+    notes.append(
+        f"context_len left out: {length} tokens per sequence, "
+        + (
+            f"the {positions} positions {preset.id} encodes at most"
+            if positions is not None and preset is not None
+            else "the 512 positions of BERT and RoBERTa encoders"
+        )
+        + " (sequences are padded or truncated to it at most; give context_len for shorter "
+        "inputs, which encode faster)."
+    )
+    return msgspec.structs.replace(w, context_len=length)
+
+
 ENCODER_ONLY_FIELDS = {
     "output_tokens": ("it generates no tokens", "它不生成 token"),
     "prompt_len": (
@@ -1354,18 +1380,13 @@ def _check_encoder_serving(w: Inference, preset: ModelPreset | None) -> None:
                 f"sequence in one forward pass: {en}",
                 zh=f"{name} 描述的是生成，而仅编码器模型一次前向即完成编码：{zh}",
             )
-    if preset is not None and preset.max_positions and w.context_len > preset.max_positions:
-        default = w.context_len == DEFAULT_CONTEXT_LEN
+    if preset is not None and preset.max_positions and w.context > preset.max_positions:
         raise InputError(
             "workload.context_len",
             f"{preset.id} encodes at most {preset.max_positions} tokens per sequence; "
-            f"context_len is {w.context_len}"
-            + (" (its default when left out)" if default else "")
-            + f": give context_len {preset.max_positions} or less",
+            f"context_len is {w.context}: give context_len {preset.max_positions} or less",
             zh=f"{preset.id} 每条序列最多编码 {preset.max_positions} 个 token；context_len 为 "
-            f"{w.context_len}"
-            + ("（未给出时的默认值）" if default else "")
-            + f"：请给出不超过 {preset.max_positions} 的 context_len",
+            f"{w.context}：请给出不超过 {preset.max_positions} 的 context_len",
         )
 
 
@@ -1383,7 +1404,7 @@ def positions_note(
     if preset is None or not preset.max_positions or arch.kind not in ("decoder", "moe"):
         return None
     if isinstance(workload, Inference):
-        length = workload.context_len
+        length = workload.context
     elif isinstance(workload, Pretrain | Finetune):
         length = workload.seq_len
     else:
@@ -1492,6 +1513,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     if image_size is not None and not image_model:
         raise image_size_error(model_id, arch, models)
     sample_flops = _sample_flops(preset, image_size)
+    if isinstance(workload, Inference) and arch.kind == "encoder":
+        workload = _encoder_context(workload, preset, notes)
     beyond = positions_note(workload, arch, preset, notes)
     if isinstance(workload, Inference):
         if arch.kind == "encoder":
@@ -1697,7 +1720,7 @@ def _image_inference(
         weights=inf.weights,
         kv_per_token=0.0,
         kv_shards_max=1,
-        context_len=w.context_len,
+        context_len=w.context,
         concurrency=w.streams,
         act_unsharded=act,
         act_sharded=0.0,

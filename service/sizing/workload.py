@@ -421,15 +421,19 @@ class Inference(
             "`int4`."
         ),
     ] = "bf16"
-    context_len: Annotated[
-        int,
-        msgspec.Meta(
-            ge=1,
-            le=1_048_576,
-            description="Prompt + output tokens per sequence; for an encoder-only model, the "
-            "tokens of each sequence encoded (at most the model's positions).",
-        ),
-    ] = 4096
+    context_len: (
+        Annotated[
+            int,
+            msgspec.Meta(
+                ge=1,
+                le=1_048_576,
+                description="Prompt + output tokens per sequence; default 4096. For an "
+                "encoder-only model, the tokens of each sequence encoded (at most the model's "
+                "positions); default: its positions (512 for BERT, 8192 for bge-m3).",
+            ),
+        ]
+        | None
+    ) = None
     concurrency: (
         Annotated[
             int,
@@ -450,6 +454,12 @@ class Inference(
     def streams(self) -> int:
         """Sequences sized at once: ``concurrency``, 1 when not given."""
         return self.concurrency or 1
+
+    @property
+    def context(self) -> int:
+        """Tokens per sequence sized: ``context_len``, :data:`DEFAULT_CONTEXT_LEN` when not
+        given (an encoder's own positions are filled in when it is resolved)."""
+        return DEFAULT_CONTEXT_LEN if self.context_len is None else self.context_len
 
     output_tokens: (
         Annotated[
@@ -501,6 +511,10 @@ class Inference(
             "eager decode)."
         ),
     ] = "vllm"
+
+
+DEFAULT_CONTEXT_LEN = 4096
+"""A decoder's ``context_len`` when the request leaves it out."""
 
 
 RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
@@ -749,13 +763,13 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
     if (
         isinstance(workload, Inference)
         and workload.prompt_len is not None
-        and workload.prompt_len > workload.context_len
+        and workload.prompt_len > workload.context
     ):
         raise InputError(
             "workload.prompt_len",
             f"prompt_len ({workload.prompt_len}) exceeds context_len "
-            f"({workload.context_len}), which counts prompt and output together",
-            zh=f"prompt_len（{workload.prompt_len}）超过了 context_len（{workload.context_len}）；"
+            f"({workload.context}), which counts prompt and output together",
+            zh=f"prompt_len（{workload.prompt_len}）超过了 context_len（{workload.context}）；"
             "context_len 包含提示与输出两部分",
         )
     if placement is not None:

@@ -36,8 +36,9 @@ def test_tagged_union_and_defaults() -> None:
     assert q.effective_quant_bits == 4
     i = decode({"kind": "inference", "model": {"params_b": 7}})
     assert isinstance(i, Inference)
-    assert (i.context_len, i.concurrency, i.streams, i.precision) == (
-        4096,
+    # context_len not given: None (an encoder's default is its positions), sized as 4096
+    assert (i.context_len, i.context) == (None, 4096)
+    assert (i.concurrency, i.streams, i.precision) == (
         None,  # not given: 1 sequence, or batched by the planner to a throughput target
         1,
         "bf16",
