@@ -76,8 +76,9 @@ PLACED_ESTIMATES = 32
 class AnswerParts:
     """What the answers of one class (the same request at any job length, in one
     language, over one catalog) share in this stage: their options but for the job's
-    figures (:class:`~service.planning.options.OptionParts`), the providers' names and the
-    catalogs cited. Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
+    figures (:class:`~service.planning.options.OptionParts`), the providers' names, the
+    catalogs cited, the estimate's length-independent parts and the advice lists
+    (:meth:`advice_for`). Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
 
     __slots__ = (
         "_advice",
@@ -322,7 +323,10 @@ def explain(
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             image_model=rw.image_model,
             encoded_len=_encoded_len(rw),
-            untimed=untimed_of(first, terms) if first is not None else "unknown",
+            # said only of an option without hours (the summary reads it nowhere else)
+            untimed=(
+                untimed_of(first, terms) if first is not None and first.hours is None else "unknown"
+            ),
             **_where(first, req, lang),
         ),
         catalogs=list(parts.catalogs),
