@@ -349,6 +349,18 @@ def build_advice(
     return advice
 
 
+STORAGE_ADVICE_GIB = 200.0
+"""Data disk from which a job's advice says how to store its data (preprocessing always
+does)."""
+
+
+def storage_shown(kind: str, disk_gib: float) -> bool:
+    """Whether the advice of a ``kind`` job on ``disk_gib`` has the storage piece, the only
+    one that shows the disk: below :data:`STORAGE_ADVICE_GIB` the disk does not change the
+    advice, which is what lets answers at other lengths share it."""
+    return disk_gib >= STORAGE_ADVICE_GIB or kind == "preprocess"
+
+
 def _advice(text: str, lang: Lang, values: dict[str, object]) -> Advice:
     """One piece: the sentence ``text`` in ``lang`` under its stable topic."""
     return Advice(topic=_TOPIC.get(text, text), text=_TEXT[text][lang].format(**values))
@@ -363,7 +375,7 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append(("preprocess", {}))
     else:
         topics.append(_cpu_ratio(ctx, serving))
-    if ctx.disk_gib >= 200 or ctx.kind == "preprocess":
+    if storage_shown(ctx.kind, ctx.disk_gib):
         storage = "storage_serving" if serving else "storage"
         if ctx.kind == "preprocess":
             storage = "storage_preprocess"

@@ -26,6 +26,7 @@ from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
+from service.planning.cost import ranked_money_scale
 from service.planning.faster import SAME_COST
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
@@ -335,6 +336,12 @@ class OptionPart:
     """Warnings before the unknown-hours one (price, stale live price)."""
     warnings_tail: tuple[str, ...]
     """Warnings after it (row confidence, hardware), without the unknown-regions one."""
+    fixed_time: str | None = None
+    """The sentence on the job's fixed hours (a timed training option says it; the same
+    in every option of the class, written once per part rather than per answer)."""
+    money_scale: float = 1.0
+    """:func:`~service.planning.cost.ranked_money_scale` of the offer (its ranking
+    sentence says it when an estimate was ranked at the top of its range)."""
 
 
 class OptionParts:
@@ -405,7 +412,10 @@ def option_part(
         zero_stage=held.zero_stage,
         tensor_parallel=held.tensor_parallel,
     )
-    return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail)
+    fixed = terms.fixed_hours
+    fixed_time = texts.t("fixed_time", lang, minutes=fixed * 60) if fixed and not serving else None
+    return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail,
+                      fixed_time, ranked_money_scale(offer))  # fmt: skip
 
 
 def fill_option(
@@ -415,11 +425,12 @@ def fill_option(
     (``budget``: the request's, said per option when serving is open-ended)."""
     lang = terms.lang
     ranked = texts.rank_reason(
-        c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len
-    )
+        c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
+        part.money_scale,
+    )  # fmt: skip
     between = (ranked, *part.middle) if ranked else part.middle
-    if terms.fixed_hours and c.hours is not None and not terms.serving:
-        between = (*between, texts.t("fixed_time", lang, minutes=terms.fixed_hours * 60))
+    if part.fixed_time is not None and c.hours is not None:
+        between = (*between, part.fixed_time)
     if c.outdated_engine and terms.objective != "time":
         between = (*between, _outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:

@@ -882,12 +882,15 @@ def rank_reason(
     lang: Lang,
     to_target: bool = False,
     encoded_len: int | None = None,
+    scale: float | None = None,
 ) -> str | None:
     """Why the option sits where it does; for an estimated price, also that the ranking
-    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`).
+    counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`,
+    or ``scale`` when the caller kept it with the offer's other parts).
     ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s)."""
     reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len)
-    scale = ranked_money_scale(c.offer)
+    if scale is None:
+        scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
         return reason
     if c.total_cost is not None and c.hours is not None and not serving and objective == "cost":
