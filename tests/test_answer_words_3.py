@@ -162,8 +162,8 @@ SPOT_LORA = {"workload": LORA_7B, "constraints": {"interruptible": True, "billin
     # review 4 F10: the range first, then the on-demand cap, itself an estimate whose top
     # is the range's (never "up to ¥34.36" beside a range reaching ¥39.52)
     [("en", ("spot: the market sets the price, estimated ¥", "at most the on-demand price",
-             "in total at the on-demand estimate")),
-     ("zh", ("竞价：价格由市场决定，估算 ¥", "最高为按量价格", "按按量估算价计总费用约 ¥"))],
+             "in total at the on-demand price")),
+     ("zh", ("竞价：价格由市场决定，估算 ¥", "最高为按量价格", "以按量价格估算，总费用约 ¥"))],
 )  # fmt: skip
 def test_a_spot_estimate_is_said_as_a_market_price_with_its_ceiling(
     client: TestClient[Litestar], lang: str, words: tuple[str, ...]

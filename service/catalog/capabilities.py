@@ -217,22 +217,41 @@ def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:
     return ()
 
 
-def hardware_notes(spec: AcceleratorSpec, precision: str, serving: bool) -> tuple[str, ...]:
+VOLTA_ENGINES = frozenset({"lmdeploy"})
+"""Serving engines whose current release runs on Volta, AWQ/GPTQ INT4 included, so a plan
+under them on a V100 needs neither vLLM's V1 caveat nor its AWQ one (review 7 J29):
+LMDeploy's TurboMind lists "V100(sm70): V100" among the GPUs of its AWQ/GPTQ INT4
+inference (InternLM/lmdeploy ``docs/en/quantization/w4a16.md``@1cfac7d2) and serves FP16
+there (Volta has no BF16: the ``fp16_serving`` sentence says so)."""
+
+
+def hardware_notes(
+    spec: AcceleratorSpec, precision: str, serving: bool, engine: str | None = None
+) -> tuple[str, ...]:
     """Keys of the sentences (:mod:`service.planning.texts`) an option on ``spec`` must
     carry: the precision fallback, the engine caveat of old generations, unverified
-    kernels."""
+    kernels. The Volta caveat follows the serving ``engine`` (``None``: the default,
+    vLLM): vLLM's V1 engine for vLLM, none for an engine that runs there
+    (:data:`VOLTA_ENGINES`), the missing FlashAttention-2 for plain PyTorch (``hf``);
+    SGLang never gets here (:func:`engine_verdict` drops Volta)."""
     notes: list[str] = []
     gen = generation(spec)
+    volta_ok = serving and engine in VOLTA_ENGINES
     if precision_verdict(spec, precision, serving) == "fp16":
         notes.append("fp16_serving" if serving else "fp16_training")
     if gen is not None and not gen.modern_engines and serving:
-        notes.append("volta_engine" if gen.name == "Volta" else "old_engine")
+        if gen.name != "Volta":
+            notes.append("old_engine")
+        elif engine == "hf":
+            notes.append("no_flash_attention")
+        elif not volta_ok:
+            notes.append("volta_engine")
     elif gen is not None and gen.flash_attention_2 is False and not serving:
         notes.append("no_flash_attention")
     if precision in ("int8", "int4") and gen is not None:
         kernels = gen.int8_kernels if precision == "int8" else gen.int4_kernels
         if kernels is None:
             notes.append("kernels_unverified")
-        elif precision == "int4" and kernels and gen.awq_kernels is False:
+        elif precision == "int4" and kernels and gen.awq_kernels is False and not volta_ok:
             notes.append("int4_no_awq")
     return tuple(notes)

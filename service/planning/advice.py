@@ -231,6 +231,49 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "for it; autoscale replicas and scale to zero when idle (serverless GPU), and check "
         "the quantized model's outputs on an evaluation set before going live.",
     },
+    # An offline batch job (a fixed number of output tokens) has no idle time to scale
+    # away and no latency to keep (review 7 J19): it runs at the engine's batch limit and
+    # the servers are released when it ends (:mod:`service.sizing.batch`).
+    "serving_batch": {
+        "zh": "批量推理：作为离线任务运行，让推理引擎始终满批处理（如 vLLM 的离线 LLM.generate，"
+        "或同时向服务端提交大量请求），跑完即释放服务器，无需弹性伸缩；INT8/INT4 量化"
+        "（TensorRT、vLLM、ONNX Runtime）可显著降低显存与成本。",
+        "en": "Batch inference: run it as an offline job that keeps the engine's batch full "
+        "(vLLM's offline LLM.generate, or many requests in flight to a server) and release "
+        "the servers when it ends, with no autoscaling; INT8/INT4 quantization (TensorRT, "
+        "vLLM, ONNX Runtime) cuts memory and cost.",
+    },
+    "serving_batch_quantized": {
+        "zh": "批量推理：作为离线任务运行，让推理引擎始终满批处理，跑完即释放服务器，无需弹性伸缩；"
+        "权重已是 {precision}，显存与成本已按量化计算，"
+        "正式运行前先用一小批样本核对量化后的输出质量。",
+        "en": "Batch inference: run it as an offline job that keeps the engine's batch full and "
+        "release the servers when it ends, with no autoscaling; the weights are already "
+        "{precision}, and memory and cost are planned for it: check the quantized model's "
+        "outputs on a small sample before the full run.",
+    },
+    "serving_batch_ascend": {
+        "zh": "批量推理：作为离线任务运行，让推理引擎始终满批处理，跑完即释放服务器，无需弹性伸缩；"
+        "在昇腾上可用 msModelSlim 做 W8A8（INT8）量化，由 MindIE 或 vllm-ascend 加载，"
+        "可显著降低显存与成本，正式运行前先用一小批样本核对量化后的输出质量。",
+        "en": "Batch inference: run it as an offline job that keeps the engine's batch full and "
+        "release the servers when it ends, with no autoscaling; on Ascend, quantizing to W8A8 "
+        "(INT8) with msModelSlim, served by MindIE or vllm-ascend, cuts memory and cost: check "
+        "the quantized model's outputs on a small sample before the full run.",
+    },
+    # An encoder's forward pass is compute-bound and its weights small (bge-m3: about 1 GiB),
+    # so INT8 buys speed, not memory, and INT4 weight-only kernels (decode-bound LLMs) do not
+    # apply (review 7 J11); ONNX Runtime's quantization is 8-bit linear quantization
+    # (https://onnxruntime.ai/docs/performance/model-optimizations/quantization.html).
+    "serving_encoder": {
+        "zh": "推理上线：编码模型是计算密集的一次前向、权重很小，"
+        "INT8 量化（ONNX Runtime、TensorRT）提升的是吞吐而不是节省显存，"
+        "上线前用评测集核对量化后的检索质量；按请求量弹性伸缩副本。",
+        "en": "Serving: an encoder runs one compute-bound forward pass over small weights, so "
+        "INT8 quantization (ONNX Runtime, TensorRT) buys throughput rather than memory; check "
+        "retrieval quality on an evaluation set after quantizing, and autoscale replicas with "
+        "the request rate.",
+    },
     # INT8 on parts without FP8: SGLang's DeepSeek V3/R1 table lists "Quantized weights
     # (INT8): 16 x A100/800" (https://docs.sglang.io/docs/basic_usage/deepseek_v3.md), and
     # vllm-ascend's DeepSeek tutorials need 2 Atlas 800 A2 (8 x 64 GB 910B) for the W8A8
@@ -330,6 +373,9 @@ class AdviceContext:
     encoder: bool = False
     """Serving an encoder-only model: one forward pass per batch, no decode and no KV
     cache to watch."""
+    batch: bool = False
+    """Serving a fixed number of output tokens: an offline batch job, released when done
+    (no autoscaling, no latency to keep)."""
 
 
 def build_advice(
@@ -401,12 +447,8 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append(("multi_node", {}))
     elif ctx.multi_node and ctx.kind == "preprocess":
         topics.append(("sharding", {}))
-    if serving and ctx.precision in QUANTIZED:
-        topics.append(("serving_quantized", {"precision": ctx.precision.upper()}))
-    elif serving and _ascend_only(ctx):
-        topics.append(("serving_ascend", {}))
-    elif serving:
-        topics.append(("serving", {}))
+    if serving:
+        topics.append(_serving(ctx))
     if serving and ctx.release_fp8 is not None and ctx.precision in ("bf16", "fp16"):
         topics.append(("release_fp8", {"model": ctx.release_fp8}))
     if training and ctx.moe_expert_loop:
@@ -418,6 +460,19 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
     if ctx.snapshot_prices:
         topics.append(("stale_prices", {}))
     return topics
+
+
+def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
+    """The serving practice of the job's kind: autoscaling for online serving only (an
+    offline batch job is released when done), quantization in the words of its format."""
+    batch = "_batch" if ctx.batch else ""
+    if ctx.precision in QUANTIZED:
+        return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
+    if _ascend_only(ctx):
+        return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
+    if ctx.batch:
+        return "serving_batch", {}
+    return ("serving_encoder" if ctx.encoder else "serving"), {}
 
 
 _TOPIC = {
@@ -437,6 +492,10 @@ _TOPIC = {
     "cpu_ratio_encoder_any": "cpu_ratio",
     "containers_ascend": "containers",
     "serving_quantized": "serving",
+    "serving_batch": "serving",
+    "serving_batch_quantized": "serving",
+    "serving_batch_ascend": "serving",
+    "serving_encoder": "serving",
     "release_fp8": "precision",
     "serving_ascend": "serving",
     "ascend_mindie": "ascend",

@@ -668,9 +668,13 @@ def _memory_need(
     row = max(rows, key=lambda r: (r.accelerator_memory_gib or 0.0, r.accelerator_count))
     assert row.accelerator is not None
     per_node = max(row.accelerator_count, 1)
-    if per_node < SPAN_LEAST_DEVICES:
+    count = flt.accelerator_count
+    if count is not None:  # the layout the user fixed, not one server (review 7 J16)
+        servers = -(-count // per_node)
+    elif per_node < SPAN_LEAST_DEVICES:
         servers = 1
-    placement = Placement(accelerator=row.accelerator, count=per_node * servers, nodes=servers)
+    devices = per_node * servers if count is None else count
+    placement = Placement(accelerator=row.accelerator, count=devices, nodes=servers)
     try:
         memory = estimate_resolved(rw, placement, ctx.accelerators).memory
     except InputError:  # a figure for the sentence, never a refused answer
@@ -678,9 +682,19 @@ def _memory_need(
     if memory.per_device_gib <= (row.accelerator_memory_gib or 0.0) * (1.0 - headroom):
         return True, None
     part = max(_MEMORY_PARTS, key=lambda p: float(getattr(memory, f"{p}_gib")))
+    key = "memory_need" if servers == 1 else "memory_need_span"
+    room = ""
+    if count is not None:
+        key = "memory_need_count" if servers == 1 else "memory_need_count_span"
+        have = row.accelerator_memory_gib or 0.0
+        if memory.per_device_gib <= have:  # short only of the headroom kept free
+            room = texts.t("memory_room", lang, usable=have * (1.0 - headroom),
+                           pct=headroom * 100)  # fmt: skip
     return False, texts.t(
-        "memory_need" if servers == 1 else "memory_need_span",
+        key,
         lang,
+        count=count,
+        room=room,
         s=servers,
         n=row.accelerator_count,
         acc=row.accelerator,
@@ -828,6 +842,7 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
         precision=base["precision"],
         release_fp8=base["release_fp8"],
         encoder=base["encoder"],
+        batch=base["batch"],
         engine=base["engine"],
         single_stream_target=base["single_stream_target"],
     )
@@ -880,6 +895,7 @@ def _class_advice(
         "precision": getattr(req.workload, "precision", "bf16"),
         "release_fp8": release_fp8,
         "encoder": rw.encoder,
+        "batch": serving and bool(getattr(req.workload, "output_tokens", None)),
         "engine": getattr(req.workload, "engine", None) if serving else None,
         "single_stream_target": (
             getattr(req.workload, "target_tokens_per_s", None)

@@ -85,7 +85,7 @@ def offer_part(
     cann = spec is not None and spec.stack == "cann"
     hardware: tuple[str, ...] = ()
     if spec is not None and row.accelerator:
-        hardware = hardware_notes(spec, precision, serving)
+        hardware = hardware_notes(spec, precision, serving, engine)
         if serving and not spec.mem_bandwidth_gbps:
             hardware = (*hardware, "no_bandwidth")
     price = offer.price
@@ -117,7 +117,7 @@ def offer_part(
         price_warnings.append(texts.t("unpriced", lang))
     row_warnings = []
     if row.confidence != "high":
-        row_warnings.append(texts.confidence_warning(row.confidence, row.notes, lang))
+        row_warnings.append(texts.confidence_warning(row.confidence, lang))
     if cann:  # the caveat follows the stack: training ports code, serving engines do not
         stack = (
             "ascend" if not serving else "ascend_mindie" if engine == "mindie" else "ascend_serving"

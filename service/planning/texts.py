@@ -291,7 +291,8 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "low_confidence": {
         "zh": "目录可信度{conf}：{why}，下单前请在控制台核对（原注见机型目录）。",
-        "en": "Catalog confidence {conf}: {notes}",
+        "en": "Catalog confidence {conf}: {why}; check them in the console before ordering "
+        "(the cataloguer's notes are in the provider's instance-type catalog).",
     },
     "ascend": {
         "zh": "昇腾 NPU 需要 CANN 迁移（torch_npu），非 CUDA 环境。",
@@ -479,6 +480,24 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "even with one replica over {s} servers of {n}×{acc} ({have:.0f} GiB each; tensor "
         "parallel within a server, pipeline stages across), each device needs about "
         "{need:.1f} GiB, the largest part being {part} ({size:.1f} GiB).",
+    },
+    "memory_need_count": {
+        "zh": "按要求的 {count} 张 {acc}（每卡 {have:.0f} GiB{room}）计，每卡约需 {need:.1f} GiB，"
+        "最大一项是{part}（{size:.1f} GiB）。",
+        "en": "on the {count} accelerators asked, as {count}×{acc} ({have:.0f} GiB each{room}), "
+        "each device needs about {need:.1f} GiB, the largest part being {part} "
+        "({size:.1f} GiB).",
+    },
+    "memory_need_count_span": {
+        "zh": "按要求的 {count} 张卡（{s} 台 {n}×{acc}，每卡 {have:.0f} GiB{room}）计，每卡约需 "
+        "{need:.1f} GiB，最大一项是{part}（{size:.1f} GiB）。",
+        "en": "on the {count} accelerators asked, as {s} servers of {n}×{acc} ({have:.0f} GiB "
+        "each{room}), each device needs about {need:.1f} GiB, the largest part being {part} "
+        "({size:.1f} GiB).",
+    },
+    "memory_room": {
+        "zh": "，留出 {pct:.0f}% 余量后可用 {usable:.1f} GiB",
+        "en": ", {usable:.1f} GiB usable with the {pct:.0f}% headroom kept free",
     },
     "part_weights": {"zh": "权重", "en": "the weights"},
     "part_gradients": {"zh": "梯度", "en": "the gradients"},
@@ -711,24 +730,36 @@ def confidence_name(confidence: str, lang: Lang) -> str:
     return _CONFIDENCE.get(confidence, {}).get(lang, confidence)
 
 
-_CONFIDENCE_WHY_ZH: dict[str, str] = {
-    "medium": "部分规格未能在官方来源中逐项核实",
-    "low": "部分规格或在售状态未能由官方来源确认",
+_CONFIDENCE_WHY: dict[Lang, dict[str, str]] = {
+    "zh": {
+        "medium": "部分规格未能在官方来源中逐项核实",
+        "low": "部分规格或在售状态未能由官方来源确认",
+        "": "规格未经核实",
+    },
+    "en": {
+        "medium": "some of this type's specifications could not each be checked against an "
+        "official source",
+        "low": "some of this type's specifications, or whether it is still sold, are not "
+        "confirmed by an official source",
+        "": "this type's specifications are not verified",
+    },
 }
-"""Why a row is not ``high`` confidence, said in Chinese: the catalog's notes are English
-and stay in the catalog (``/v1/offers``) and in English answers."""
+"""Why a row is not ``high`` confidence, one sentence in either language: the catalog's
+notes (cataloguing evidence, 300-1,300 characters in the Huawei and Volcano rows) stay in
+the catalog, ``notes`` of ``GET /v1/providers/{name}/instance-types`` (review 7 J9/J17/J3;
+review 5 P5 for zh)."""
 
 
-def confidence_warning(confidence: str, notes: str | None, lang: Lang) -> str:
-    """The warning for a row whose figures are not fully sourced: the catalog's own note
-    in English, the confidence said in words in Chinese (no English paragraph inside a
-    Chinese sentence)."""
+def confidence_warning(confidence: str, lang: Lang) -> str:
+    """The warning for a row whose figures are not fully sourced: what is unconfirmed, in
+    one sentence of the answer's language; the catalog's own notes are not pasted into it
+    (they are served with the row by the instance-type catalog)."""
+    why = _CONFIDENCE_WHY[lang]
     return t(
         "low_confidence",
         lang,
         conf=confidence_name(confidence, lang),
-        why=_CONFIDENCE_WHY_ZH.get(confidence, "规格未经核实"),
-        notes=notes or "",
+        why=why.get(confidence, why[""]),
     )
 
 
@@ -1124,7 +1155,7 @@ def _summary_line(
             return f"{head}{price}，预计解码吞吐约 {tps:,.0f} tokens/秒。"
         if c.hours is None:
             return f"{head}{price}；{untimed_clause(untimed, lang, device)}。"
-        most = "按按量估算价计" if spot is not None else ""
+        most = "以按量价格估算，" if spot is not None else ""  # review 7 J21: never 按按
         cost = (
             f"，{most}总费用约 ¥{c.total_cost:,.2f}" if c.total_cost is not None else "，总费用未知"
         )
@@ -1157,7 +1188,7 @@ def _summary_line(
         return f"{head}{price}; expect about {tps:,.0f} decode tokens/s."
     if c.hours is None:
         return f"{head}{price}; {untimed_clause(untimed, lang, device)}."
-    most = " at the on-demand estimate" if spot is not None else ""
+    most = " at the on-demand price" if spot is not None else ""
     cost = (
         f", about ¥{c.total_cost:,.2f} in total{most}"
         if c.total_cost is not None
