@@ -23,7 +23,7 @@ import heapq
 import math
 import operator
 import threading
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Literal, overload
 
 import msgspec
@@ -321,13 +321,19 @@ def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
 _Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
 
 
-def read(bounds: Sequence[LaneBound], placer: Placer) -> Iterator[LaneBound]:
-    """``bounds`` in order; a lazy list (:func:`training_cost_order`) places what it
-    still has to with ``placer``, the reading request's (whose sizing memo that request
-    fills: an order kept for its class keeps no request's sizing alive)."""
+def peek(bounds: Sequence[LaneBound], i: int, scale: float) -> LaneBound | tuple[float, ...] | None:
+    """``bounds[i]`` (``None`` past the end), or for a lazy list a lower bound of its
+    priority when reading it would place a shape (:meth:`LazyList.peek`)."""
     if isinstance(bounds, LazyList):
-        return bounds.read(placer)
-    return iter(bounds)
+        return bounds.peek(i, scale)
+    return bounds[i] if i < len(bounds) else None
+
+
+def place_held(bounds: Sequence[LaneBound], placer: Placer) -> None:
+    """Place the shape a lazy list's :meth:`~LazyList.peek` held back (``bounds`` is
+    one: only a lazy list holds shapes back)."""
+    assert isinstance(bounds, LazyList)
+    bounds.place_held(placer)
 
 
 class _ShapeExpander:
@@ -387,17 +393,34 @@ class _ShapeExpander:
     def next_bound(self, which: int) -> LaneBound | None:
         """The next bound of list ``which`` (0: first, 1: second), ``None`` at its end
         (called under :attr:`lock`)."""
-        exact, pending = self.exact[which], self.pending[which]
         while True:
-            while pending and self.placed[pending[0][1]]:
-                heapq.heappop(pending)
-            if pending and (not exact or pending[0][0] <= exact[0][0]):
-                self._place(heapq.heappop(pending)[1])
-                continue
-            if not exact:
-                return None
-            _key, _i, lane, bound = heapq.heappop(exact)
-            return bound if bound is not None else lane_bound(lane, "train", self.timings)
+            found = self.peek(which)
+            if not isinstance(found, tuple):
+                return found
+            self.place_held(which)
+
+    def peek(self, which: int) -> LaneBound | tuple[float, float] | None:
+        """The next bound of list ``which`` if it can be handed out without placing a
+        shape, else the held-back key of the next shape to place (a lower bound of every
+        key still to come in that list), ``None`` at its end (called under :attr:`lock`)."""
+        exact, pending = self.exact[which], self.pending[which]
+        while pending and self.placed[pending[0][1]]:
+            heapq.heappop(pending)
+        if pending and (not exact or pending[0][0] <= exact[0][0]):
+            return pending[0][0]
+        if not exact:
+            return None
+        _key, _i, lane, bound = heapq.heappop(exact)
+        return bound if bound is not None else lane_bound(lane, "train", self.timings)
+
+    def place_held(self, which: int) -> None:
+        """Place the shape :meth:`peek` held back in list ``which``, if it still is
+        (called under :attr:`lock`, while reading)."""
+        exact, pending = self.exact[which], self.pending[which]
+        while pending and self.placed[pending[0][1]]:
+            heapq.heappop(pending)
+        if pending and (not exact or pending[0][0] <= exact[0][0]):
+            self._place(heapq.heappop(pending)[1])
 
 
 class _Bounds(Sequence[LaneBound]):
@@ -430,18 +453,6 @@ class LazyList(_Bounds):
         self._which = which
         self._out: list[LaneBound] = []
 
-    def read(self, placer: Placer) -> Iterator[LaneBound]:
-        """The bounds in order, placing with ``placer`` what is still to be placed."""
-        out = self._out
-        i = 0
-        while True:
-            if i >= len(out):
-                self._fill(i + 1, placer)
-                if i >= len(out):
-                    return
-            yield out[i]
-            i += 1
-
     def _fill(self, upto: int | None, placer: Placer | None = None) -> None:
         """Hand out bounds until ``upto`` are (``None``: all), placing with ``placer``
         (``None``: a placer of the order's job made for this read)."""
@@ -454,6 +465,40 @@ class LazyList(_Bounds):
                     if bound is None:
                         return
                     out.append(bound)
+            finally:
+                expander.done()
+
+    def peek(self, i: int, scale: float) -> LaneBound | tuple[float, ...] | None:
+        """The ``i``-th bound (the list read up to ``i`` already) when it can be handed
+        out without placing a shape; else a lower bound of its
+        :meth:`Order.priority` at ``scale`` (the held-back key of the next shape to
+        place), for a ranking to stop at without placing it; ``None`` past the end.
+
+        A ranking that stops below the next held-back bound then places no shape for it:
+        the shapes read only to be compared with a bound the answer is already under
+        were about a fifth of a new job shape's placements."""
+        out = self._out
+        if i < len(out):
+            return out[i]
+        expander = self._expander
+        with expander.lock:
+            while i >= len(out):
+                found = expander.peek(self._which)
+                if found is None:
+                    return None
+                if isinstance(found, tuple):
+                    return found if self._which else (found[0], found[1] * scale)
+                out.append(found)
+            return out[i]
+
+    def place_held(self, placer: Placer) -> None:
+        """Place (with ``placer``) the shape :meth:`peek` held back: the next
+        :meth:`peek` hands out a bound or holds back another shape."""
+        expander = self._expander
+        with expander.lock:
+            expander.reading(placer)
+            try:
+                expander.place_held(self._which)
             finally:
                 expander.done()
 

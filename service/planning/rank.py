@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.names import outside_mainland
@@ -30,7 +30,8 @@ from service.planning.bounds import (
     LaneBound,
     Order,
     order_lanes,
-    read,
+    peek,
+    place_held,
     training_cost_order,
 )
 from service.planning.candidates import Candidate
@@ -191,6 +192,12 @@ def _bounded_lanes(
     option on the cost-time front, since it would have to be at least as cheap and as
     fast. A request then prices tens of candidates, not the catalog. Lanes outside the
     lists rank only when the lists cannot fill the answer with finite keys.
+
+    A lazy list's head may be only a lower bound of its priority (the next shape to
+    place, :meth:`~service.planning.bounds.LazyList.peek`): the merge compares it like a
+    priority, and places that shape only when the head must be known — when it is the
+    lower head and can still rank — so the lanes merge in the same order as if every
+    head were known, and a ranking that stops there places nothing more.
     """
     # The bounds cover the key's first two elements under cost (tier, money), the first
     # under time and balanced; the heap keeps the top_k best of them, negated.
@@ -199,12 +206,31 @@ def _bounded_lanes(
     fixed = placer.fixed_hours() if totals else 0.0
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
-    for priority, bound in _merged(order, scale, placer):
-        if len(best) >= top_k:
-            if _in_cents(priority, in_cents) > kth:
+    lists = (order.first, order.second)
+    at = [0, 0]
+    heads = [_head(order, lists[0], 0, True, scale), _head(order, lists[1], 0, False, scale)]
+    while True:
+        head_1, head_2 = heads
+        if head_2 is None:
+            if head_1 is None:
                 break
-            if _in_cents(order.key_bound(bound, scale, fixed), in_cents) > kth:
-                continue
+            which = 0
+        else:
+            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
+        chosen = heads[which]
+        assert chosen is not None
+        priority, bound = chosen
+        full = len(best) >= top_k
+        if full and _in_cents(priority, in_cents) > kth:
+            break
+        if bound is None:  # a lower bound that can still rank: the shape must be placed
+            place_held(lists[which], placer)
+            heads[which] = _head(order, lists[which], at[which], not which, scale)
+            continue
+        at[which] += 1
+        heads[which] = _head(order, lists[which], at[which], not which, scale)
+        if full and _in_cents(order.key_bound(bound, scale, fixed), in_cents) > kth:
+            continue
         start = len(pricer.keys)
         _price_lane(bound.lane, placer, pricer, top_k)
         for key in pricer.keys[start:]:
@@ -227,27 +253,18 @@ def _in_cents(bound: tuple[float, ...], cost: bool) -> tuple[float, ...]:
     return bound
 
 
-def _merged(
-    order: Order, scale: float, placer: Placer
-) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
-    """Both lists of ``order`` in ascending priority."""
-    # read as iterators: a lazy list places shapes (with placer) only as far as it is read
-    firsts, seconds = read(order.first, placer), read(order.second, placer)
-    b1, b2 = next(firsts, None), next(seconds, None)
-    head_1 = order.priority(b1, True, scale) if b1 is not None else None
-    head_2 = order.priority(b2, False, scale) if b2 is not None else None
-    while head_1 is not None or head_2 is not None:
-        if head_2 is None or (head_1 is not None and head_1 <= head_2):
-            assert head_1 is not None
-            assert b1 is not None
-            yield head_1, b1
-            b1 = next(firsts, None)
-            head_1 = order.priority(b1, True, scale) if b1 is not None else None
-        else:
-            assert b2 is not None
-            yield head_2, b2
-            b2 = next(seconds, None)
-            head_2 = order.priority(b2, False, scale) if b2 is not None else None
+def _head(
+    order: Order, bounds: Sequence[LaneBound], i: int, in_first: bool, scale: float
+) -> tuple[tuple[float, ...], LaneBound | None] | None:
+    """The ``i``-th of ``bounds`` with its priority, or only a lower bound of that
+    priority (the bound ``None``) when reading it would place a shape; ``None`` past the
+    end."""
+    found = peek(bounds, i, scale)
+    if found is None:
+        return None
+    if isinstance(found, tuple):
+        return found, None
+    return order.priority(found, in_first, scale), found
 
 
 def _lanes_in_order(
