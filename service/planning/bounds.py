@@ -23,8 +23,8 @@ import heapq
 import math
 import operator
 import threading
-from collections.abc import Hashable, Sequence
-from typing import Literal, overload
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Literal, cast, overload
 
 import msgspec
 
@@ -171,6 +171,12 @@ class Order(msgspec.Struct, frozen=True):
     the lists cannot fill the answer with finite keys (unpriced under cost/balanced);
     ``None``: from the end of the priced lanes
     (:meth:`~service.planning.lanes.LaneIndex.priced`)."""
+    first_rate: float = 0.0
+    """Cost: at most the :attr:`LaneBound.fixed_rate` of every lane of the first list
+    (the lowest hourly price ranking uses among its rows: each of those lanes is billed
+    by the hour, on one node at least). A ranking adds the job's fixed hours at this rate
+    to the first list's head to close the list once no lane left in it can rank, where
+    each lane's own :meth:`key_bound` would rule it out one by one."""
 
     def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
         """At most :meth:`key_bound`, and ascending along each list."""
@@ -264,7 +270,18 @@ def _cost_order(
         LazyBounds(lanes, [at[j] for j in first], mode, timings, built),
         LazyBounds(lanes, [other_at[j] for j in second], mode, timings, built),
         priced,
+        _lowest_rate(lanes[i].passing.rank_hourly for i in at),
     )
+
+
+def _lowest_rate(hourly: Iterable[float | None]) -> float:
+    """:attr:`Order.first_rate` of a first list whose rows rank at the ``hourly`` prices
+    (0 when there are none, or a price is unknown: no fixed hours are added then)."""
+    rates = list(hourly)
+    if not rates or any(rate is None for rate in rates):
+        return 0.0
+    lowest = min(cast(list[float], rates))
+    return lowest if 0.0 < lowest < INF else 0.0
 
 
 def _cost_key(
@@ -315,18 +332,11 @@ def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
     first: ties keep catalog order). Shapes without a floor are placed at once. A cheap
     answer then places the few shapes that can hold it, not the catalog's few dozen."""
     expander = _ShapeExpander(rows, placer)
-    return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None)
+    rate = _lowest_rate(hourly for hourly, _other in rows.price_floors if hourly < INF)
+    return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None, rate)
 
 
 _Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
-
-
-def peek(bounds: Sequence[LaneBound], i: int, scale: float) -> LaneBound | tuple[float, ...] | None:
-    """``bounds[i]`` (``None`` past the end), or for a lazy list a lower bound of its
-    priority when reading it would place a shape (:meth:`LazyList.peek`)."""
-    if isinstance(bounds, LazyList):
-        return bounds.peek(i, scale)
-    return bounds[i] if i < len(bounds) else None
 
 
 def place_held(bounds: Sequence[LaneBound], placer: Placer) -> None:

@@ -26,6 +26,7 @@ from service.planning.filters import (
     ShapedRows,
     TypeKey,
     passing,
+    spot_above_on_demand,
 )
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
@@ -89,6 +90,9 @@ class LaneIndex:
         self._placed: list[bool] = []
         """Per shape number of the priced rows, whether it holds the job (once indexed)."""
         self._holds: list[bool | None] | None = None
+        self._hidden: dict[int, int] = {}
+        """:meth:`hidden_groups` per spot lane (by identity: the index holds its lanes, and
+        the orders kept with it theirs, as long as the dict)."""
         """:meth:`holds` per priced shape number, before the priced rows are indexed."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
@@ -162,6 +166,24 @@ class LaneIndex:
         if found is None:
             shape, row = self._rows.priced().shapes[number]
             found = verdicts[number] = placer.placeable(row, shape)
+        return found
+
+    def hidden_groups(self, lane: Lane, placer: Placer) -> int:
+        """How many of a spot lane's groups, cheapest first, the pricer leaves out in a
+        row as estimates no cheaper than on-demand
+        (:func:`~service.planning.filters.spot_above_on_demand`): a lane with no more
+        groups than that within a request's ``top_k`` needs no timing or pricing. Worked
+        out once per lane: the on-demand prices are the index's, whatever the job's
+        length, and a warm class's every request would check the same groups again."""
+        found = self._hidden.get(id(lane))
+        if found is None:
+            on_demand = self.on_demand(placer)
+            found = 0
+            for offer, _regions, _offers, _abroad in lane.passing.groups:
+                if not spot_above_on_demand(offer, on_demand):
+                    break
+                found += 1
+            self._hidden[id(lane)] = found
         return found
 
     def hidden_spot(self, placer: Placer) -> int:
