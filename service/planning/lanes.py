@@ -17,7 +17,7 @@ from typing import TypeVar, cast
 import msgspec
 
 from service.catalog.aggregate import OfferBucket
-from service.catalog.models import InstanceType
+from service.catalog.models import InstanceType, Offer
 from service.planning.filters import (
     Groups,
     OfferFilter,
@@ -26,7 +26,6 @@ from service.planning.filters import (
     ShapedRows,
     TypeKey,
     passing,
-    spot_above_on_demand,
 )
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
@@ -168,19 +167,18 @@ class LaneIndex:
             found = verdicts[number] = placer.placeable(row, shape)
         return found
 
-    def hidden_groups(self, lane: Lane, placer: Placer) -> int:
+    def hidden_groups(self, lane: Lane, hidden: Callable[[Offer], bool]) -> int:
         """How many of a spot lane's groups, cheapest first, the pricer leaves out in a
-        row as estimates no cheaper than on-demand
-        (:func:`~service.planning.filters.spot_above_on_demand`): a lane with no more
-        groups than that within a request's ``top_k`` needs no timing or pricing. Worked
-        out once per lane: the on-demand prices are the index's, whatever the job's
-        length, and a warm class's every request would check the same groups again."""
+        row as estimates no cheaper than on-demand (``hidden``: its test,
+        :meth:`~service.planning.price.Pricer.hidden`, over this index's on-demand prices,
+        whatever the job's length): a lane with no more groups than that within a
+        request's ``top_k`` needs no timing or pricing. Worked out once per lane: a warm
+        class's every request would check the same groups again."""
         found = self._hidden.get(id(lane))
         if found is None:
-            on_demand = self.on_demand(placer)
             found = 0
             for offer, _regions, _offers, _abroad in lane.passing.groups:
-                if not spot_above_on_demand(offer, on_demand):
+                if not hidden(offer):
                     break
                 found += 1
             self._hidden[id(lane)] = found

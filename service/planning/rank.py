@@ -353,7 +353,7 @@ def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int, index: L
     index says so once per lane (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)
     rather than every request checking its groups again."""
     groups = lane.passing.groups
-    if lane.passing.cheapest.billing == "spot" and index.hidden_groups(lane, placer) >= min(
+    if lane.passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
         top_k, len(groups)
     ):
         return
