@@ -26,6 +26,7 @@ from service.catalog.models import Offer
 from service.planning.bounds import (
     FLOOR_SLACK,
     LaneBound,
+    LazyList,
     Order,
     lane_bound,
     order_lanes,
@@ -261,6 +262,52 @@ def test_training_cost_order_placing_as_read_is_the_sorted_bounds(
             checked += len(linear) + len(other)
     assert checked > 1000
     assert held_back > 0  # reading the head alone left shapes unplaced
+
+
+@pytest.mark.parametrize("catalog", ["real", "two_shapes"])
+def test_peeking_a_lazy_cost_order_hands_out_the_sorted_bounds(
+    catalog: str, request: pytest.FixtureRequest
+) -> None:
+    """Read as a ranking reads it — a head that would place a shape is only a lower bound
+    of its priority, and the shape is placed when the ranking asks — each list hands out
+    the same bounds in the same order as when read in full, every lower bound is at most
+    the priority it stands for, and peeking alone places nothing."""
+    snapshot = request.getfixturevalue(catalog)
+    lows = 0
+    for workload in TRAINING:
+        for constraints in CONSTRAINTS:
+            ctx = builtin_plan_context(snapshot, memo=PlanCache())
+            index, placer = _index(ctx, {"workload": workload, "constraints": constraints})
+            rows = index.rows.priced()
+            order = training_cost_order(rows, placer)
+            scale = 3e7
+            read: list[list[LaneBound]] = []
+            held = 0
+            for which, lazy in enumerate((order.first, order.second)):
+                assert isinstance(lazy, LazyList)
+                got: list[LaneBound] = []
+                pending: list[tuple[float, ...]] = []
+                while True:
+                    placed = len(placer.table)
+                    found = lazy.peek(len(got), scale)
+                    assert len(placer.table) == placed  # peeking places no shape
+                    if found is None:
+                        break
+                    if isinstance(found, tuple):
+                        pending.append(found)
+                        held += 1
+                        lazy.place_held(placer)
+                        continue
+                    priority = order.priority(found, not which, scale)
+                    assert all(low <= priority for low in pending)
+                    pending.clear()
+                    got.append(found)
+                read.append(got)
+            want = training_cost_order(rows, placer)  # read in full (shapes placed by now)
+            _same(read[0], list(want.first))
+            _same(read[1], list(want.second))
+            lows += held
+    assert lows > 0  # some heads were only lower bounds
 
 
 CLUSTERS = (None, Cluster(per_node=8, network_gbps=32.0), Cluster(per_node=4, network_gbps=3200.0))

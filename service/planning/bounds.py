@@ -23,8 +23,8 @@ import heapq
 import math
 import operator
 import threading
-from collections.abc import Hashable, Iterator, Sequence
-from typing import Literal, overload
+from collections.abc import Hashable, Iterable, Sequence
+from typing import Literal, cast, overload
 
 import msgspec
 
@@ -171,6 +171,12 @@ class Order(msgspec.Struct, frozen=True):
     the lists cannot fill the answer with finite keys (unpriced under cost/balanced);
     ``None``: from the end of the priced lanes
     (:meth:`~service.planning.lanes.LaneIndex.priced`)."""
+    first_rate: float = 0.0
+    """Cost: at most the :attr:`LaneBound.fixed_rate` of every lane of the first list
+    (the lowest hourly price ranking uses among its rows: each of those lanes is billed
+    by the hour, on one node at least). A ranking adds the job's fixed hours at this rate
+    to the first list's head to close the list once no lane left in it can rank, where
+    each lane's own :meth:`key_bound` would rule it out one by one."""
 
     def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
         """At most :meth:`key_bound`, and ascending along each list."""
@@ -264,7 +270,18 @@ def _cost_order(
         LazyBounds(lanes, [at[j] for j in first], mode, timings, built),
         LazyBounds(lanes, [other_at[j] for j in second], mode, timings, built),
         priced,
+        _lowest_rate(lanes[i].passing.rank_hourly for i in at),
     )
+
+
+def _lowest_rate(hourly: Iterable[float | None]) -> float:
+    """:attr:`Order.first_rate` of a first list whose rows rank at the ``hourly`` prices
+    (0 when there are none, or a price is unknown: no fixed hours are added then)."""
+    rates = list(hourly)
+    if not rates or any(rate is None for rate in rates):
+        return 0.0
+    lowest = min(cast(list[float], rates))
+    return lowest if 0.0 < lowest < INF else 0.0
 
 
 def _cost_key(
@@ -315,19 +332,18 @@ def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
     first: ties keep catalog order). Shapes without a floor are placed at once. A cheap
     answer then places the few shapes that can hold it, not the catalog's few dozen."""
     expander = _ShapeExpander(rows, placer)
-    return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None)
+    rate = _lowest_rate(hourly for hourly, _other in rows.price_floors if hourly < INF)
+    return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None, rate)
 
 
 _Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
 
 
-def read(bounds: Sequence[LaneBound], placer: Placer) -> Iterator[LaneBound]:
-    """``bounds`` in order; a lazy list (:func:`training_cost_order`) places what it
-    still has to with ``placer``, the reading request's (whose sizing memo that request
-    fills: an order kept for its class keeps no request's sizing alive)."""
-    if isinstance(bounds, LazyList):
-        return bounds.read(placer)
-    return iter(bounds)
+def place_held(bounds: Sequence[LaneBound], placer: Placer) -> None:
+    """Place the shape a lazy list's :meth:`~LazyList.peek` held back (``bounds`` is
+    one: only a lazy list holds shapes back)."""
+    assert isinstance(bounds, LazyList)
+    bounds.place_held(placer)
 
 
 class _ShapeExpander:
@@ -387,17 +403,34 @@ class _ShapeExpander:
     def next_bound(self, which: int) -> LaneBound | None:
         """The next bound of list ``which`` (0: first, 1: second), ``None`` at its end
         (called under :attr:`lock`)."""
-        exact, pending = self.exact[which], self.pending[which]
         while True:
-            while pending and self.placed[pending[0][1]]:
-                heapq.heappop(pending)
-            if pending and (not exact or pending[0][0] <= exact[0][0]):
-                self._place(heapq.heappop(pending)[1])
-                continue
-            if not exact:
-                return None
-            _key, _i, lane, bound = heapq.heappop(exact)
-            return bound if bound is not None else lane_bound(lane, "train", self.timings)
+            found = self.peek(which)
+            if not isinstance(found, tuple):
+                return found
+            self.place_held(which)
+
+    def peek(self, which: int) -> LaneBound | tuple[float, float] | None:
+        """The next bound of list ``which`` if it can be handed out without placing a
+        shape, else the held-back key of the next shape to place (a lower bound of every
+        key still to come in that list), ``None`` at its end (called under :attr:`lock`)."""
+        exact, pending = self.exact[which], self.pending[which]
+        while pending and self.placed[pending[0][1]]:
+            heapq.heappop(pending)
+        if pending and (not exact or pending[0][0] <= exact[0][0]):
+            return pending[0][0]
+        if not exact:
+            return None
+        _key, _i, lane, bound = heapq.heappop(exact)
+        return bound if bound is not None else lane_bound(lane, "train", self.timings)
+
+    def place_held(self, which: int) -> None:
+        """Place the shape :meth:`peek` held back in list ``which``, if it still is
+        (called under :attr:`lock`, while reading)."""
+        exact, pending = self.exact[which], self.pending[which]
+        while pending and self.placed[pending[0][1]]:
+            heapq.heappop(pending)
+        if pending and (not exact or pending[0][0] <= exact[0][0]):
+            self._place(heapq.heappop(pending)[1])
 
 
 class _Bounds(Sequence[LaneBound]):
@@ -430,18 +463,6 @@ class LazyList(_Bounds):
         self._which = which
         self._out: list[LaneBound] = []
 
-    def read(self, placer: Placer) -> Iterator[LaneBound]:
-        """The bounds in order, placing with ``placer`` what is still to be placed."""
-        out = self._out
-        i = 0
-        while True:
-            if i >= len(out):
-                self._fill(i + 1, placer)
-                if i >= len(out):
-                    return
-            yield out[i]
-            i += 1
-
     def _fill(self, upto: int | None, placer: Placer | None = None) -> None:
         """Hand out bounds until ``upto`` are (``None``: all), placing with ``placer``
         (``None``: a placer of the order's job made for this read)."""
@@ -454,6 +475,40 @@ class LazyList(_Bounds):
                     if bound is None:
                         return
                     out.append(bound)
+            finally:
+                expander.done()
+
+    def peek(self, i: int, scale: float) -> LaneBound | tuple[float, ...] | None:
+        """The ``i``-th bound (the list read up to ``i`` already) when it can be handed
+        out without placing a shape; else a lower bound of its
+        :meth:`Order.priority` at ``scale`` (the held-back key of the next shape to
+        place), for a ranking to stop at without placing it; ``None`` past the end.
+
+        A ranking that stops below the next held-back bound then places no shape for it:
+        the shapes read only to be compared with a bound the answer is already under
+        were about a fifth of a new job shape's placements."""
+        out = self._out
+        if i < len(out):
+            return out[i]
+        expander = self._expander
+        with expander.lock:
+            while i >= len(out):
+                found = expander.peek(self._which)
+                if found is None:
+                    return None
+                if isinstance(found, tuple):
+                    return found if self._which else (found[0], found[1] * scale)
+                out.append(found)
+            return out[i]
+
+    def place_held(self, placer: Placer) -> None:
+        """Place (with ``placer``) the shape :meth:`peek` held back: the next
+        :meth:`peek` hands out a bound or holds back another shape."""
+        expander = self._expander
+        with expander.lock:
+            expander.reading(placer)
+            try:
+                expander.place_held(self._which)
             finally:
                 expander.done()
 

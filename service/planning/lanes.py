@@ -17,7 +17,7 @@ from typing import TypeVar, cast
 import msgspec
 
 from service.catalog.aggregate import OfferBucket
-from service.catalog.models import InstanceType
+from service.catalog.models import InstanceType, Offer
 from service.planning.filters import (
     Groups,
     OfferFilter,
@@ -89,6 +89,9 @@ class LaneIndex:
         self._placed: list[bool] = []
         """Per shape number of the priced rows, whether it holds the job (once indexed)."""
         self._holds: list[bool | None] | None = None
+        self._hidden: dict[int, int] = {}
+        """:meth:`hidden_groups` per spot lane (by identity: the index holds its lanes, and
+        the orders kept with it theirs, as long as the dict)."""
         """:meth:`holds` per priced shape number, before the priced rows are indexed."""
         self._lock = threading.Lock()
         """Indexing extends shared lists (see :class:`PlanCache` on threads)."""
@@ -162,6 +165,23 @@ class LaneIndex:
         if found is None:
             shape, row = self._rows.priced().shapes[number]
             found = verdicts[number] = placer.placeable(row, shape)
+        return found
+
+    def hidden_groups(self, lane: Lane, hidden: Callable[[Offer], bool]) -> int:
+        """How many of a spot lane's groups, cheapest first, the pricer leaves out in a
+        row as estimates no cheaper than on-demand (``hidden``: its test,
+        :meth:`~service.planning.price.Pricer.hidden`, over this index's on-demand prices,
+        whatever the job's length): a lane with no more groups than that within a
+        request's ``top_k`` needs no timing or pricing. Worked out once per lane: a warm
+        class's every request would check the same groups again."""
+        found = self._hidden.get(id(lane))
+        if found is None:
+            found = 0
+            for offer, _regions, _offers, _abroad in lane.passing.groups:
+                if not hidden(offer):
+                    break
+                found += 1
+            self._hidden[id(lane)] = found
         return found
 
     def hidden_spot(self, placer: Placer) -> int:

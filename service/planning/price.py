@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from service.catalog.models import Offer
@@ -27,7 +27,7 @@ from service.planning.cost import (
     ranked_money_scale,
     spot_overhead,
 )
-from service.planning.filters import Group, spot_above_on_demand
+from service.planning.filters import spot_above_on_demand
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
@@ -104,12 +104,10 @@ class Pricer:
 
     def hidden(self, offer: Offer) -> bool:
         """A spot estimate no cheaper than on-demand, which :meth:`add` leaves out (the
-        on-demand prices are a lazy view: looked up per type, never sized)."""
+        on-demand prices are a lazy view: looked up per type, never sized); a ranking
+        skips a spot lane whose groups all fail it
+        (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)."""
         return offer.billing == "spot" and spot_above_on_demand(offer, self.on_demand)
-
-    def all_hidden(self, groups: Sequence[Group]) -> bool:
-        """Every one of ``groups`` is :meth:`hidden` (then the lane need not be timed)."""
-        return all(self.hidden(offer) for offer, _regions, _offers, _abroad in groups)
 
     def add(
         self,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.names import outside_mainland
@@ -28,9 +28,10 @@ from service.planning.bounds import (
     OPEN_MODES,
     BoundMode,
     LaneBound,
+    LazyList,
     Order,
     order_lanes,
-    read,
+    place_held,
     training_cost_order,
 )
 from service.planning.candidates import Candidate
@@ -191,63 +192,139 @@ def _bounded_lanes(
     option on the cost-time front, since it would have to be at least as cheap and as
     fast. A request then prices tens of candidates, not the catalog. Lanes outside the
     lists rank only when the lists cannot fill the answer with finite keys.
+
+    A lazy list's head may be only a lower bound of its priority (the next shape to
+    place, :meth:`~service.planning.bounds.LazyList.peek`): the merge compares it like a
+    priority, and places that shape only when the head must be known — when it is the
+    lower head and can still rank — so the lanes merge in the same order as if every
+    head were known, and a ranking that stops there places nothing more.
+
+    The job's fixed hours (start-up, final save) are in every key but not in the
+    priorities (their share changes with the work), so after the answer fills, lanes of
+    the first list whose priority is below the ``top_k``-th key were read only to be
+    ruled out by their own bound (for a small job, most lanes read). Adding the fixed
+    hours at the list's lowest rate to its head rules out the whole rest of the list at
+    once: every lane left there has a priority at least the head's and a rate at least
+    that one, so its own bound would have ruled it out too.
     """
     # The bounds cover the key's first two elements under cost (tier, money), the first
     # under time and balanced; the heap keeps the top_k best of them, negated.
     two = order.objective == "cost"
     in_cents = two and totals
     fixed = placer.fixed_hours() if totals else 0.0
+    # what the fixed hours add at least to a key of the first list (Order.key_bound adds
+    # them at the lane's own rate; Order.first_rate is at most each lane's)
+    extra = order.first_rate * fixed * BOUND_SLACK if two else 0.0
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
-    for priority, bound in _merged(order, scale, placer):
-        if len(best) >= top_k:
-            if _in_cents(priority, in_cents) > kth:
+    over = INF
+    keys = pricer.keys
+    key_bound = order.key_bound
+    lists = (order.first, order.second)
+    peeks = (_peeker(lists[0]), _peeker(lists[1]))
+    at = [0, 0]
+    heads = [_head(order, peeks[0], 0, True, scale), _head(order, peeks[1], 0, False, scale)]
+    while True:
+        head_1, head_2 = heads
+        if head_2 is None:
+            if head_1 is None:
                 break
-            if _in_cents(order.key_bound(bound, scale, fixed), in_cents) > kth:
-                continue
-        start = len(pricer.keys)
-        _price_lane(bound.lane, placer, pricer, top_k)
-        for key in pricer.keys[start:]:
+            which = 0
+        else:
+            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
+        chosen = heads[which]
+        assert chosen is not None
+        priority, bound = chosen
+        full = len(best) >= top_k
+        if full and _beyond(priority, kth, in_cents, over):
+            break
+        if (
+            full
+            and not which
+            and extra
+            and _beyond((priority[0], priority[1] + extra), kth, in_cents, over)
+        ):
+            heads[0] = None  # no lane left in the first list can rank, fixed hours added
+            continue
+        if bound is None:  # a lower bound that can still rank: the shape must be placed
+            place_held(lists[which], placer)
+            heads[which] = _head(order, peeks[which], at[which], not which, scale)
+            continue
+        at[which] += 1
+        heads[which] = _head(order, peeks[which], at[which], not which, scale)
+        if full and _beyond(key_bound(bound, scale, fixed), kth, in_cents, over):
+            continue
+        start = len(keys)
+        _price_lane(bound.lane, placer, pricer, top_k, index)
+        if len(keys) == start:
+            continue
+        for key in keys[start:]:
             heapq.heappush(best, (-key[0], -key[1] if two else 0.0))
             if len(best) > top_k:
                 heapq.heappop(best)
         if len(best) >= top_k:
             kth = (-best[0][0], -best[0][1]) if two else (-best[0][0],)
+            over = _cent_above(kth) if in_cents else INF
     if len(best) < top_k or math.isinf(kth[-1]):
         start = index.priced(placer) if order.rest_from is None else order.rest_from
         for lane in index.lanes(placer, start):
-            _price_lane(lane, placer, pricer, top_k)
+            _price_lane(lane, placer, pricer, top_k, index)
 
 
-def _in_cents(bound: tuple[float, ...], cost: bool) -> tuple[float, ...]:
-    """A cost bound as the key holds it: a known total in cents
-    (:func:`~service.planning.price.cents`)."""
-    if cost and bound[0] == 0.0:
-        return bound[0], cents(bound[1])
-    return bound
+CENTS_EXACT = 2.0**40
+"""Below this (about ¥1.1 trillion) floats are spaced well under half a cent apart, so
+that money more than a cent above a total in cents rounds above it (:func:`_cent_above`)."""
 
 
-def _merged(
-    order: Order, scale: float, placer: Placer
-) -> Iterator[tuple[tuple[float, ...], LaneBound]]:
-    """Both lists of ``order`` in ascending priority."""
-    # read as iterators: a lazy list places shapes (with placer) only as far as it is read
-    firsts, seconds = read(order.first, placer), read(order.second, placer)
-    b1, b2 = next(firsts, None), next(seconds, None)
-    head_1 = order.priority(b1, True, scale) if b1 is not None else None
-    head_2 = order.priority(b2, False, scale) if b2 is not None else None
-    while head_1 is not None or head_2 is not None:
-        if head_2 is None or (head_1 is not None and head_1 <= head_2):
-            assert head_1 is not None
-            assert b1 is not None
-            yield head_1, b1
-            b1 = next(firsts, None)
-            head_1 = order.priority(b1, True, scale) if b1 is not None else None
-        else:
-            assert b2 is not None
-            yield head_2, b2
-            b2 = next(seconds, None)
-            head_2 = order.priority(b2, False, scale) if b2 is not None else None
+def _cent_above(kth: tuple[float, ...]) -> float:
+    """Money above which a known total is in cents above ``kth``'s (a total in cents, the
+    key's): a cent more, where floats are that fine (:data:`CENTS_EXACT`); ``inf``
+    otherwise or when ``kth`` is not a known total."""
+    if kth[0] != 0.0 or not kth[1] < CENTS_EXACT:
+        return INF
+    return kth[1] + 0.01
+
+
+def _beyond(bound: tuple[float, ...], kth: tuple[float, ...], in_cents: bool, over: float) -> bool:
+    """Whether ``bound``, as the key holds it (``in_cents``: a known total to the cent,
+    :func:`~service.planning.price.cents`), is above ``kth``, the ``top_k``-th key.
+
+    Rounding costs more than the rest of a lane's check (a float rounded to 2 digits is
+    correctly rounded through its decimal digits), so it is done only when the plain
+    money cannot decide: money at most ``kth``'s total in cents rounds to at most it
+    (rounding is monotone and a total in cents rounds to itself), and money more than a
+    cent above it (``over``, :func:`_cent_above`) rounds above it."""
+    if in_cents and bound[0] == 0.0 and kth[0] == 0.0:
+        money = bound[1]
+        if money <= kth[1]:
+            return False
+        return money > over or cents(money) > kth[1]
+    return bound > kth
+
+
+Peek = Callable[[int, float], "LaneBound | tuple[float, ...] | None"]
+
+
+def _peeker(bounds: Sequence[LaneBound]) -> Peek:
+    """How to read ``bounds`` by :func:`~service.planning.bounds.peek` (a lazy list's own
+    method, looked up once per ranking)."""
+    if isinstance(bounds, LazyList):
+        return bounds.peek
+    return lambda i, _scale: bounds[i] if i < len(bounds) else None
+
+
+def _head(
+    order: Order, peek: Peek, i: int, in_first: bool, scale: float
+) -> tuple[tuple[float, ...], LaneBound | None] | None:
+    """The ``i``-th of a list (read by ``peek``) with its priority, or only a lower bound
+    of that priority (the bound ``None``) when reading it would place a shape; ``None``
+    past the end."""
+    found = peek(i, scale)
+    if found is None:
+        return None
+    if isinstance(found, tuple):
+        return found, None
+    return order.priority(found, in_first, scale), found
 
 
 def _lanes_in_order(
@@ -260,24 +337,33 @@ def _lanes_in_order(
     start = 0
     if objective != "time":
         for lane in index.priced_lanes(placer):
-            _price_lane(lane, placer, pricer, top_k)
+            _price_lane(lane, placer, pricer, top_k, index)
         if len(pricer.keys) >= top_k:
             return
         start = index.priced(placer)  # filling with unpriced: all of them compete
     for lane in index.lanes(placer, start):
-        _price_lane(lane, placer, pricer, top_k)
+        _price_lane(lane, placer, pricer, top_k, index)
 
 
-def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int) -> None:
-    groups = lane.passing.groups[:top_k]
-    if pricer.all_hidden(groups):  # spot estimates no cheaper than on-demand: no entry
+def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int, index: LaneIndex) -> None:
+    """Time ``lane`` for this job and price its first ``top_k`` groups.
+
+    A bucket has one billing mode, so only a spot lane can have all its groups left out
+    (estimates no cheaper than on-demand): then it is neither timed nor priced, and the
+    index says so once per lane (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)
+    rather than every request checking its groups again."""
+    groups = lane.passing.groups
+    if lane.passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
+        top_k, len(groups)
+    ):
         return
     placed = lane.placements
     variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
     if isinstance(variants, str):
         return
-    for offer, regions, offers, abroad in groups:
-        pricer.add(offer, regions, variants, offers, abroad)
+    add = pricer.add
+    for offer, regions, offers, abroad in groups[:top_k]:
+        add(offer, regions, variants, offers, abroad)
 
 
 def _every_group(
