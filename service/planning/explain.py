@@ -190,9 +190,19 @@ def answer_terms(
         limit_said=_limit_said(placer, ctx),
         encoded_len=_encoded_len(placer.job.rw),
         engine=placer.job.engine,
+        sequences=_sequences(placer.job.rw),
+        moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )
+
+
+def _sequences(rw: ResolvedWorkload) -> int | None:
+    """The concurrency each server runs, which its copies of the model share (``None``:
+    an image model, whose rate is its devices' together, or no serving)."""
+    if rw.inference is None or rw.image_model:
+        return None
+    return rw.inference.concurrency
 
 
 def _limit_said(placer: Placer, ctx: PlanContext) -> Callable[[InstanceType, Fit, int], bool]:

@@ -170,11 +170,16 @@ def fit_part(
     framework: str | None = None,
     encoder: bool = False,
     engine: str | None = None,
+    sequences: int | None = None,
+    moe: bool = False,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
     has none). ``to_target``: a batched fit serves a throughput target (else a batch
-    job). ``engine``: the serving engine a spanning replica is said to run under."""
+    job). ``engine``: the serving engine a spanning replica is said to run under.
+    ``sequences``: the request's concurrency on one server (``None``: batched, or an
+    image model), shared by the copies of the model a server holds at a tensor-parallel
+    degree below its accelerators (``moe``: a mixture-of-experts model)."""
     fit_texts: list[str] = []
     if fit is not None:
         layout: list[str] = []
@@ -205,6 +210,13 @@ def fit_part(
             if encoder:  # sequences per forward pass, no KV cache
                 key = "encoder_batch_target" if nodes == 1 else "encoder_batch_room"
             fit_texts.append(texts.t(key, lang, b=fit.batch))
+        seqs = fit.batch if fit.batch is not None else sequences
+        groups = row.accelerator_count // max(fit.tensor_parallel, 1)
+        if serving and fit.pipeline_parallel == 1 and seqs and min(groups, seqs) > 1:
+            n = min(groups, seqs)
+            fit_texts.append(
+                texts.copies(lang, n, fit.tensor_parallel, seqs, engine or "vllm", moe)
+            )
     if (
         fit is not None
         and framework is not None
@@ -306,6 +318,11 @@ class OptionTerms:
     encoded, not as decode throughput; ``None`` otherwise."""
     engine: str | None = None
     """Serving: the engine (its memory budget and releases are said per option)."""
+    sequences: int | None = None
+    """Serving a text model at the request's concurrency: the sequences one server runs,
+    which several copies of the model on it share; ``None`` otherwise."""
+    moe: bool = False
+    """Serving a mixture-of-experts model (how its copies are launched differs)."""
     untimed: str | None = None
     """Why the training job has no hours on any device (no token count, no compute figure
     for the model: :func:`~service.sizing.compute.untimed_reason`); ``None``: timed where
@@ -391,9 +408,10 @@ def option_part(
         framework = framework if said(row, c.fit, c.devices) else None
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
-         c.devices, serving, lang, terms.to_target, framework, terms.encoded_len, engine),
+         c.devices, serving, lang, terms.to_target, framework, terms.encoded_len, engine,
+         row.accelerator_count, terms.sequences, terms.moe),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
-                         bool(terms.encoded_len), engine),
+                         bool(terms.encoded_len), engine, terms.sequences, terms.moe),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:

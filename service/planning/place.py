@@ -47,7 +47,7 @@ from service.sizing.batch import at_concurrency, batch_for
 from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
-from service.sizing.replicas import replica_fit
+from service.sizing.replicas import replica_fit, server_rate
 from service.sizing.resolve import TrainingBudget
 
 DEFAULT_HEADROOM = 0.10
@@ -379,7 +379,7 @@ class Placer:
                 if not job.span_servers:
                     return "memory"
                 return self._across_servers(spec, per_node, max_nodes, exact)
-            tps = fits.throughput(spec, per_node)
+            tps = fits.throughput(spec, per_node, fit.tensor_parallel)
             replicas = 1
             if job.target_tokens_per_s and tps <= 0:
                 return "throughput_unknown"  # cannot promise a rate it cannot estimate
@@ -505,7 +505,7 @@ class Placer:
         target = self.job.target_tokens_per_s or math.inf
         batch = batch_for(
             lambda b: self._at(b).fit(spec, devices, devices) is not None,
-            lambda b: self._at(b).throughput(spec, devices),
+            lambda b: self._at(b).served_rate(spec, devices),
             ceiling,
             target,
         )
@@ -558,7 +558,7 @@ class FitCache:
         self._hours: dict[
             tuple[str, int, int, int, int | None, tuple[int, float] | None], float | None
         ] = {}
-        self._throughput: dict[tuple[str, float, int], float] = {}
+        self._throughput: dict[tuple[str, float, int, int | None], float] = {}
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
         self._floors: dict[tuple[str, float], float | None] = {}
@@ -672,11 +672,25 @@ class FitCache:
             hours = self._hours[key] = None if estimate is None else estimate.hours
         return cast(float | None, hours)
 
-    def throughput(self, spec: AcceleratorSpec, devices: int) -> float:
-        key = (spec.name, spec.memory_gib, devices)
+    def throughput(
+        self, spec: AcceleratorSpec, devices: int, tensor_parallel: int | None = None
+    ) -> float:
+        """Tokens/s of one server of ``devices`` serving at ``tensor_parallel``: its copies
+        of the model together (:func:`~service.sizing.replicas.server_rate`); ``None``:
+        one group of all ``devices`` (a replica over servers)."""
+        key = (spec.name, spec.memory_gib, devices, tensor_parallel)
         if key not in self._throughput:
-            self._throughput[key] = inference_throughput(self.rw, spec, devices)
+            self._throughput[key] = (
+                inference_throughput(self.rw, spec, devices)
+                if tensor_parallel is None
+                else server_rate(self.rw, spec, devices, tensor_parallel)
+            )
         return self._throughput[key]
+
+    def served_rate(self, spec: AcceleratorSpec, devices: int) -> float:
+        """:meth:`throughput` of one server at the degree its fit chose (0.0: no fit)."""
+        fit = self.fit(spec, devices, devices)
+        return 0.0 if fit is None else self.throughput(spec, devices, fit.tensor_parallel)
 
 
 _CLASS_HOURS_MAX = 64

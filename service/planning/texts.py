@@ -27,6 +27,7 @@ from service.sizing.batch import (
     ENCODER_BATCH_TARGET,
 )
 from service.sizing.host import LOADER_VCPUS_PER_DEVICE_MIN
+from service.sizing.replicas import copies_sentence
 
 _T: dict[str, dict[Lang, str]] = {
     "fits": {
@@ -850,6 +851,12 @@ def duration(hours: float, lang: Lang) -> str:
         minutes = max(round(hours * 60), 1)
         return f"{minutes} 分钟" if lang == "zh" else f"{minutes} min"
     return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
+
+
+def copies(lang: Lang, n: int, tp: int, sequences: int, engine: str, moe: bool) -> str:
+    """That one server runs ``n`` copies of the model at tensor parallel ``tp`` each,
+    sharing ``sequences`` (the words ``/v1/estimate`` says too: review 7 J4)."""
+    return copies_sentence(lang, n, tp, sequences, engine, moe)
 
 
 def layout_words(parts: list[str], lang: Lang) -> str:

@@ -54,7 +54,7 @@ from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.parallelism import framework_limit
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
-from service.sizing.replicas import ServingLayout, node_split, serving_layout
+from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
     INFER_OVERHEAD_GIB,
@@ -149,7 +149,7 @@ def placed_estimate(
         memory, echo = _place_serving(layout, spec, placement, notes)
         time = _serving_time(layout, spec, devices)
         _time_notes(rw, spec, devices, time, notes)
-        _serving_notes(layout.rw, spec, layout.per_node, notes)
+        _serving_notes(layout.rw, spec, layout.per_node, notes, layout)
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
@@ -351,6 +351,11 @@ def _place_serving(
             f"Tensor parallel degree {tp}"
             + (" (the smallest that fits)." if placement.tensor_parallel is None else ".")
         )
+    b = layout.rw.inference
+    if layout.copies > 1 and b is not None:
+        notes.append(
+            copies_sentence("en", layout.copies, tp, b.concurrency, b.engine, b.experts > 1)
+        )
     echo = PlacementEcho(
         accelerator=spec.name,
         count=placement.count,
@@ -360,7 +365,7 @@ def _place_serving(
         headroom_gib=spec.memory_gib - memory.per_device_gib,
         pipeline_parallel=pp,
         nodes=layout.nodes,
-        replicas=layout.replicas,
+        replicas=layout.replicas * layout.copies,
     )
     return memory, echo
 
@@ -449,14 +454,19 @@ def _check_heads(rw: ResolvedWorkload, placement: Placement) -> None:
 
 
 def _serving_notes(
-    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, notes: list[str]
+    rw: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    devices: int,
+    notes: list[str],
+    layout: ServingLayout | None = None,
 ) -> None:
     assert rw.inference is not None
     w = rw.workload
     if getattr(w, "precision", "") == "bf16" and not spec.supports_bf16:
         notes.append(f"{spec.name} has no BF16: the weights are served in FP16.")
     if rw.encoder:
-        notes.append(_encoder_note(rw, spec, devices))
+        rate = layout.rate(spec) / layout.replicas if layout is not None else None
+        notes.append(_encoder_note(rw, spec, devices, rate))
     elif spec.mem_bandwidth_gbps:
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
@@ -487,8 +497,11 @@ def _serving_notes(
         )
 
 
-def _encoder_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
-    """How an encoder's rate was reached: FLOPs per sequence over the achieved FLOP/s."""
+def _encoder_note(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, rate: float | None = None
+) -> str:
+    """How an encoder's rate was reached: FLOPs per sequence over the achieved FLOP/s
+    (``rate``: one server's tokens/s, its copies of the model together)."""
     b, arch = rw.inference, rw.arch
     assert b is not None
     assert arch is not None
@@ -500,7 +513,7 @@ def _encoder_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> 
     util, basis = encoder.encoder_utilization(spec)
     peak = decode_peak_tflops(spec, b.precision)
     eng = engine_profile(b.engine)
-    rate = inference_throughput(rw, spec, devices) / b.context_len
+    rate = (inference_throughput(rw, spec, devices) if rate is None else rate) / b.context_len
     devices_text = f"{devices} x " if devices > 1 else ""
     block = encoder.block_params(arch.params, arch.embedding_params)
     return (

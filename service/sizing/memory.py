@@ -264,6 +264,19 @@ def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
     return out
 
 
+def _busy_degrees(rw: ResolvedWorkload, devices: int, pp: int) -> list[int]:
+    """Serving degrees to try on ``devices``: :func:`_tp_degrees`, less those that would
+    make more copies of the model than there are sequences (a copy without one leaves
+    its devices idle: one stream on 8 GPUs is served tensor parallel 8, not by one GPU
+    of 8 copies; review 7 J4). Image models keep every degree: their rate is the
+    devices' together whatever the split."""
+    tps = _tp_degrees(rw, devices // pp)
+    b = rw.inference
+    if b is None or rw.image_model:
+        return tps
+    return [t for t in tps if devices // (t * pp) <= b.concurrency] or tps[-1:]
+
+
 def _zero_stages(rw: ResolvedWorkload, dp: int, zero_stage: int | None) -> list[int]:
     if zero_stage is not None:
         return [zero_stage]
@@ -421,7 +434,7 @@ def memory_ladder(
                     yield stage, t, pp, _training_memory(rw, devices, stage, t, pp)
         return
     pp = max(pipeline_parallel or 1, 1)
-    tps = [tensor_parallel] if tensor_parallel is not None else _tp_degrees(rw, devices // pp)
+    tps = [tensor_parallel] if tensor_parallel is not None else _busy_degrees(rw, devices, pp)
     for t in tps:
         yield None, t, pp, _inference_memory(rw, devices, t, pp)
 

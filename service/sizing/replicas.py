@@ -21,6 +21,16 @@ servers serve as:
   accelerator, 1/``pp`` of a single-server replica's rate), and the activations sent
   between servers at every stage boundary are not counted on top.
 
+Inside one server the smallest tensor-parallel degree that fits is used
+(:func:`~service.sizing.memory.fit_placement`), so a server of ``per_node`` devices at
+degree ``t < per_node`` holds ``per_node // t`` copies of the model, each at its share of
+the server's sequences (the memory is sized so: :func:`~service.sizing.memory.memory_for`),
+deployed as vLLM's data parallelism (``--data-parallel-size``: "model weights are
+replicated across separate instances/GPUs to process independent batches of requests",
+https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/) or as that many engines
+behind a load balancer. :func:`server_rate` times it so: each copy decodes its own batch
+over its own ``t`` devices, and the copies' rates add up (review 7 J4).
+
 The planner sizes serving one replica per node in the same way
 (:mod:`service.planning.place`); ``/v1/estimate`` uses this module so that the same job on
 the same servers gets the same batch, fit and rate from both routes.
@@ -29,6 +39,7 @@ the same servers gets the same batch, fit and rate from both routes.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.catalog.models import AcceleratorSpec
@@ -72,10 +83,94 @@ class ServingLayout:
         """Accelerators of one replica."""
         return self.per_node * self.pipeline
 
+    @property
+    def copies(self) -> int:
+        """Copies of the model busy on each server (:func:`in_server_copies`)."""
+        if self.fit is None or self.pipeline > 1:
+            return 1
+        return in_server_copies(self.rw, self.per_node, self.fit.tensor_parallel)
+
     def rate(self, spec: AcceleratorSpec) -> float:
         """Tokens/s of the deployment: replicas x one replica's rate, a replica over
-        several servers decoding at one server's rate (see module); 0.0 when unknown."""
-        return self.replicas * inference_throughput(self.rw, spec, self.per_node)
+        several servers decoding at one server's rate, a server of several copies at
+        theirs summed (see module); 0.0 when unknown."""
+        if self.fit is None or self.pipeline > 1:
+            return self.replicas * inference_throughput(self.rw, spec, self.per_node)
+        return self.replicas * server_rate(self.rw, spec, self.per_node, self.fit.tensor_parallel)
+
+
+COPIES: dict[str, dict[str, str]] = {
+    "en": {
+        "sentence": "{copies} copies of the model on each server, {each} with {seqs} "
+        "sequences each ({how}): the throughput is the copies' together, each running "
+        "its own batch.",
+        "each_tp": "each tensor parallel {tp} over {tp} accelerators",
+        "each_one": "one per accelerator",
+        "vllm": "vLLM --data-parallel-size {copies}, or {copies} engines behind a load balancer",
+        "other": "{copies} engine instances behind a load balancer",
+        "or": "{a} or {b}",
+    },
+    "zh": {
+        "sentence": "每台服务器上运行 {copies} 份模型副本，{each}，各处理 {seqs} 个序列"
+        "（{how}）：吞吐为各副本之和，每份各自处理自己的一批请求。",
+        "each_tp": "每份张量并行 {tp}（{tp} 卡）",
+        "each_one": "每卡一份",
+        "vllm": "vLLM --data-parallel-size {copies}，或 {copies} 个引擎实例加负载均衡",
+        "other": "{copies} 个引擎实例加负载均衡",
+        "or": "{a} 或 {b}",
+    },
+}
+"""The words for several copies of the model on one server (both routes say them)."""
+
+
+def copies_sentence(
+    lang: str, copies: int, tensor_parallel: int, sequences: int, engine: str, moe: bool
+) -> str:
+    """That a server runs ``copies`` copies at ``tensor_parallel`` each, how the
+    ``sequences`` share out and how the copies are launched. vLLM's own flag is named for
+    dense models only: under it a MoE model's expert layers form one tensor-parallel group
+    over all the copies' devices (vLLM's data-parallel deployment guide), which is not the
+    independent copies sized here."""
+    words = COPIES[lang]
+    share, extra = divmod(sequences, copies)
+    seqs = str(share) if not extra else words["or"].format(a=share + 1, b=share)
+    each = words["each_tp" if tensor_parallel > 1 else "each_one"].format(tp=tensor_parallel)
+    how = words["vllm" if engine == "vllm" and not moe else "other"].format(copies=copies)
+    return words["sentence"].format(copies=copies, each=each, seqs=seqs, how=how)
+
+
+def in_server_copies(rw: ResolvedWorkload, devices: int, tensor_parallel: int) -> int:
+    """Copies of the model that serve on a server of ``devices`` at ``tensor_parallel``:
+    one per tensor-parallel group (as the memory is sized), but no more than there are
+    sequences to share (a copy without one adds no rate), and one for image models,
+    whose rate is the devices' together whatever the split."""
+    b = rw.inference
+    groups = max(devices // max(tensor_parallel, 1), 1)
+    if b is None or rw.image_model or groups == 1:
+        return 1
+    return max(min(groups, b.concurrency), 1)
+
+
+def server_rate(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int, tensor_parallel: int
+) -> float:
+    """Tokens/s of one server of ``devices`` x ``spec`` serving at ``tensor_parallel``:
+    the sum over its :func:`in_server_copies` of each copy's rate over ``tensor_parallel``
+    devices at its share of the sequences (shares as even as whole sequences allow: 5
+    over 2 copies are 3 and 2); one group of all ``devices`` when a single copy holds them."""
+    copies = in_server_copies(rw, devices, tensor_parallel)
+    if copies == 1:
+        groups = max(devices // max(tensor_parallel, 1), 1)
+        if groups == 1 or rw.image_model:
+            return inference_throughput(rw, spec, devices)
+        return inference_throughput(rw, spec, tensor_parallel)
+    assert rw.inference is not None
+    share, extra = divmod(rw.inference.concurrency, copies)
+    total = 0.0
+    for seqs, n in ((share + 1, extra), (share, copies - extra)):
+        if n and seqs:
+            total += n * inference_throughput(at_concurrency(rw, seqs), spec, tensor_parallel)
+    return total
 
 
 def node_split(count: int, nodes: int | None) -> tuple[int, int]:
@@ -147,7 +242,7 @@ def _replica(
         target = (workload.target_tokens_per_s or 0.0) / replicas
         batch = batch_for(
             lambda b: fits(at_concurrency(rw, b), BATCH_HEADROOM_FRAC) is not None,
-            lambda b: inference_throughput(at_concurrency(rw, b), spec, per_node),
+            lambda b: _batch_rate(at_concurrency(rw, b), spec, per_node, fits),
             batch_ceiling(workload),
             target,
         )
@@ -160,6 +255,21 @@ def _replica(
         served = rw
     fit = fits(served, headroom_frac)
     return ServingLayout(servers, per_node, pipeline, served, batch, fit)
+
+
+def _batch_rate(
+    served: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    per_node: int,
+    fits: Callable[[ResolvedWorkload, float], Fit | None],
+) -> float:
+    """A server's rate at a batch: its copies' (:func:`server_rate`, at the degree the
+    batch fits with) when one server holds the model, else one group of the server's
+    devices (a replica over servers)."""
+    fit = fits(served, BATCH_HEADROOM_FRAC)
+    if fit is None or fit.pipeline_parallel > 1:
+        return inference_throughput(served, spec, per_node)
+    return server_rate(served, spec, per_node, fit.tensor_parallel)
 
 
 def replica_fit(

@@ -249,7 +249,8 @@ class PlacementEcho(msgspec.Struct, frozen=True, kw_only=True):
     replicas: Annotated[
         int | None,
         msgspec.Meta(
-            description="Serving: model replicas (one per server, or per pipeline of servers); "
+            description="Serving: model replicas (one per server, per pipeline of servers, "
+            "or several on one server, one per tensor-parallel group); "
             "`throughput_tokens_per_s` is all of them together. `null` for training."
         ),
     ] = None

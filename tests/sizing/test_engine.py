@@ -76,12 +76,16 @@ def test_tensor_parallel_splits_weights_and_kv() -> None:
 
 
 def test_inference_fit_takes_the_smallest_tp() -> None:
-    rw = rw_of(kind="inference", model="llama-2-70b")
+    rw = rw_of(kind="inference", model="llama-2-70b", concurrency=4)
     a100 = spec("A100-80GB")
     fit = fit_placement(rw, a100, 8, 0.1)
     assert fit is not None
     assert fit.zero_stage is None
-    assert fit.tensor_parallel == 2
+    assert fit.tensor_parallel == 2  # 4 copies, one sequence each
+    # one sequence on 8 devices: not 4 copies of which 3 idle, but tensor parallel 8
+    lone = fit_placement(rw_of(kind="inference", model="llama-2-70b"), a100, 8, 0.1)
+    assert lone is not None
+    assert lone.tensor_parallel == 8
     assert memory_for(rw, 8, tensor_parallel=1).per_device_gib > 80 * 0.9
     assert fit.headroom_gib == pytest.approx(80 - fit.memory.per_device_gib)
 
