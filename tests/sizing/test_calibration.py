@@ -12,8 +12,7 @@ What is asserted:
 - the scores do not fall below the floors measured when this suite was written (a
   regression guard, per category and split);
 - issue 13's targets (>= 90 % dev, >= 85 % hold-out, >= 75 % per category, >= 80 % inside
-  the returned ranges) are checked too, as a non-strict expected failure while they are not
-  met; the README table states the measured figures.
+  the returned ranges), met since session 8; the README table states the measured figures.
 """
 
 from __future__ import annotations
@@ -105,7 +104,6 @@ def test_every_category_is_scored(split: str) -> None:
     assert all(scores[c].n >= 10 for c in cal.CATEGORIES)
 
 
-@pytest.mark.xfail(reason="issue 13's accuracy targets are not met yet (README: accuracy)")
 def test_issue_targets_on_dev_and_holdout() -> None:
     dev, hold = cal.scores(predicted("dev")), cal.scores(predicted("holdout"))
     assert dev["all"].within_share >= 0.90
