@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import cast
 
@@ -32,6 +31,7 @@ from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.resolve import Job
+from service.runtime.bounded import IdentityMemo
 from service.sizing import (
     Fit,
     Layout,
@@ -693,11 +693,8 @@ class FitCache:
         return 0.0 if fit is None else self.throughput(spec, devices, fit.tensor_parallel)
 
 
-_CLASS_HOURS_MAX = 64
-_CLASS_HOURS: dict[int, tuple[TrainingBudget, float]] = {}
-""":func:`_class_hours` per training budget (by identity, held so that its id stays its
-own; the oldest goes first)."""
-_CLASS_HOURS_LOCK = threading.Lock()
+_CLASS_HOURS: IdentityMemo[TrainingBudget, float] = IdentityMemo(64)
+""":func:`_class_hours` per training budget."""
 
 
 def _class_hours(rw: ResolvedWorkload) -> float:
@@ -710,15 +707,12 @@ def _class_hours(rw: ResolvedWorkload) -> float:
     if b is None:
         overhead = class_overhead(rw)
         return 0.0 if overhead is None else overhead.hours
-    kept = _CLASS_HOURS.get(id(b))
-    if kept is not None and kept[0] is b:
-        return kept[1]
+    kept = _CLASS_HOURS.get(b)
+    if kept is not None:
+        return kept
     overhead = class_overhead(rw)
     hours = 0.0 if overhead is None else overhead.hours
-    with _CLASS_HOURS_LOCK:
-        while len(_CLASS_HOURS) >= _CLASS_HOURS_MAX:
-            del _CLASS_HOURS[next(iter(_CLASS_HOURS))]
-        _CLASS_HOURS[id(b)] = (b, hours)
+    _CLASS_HOURS.put(b, hours)
     return hours
 
 

@@ -8,11 +8,13 @@ miss under load (the response store, the planner's memo) use this instead.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
+Obj = TypeVar("Obj")
 
 
 class BoundedDict(OrderedDict[K, V]):
@@ -37,3 +39,24 @@ class BoundedDict(OrderedDict[K, V]):
         if value is not None:
             self.move_to_end(key)
         return value
+
+
+class IdentityMemo(Generic[Obj, V]):
+    """A value kept per object, by identity: for immutable inputs that copies of one
+    request share (a training budget), where hashing the object would cost what the memo
+    saves. Each entry holds its object, so that its ``id`` stays its own while kept; at
+    most ``max_entries`` objects, the oldest dropped first (:class:`BoundedDict`)."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._kept: BoundedDict[int, tuple[Obj, V]] = BoundedDict(max_entries)
+        self._lock = threading.Lock()
+
+    def get(self, obj: Obj) -> V | None:
+        """The value kept for this very object, or ``None``."""
+        kept = self._kept.get(id(obj))
+        return kept[1] if kept is not None and kept[0] is obj else None
+
+    def put(self, obj: Obj, value: V) -> None:
+        """Keep ``value`` for ``obj`` (writers of a worker's threads take turns)."""
+        with self._lock:
+            self._kept.put(id(obj), (obj, value))

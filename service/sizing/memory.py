@@ -21,10 +21,10 @@ Sharding rules:
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterable, Iterator
 
 from service.catalog.models import AcceleratorSpec
+from service.runtime.bounded import IdentityMemo
 from service.sizing.formulas import GIB
 from service.sizing.host import DEVICES_PER_NODE
 from service.sizing.parallelism import (
@@ -109,13 +109,11 @@ def memory_for(
     return _ZERO
 
 
-_SIZED_MAX = 64
-"""Training budgets whose layouts :func:`_training_memory` keeps (the oldest goes first):
-more than the requests a planner works on at once."""
-_SIZED: dict[int, tuple[TrainingBudget, dict[tuple[int, int, int, int], MemoryBreakdown]]] = {}
-"""Per training budget (by identity, held so that its id stays its own), the breakdown per
-(devices, ZeRO stage, tensor degree, pipeline stages)."""
-_SIZED_LOCK = threading.Lock()
+_SIZED: IdentityMemo[TrainingBudget, dict[tuple[int, int, int, int], MemoryBreakdown]] = (
+    IdentityMemo(64)
+)
+"""Per training budget, the breakdown per (devices, ZeRO stage, tensor degree, pipeline
+stages); 64 budgets, more than the requests a planner works on at once."""
 
 
 def _training_memory(
@@ -130,16 +128,14 @@ def _training_memory(
     breakdown kept for it is the one a new computation would give."""
     b = rw.training
     assert b is not None
-    entry = _SIZED.get(id(b))
-    if entry is None or entry[0] is not b:
-        with _SIZED_LOCK:
-            while len(_SIZED) >= _SIZED_MAX:
-                del _SIZED[next(iter(_SIZED))]
-            entry = _SIZED[id(b)] = (b, {})
+    layouts = _SIZED.get(b)
+    if layouts is None:
+        layouts = {}
+        _SIZED.put(b, layouts)
     key = (devices, stage, t, pp)
-    sized = entry[1].get(key)
+    sized = layouts.get(key)
     if sized is None:
-        sized = entry[1][key] = _training_memory_of(b, devices, stage, t, pp)
+        sized = layouts[key] = _training_memory_of(b, devices, stage, t, pp)
     return sized
 
 
