@@ -342,7 +342,7 @@ def explain(
             alternative=_describe(alternative, ctx, lang) if alternative else None,
             over_budget=over_budget,
             image_model=rw.image_model,
-            encoded_len=_encoded_len(rw),
+            encoded_len=encoded,
             # said only of an option without hours (the summary reads it nowhere else)
             untimed=(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"

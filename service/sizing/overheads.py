@@ -27,7 +27,6 @@ figure is a floor on the fixed part, not an estimate of everything around the lo
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from service.sizing.host import host_for
@@ -92,7 +91,7 @@ def class_overhead(rw: ResolvedWorkload) -> JobOverhead | None:
     same for the job at any length, so answers that differ only in tokens share it."""
     if rw.training is None or rw.arch is None:
         return None
-    return job_overhead(rw, host_for(dataclasses.replace(rw, tokens=None), 1).disk_gib)
+    return job_overhead(rw, host_for(rw.with_tokens(None), 1).disk_gib)
 
 
 def overhead_note(overhead: JobOverhead) -> str:

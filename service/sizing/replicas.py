@@ -94,9 +94,9 @@ class ServingLayout:
         """Tokens/s of the deployment: replicas x one replica's rate, a replica over
         several servers decoding at one server's rate, a server of several copies at
         theirs summed (see module); 0.0 when unknown."""
-        if self.fit is None or self.pipeline > 1:
-            return self.replicas * inference_throughput(self.rw, spec, self.per_node)
-        return self.replicas * server_rate(self.rw, spec, self.per_node, self.fit.tensor_parallel)
+        return self.replicas * _rate_at(
+            self.rw, spec, self.per_node, None if self.pipeline > 1 else self.fit
+        )
 
 
 COPIES: dict[str, dict[str, str]] = {
@@ -266,10 +266,15 @@ def _batch_rate(
     """A server's rate at a batch: its copies' (:func:`server_rate`, at the degree the
     batch fits with) when one server holds the model, else one group of the server's
     devices (a replica over servers)."""
-    fit = fits(served, BATCH_HEADROOM_FRAC)
+    return _rate_at(served, spec, per_node, fits(served, BATCH_HEADROOM_FRAC))
+
+
+def _rate_at(rw: ResolvedWorkload, spec: AcceleratorSpec, per_node: int, fit: Fit | None) -> float:
+    """One server's rate at ``fit``: its copies' (:func:`server_rate`) when one server holds
+    the model, else one group of the server's devices (no fit, or a replica over servers)."""
     if fit is None or fit.pipeline_parallel > 1:
-        return inference_throughput(served, spec, per_node)
-    return server_rate(served, spec, per_node, fit.tensor_parallel)
+        return inference_throughput(rw, spec, per_node)
+    return server_rate(rw, spec, per_node, fit.tensor_parallel)
 
 
 def replica_fit(
