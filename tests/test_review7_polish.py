@@ -20,6 +20,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from tests.answers import recommend
+from tests.test_review7 import FULL_70B_ON_16
 
 CODER_32B_INT4_ON_V100 = {
     "workload": {
@@ -219,16 +220,11 @@ def test_the_cataloguers_notes_stay_in_the_instance_type_catalog(
     assert len(row["notes"] or "") > 100
 
 
-FULL_70B_ON_16 = {
-    "workload": {
-        "kind": "finetune",
-        "model": "llama-3.1-70b",
-        "method": "full",
-        "seq_len": 4096,
-        "tokens": 500_000_000,
-    },
-    "constraints": {"accelerator_count": 16, "interruptible": True},
+FULL_70B_ON_16_INTERRUPTIBLE = {
+    **FULL_70B_ON_16,
+    "constraints": {**FULL_70B_ON_16["constraints"], "interruptible": True},
 }
+"""Review 7's J16 job (:data:`tests.test_review7.FULL_70B_ON_16`), interruptible."""
 
 
 @pytest.mark.parametrize(
@@ -241,7 +237,7 @@ FULL_70B_ON_16 = {
 def test_the_memory_sentence_is_at_the_accelerator_count_asked(
     client: TestClient[Litestar], lang: str, words: tuple[str, ...]
 ) -> None:
-    body = recommend(client, FULL_70B_ON_16, lang)
+    body = recommend(client, FULL_70B_ON_16_INTERRUPTIBLE, lang)
     assert body["options"] == []
     said = body["warnings"][0]
     assert all(word in said for word in words), said
