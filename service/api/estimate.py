@@ -58,9 +58,10 @@ DESCRIPTION = """Size a pre-training, fine-tuning, inference or preprocessing jo
 
 Memory is per device in GiB (2^30 bytes) and its parts add up to
 `per_device_gib`. Without a `placement` the memory is for one device and `time` is
-null; with one, the ZeRO stage (training) or tensor-parallel degree (inference) is
-the smallest that fits unless given, and `time` uses the accelerator's dense peak
-and an MFU prior. Every prior used is stated in `assumptions`."""
+null; with one, the ZeRO stage (training) is the smallest that fits and the
+tensor-parallel degree (inference) the one that fits and serves the concurrency
+fastest, unless given, and `time` uses the accelerator's dense peak and an MFU prior.
+Every prior used is stated in `assumptions`."""
 
 OPENAPI = {
     "path": PATH,

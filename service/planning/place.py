@@ -47,7 +47,7 @@ from service.sizing.batch import at_concurrency, batch_for
 from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
-from service.sizing.replicas import replica_fit, server_rate
+from service.sizing.replicas import fastest_fit, replica_fit, server_rate
 from service.sizing.resolve import TrainingBudget
 
 DEFAULT_HEADROOM = 0.10
@@ -577,7 +577,9 @@ class FitCache:
     def fit(self, spec: AcceleratorSpec, devices: int, per_node: int) -> Fit | None:
         """The first layout of ``devices`` that fits ``spec`` in servers of ``per_node``
         (training keeps tensor parallelism inside one NVLink/HCCS server:
-        :func:`~service.sizing.parallelism.tensor_parallel_limit`)."""
+        :func:`~service.sizing.parallelism.tensor_parallel_limit`); serving on one server,
+        of the degrees that fit, the one whose copies serve the concurrency fastest
+        (:func:`~service.sizing.replicas.fastest_fit`, as ``/v1/estimate`` chooses)."""
         return self.fit_within(spec, devices, self.tp_limit(spec, per_node))
 
     def tp_limit(self, spec: AcceleratorSpec, per_node: int) -> int:
@@ -600,10 +602,16 @@ class FitCache:
                 safe = self.headroom_frac > DEFAULT_HEADROOM
                 # a ladder sized to its end is read as the list it is (no generator)
                 layouts = self._ladders[devices][0] if lowest is not None else None
-                fit = first_fit(
-                    layouts if layouts is not None else self._layouts(devices), spec,
-                    self.headroom_frac, safe=safe, tp_max=tp_max or None,
-                )  # fmt: skip
+                ladder = layouts if layouts is not None else self._layouts(devices)
+                if self.rw.training is None and self.rw.inference is not None:
+                    fit = fastest_fit(
+                        ladder, spec, self.headroom_frac,
+                        lambda t: self.throughput(spec, devices, t), safe=safe,
+                    )  # fmt: skip
+                else:
+                    fit = first_fit(
+                        ladder, spec, self.headroom_frac, safe=safe, tp_max=tp_max or None
+                    )
             self._fits[key] = fit
         return cast(Fit | None, fit)
 

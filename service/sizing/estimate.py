@@ -102,8 +102,9 @@ def estimate(
     accelerators: AcceleratorLookup,
     resolve: Callable[[Workload, ModelRegistry], ResolvedWorkload] = resolve_workload,
 ) -> EstimateResponse:
-    """Size ``workload``; with a placement, per device on it (ZeRO stage / TP chosen as
-    the smallest that fits unless given) and with ``time`` filled. ``resolve``: what
+    """Size ``workload``; with a placement, per device on it (ZeRO stage chosen as the
+    smallest that fits, a serving TP as the fastest that fits, unless given) and with
+    ``time`` filled. ``resolve``: what
     resolves the workload (the service passes one that shares resolutions)."""
     workload = checkpoint_view(workload, models)  # a quantized checkpoint's precision
     validate_workload(workload, placement)
@@ -140,8 +141,8 @@ OFFLOAD_NOTE = "\x00offload"
 def placed_estimate(
     rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement
 ) -> PlacedEstimate:
-    """The length-independent part of ``rw``'s estimate on ``placement`` (the ZeRO stage /
-    TP chosen as the smallest that fits unless given)."""
+    """The length-independent part of ``rw``'s estimate on ``placement`` (the ZeRO stage
+    chosen as the smallest that fits, a serving TP as the fastest that fits, unless given)."""
     notes: list[str] = []
     devices = placement.count
     if rw.inference is not None:
@@ -346,12 +347,17 @@ def _place_serving(
             tp = placement.tensor_parallel or _tp_degrees(layout.rw, layout.devices)[-1]
         memory = memory_for(layout.rw, layout.devices, None, tp, pp)
     _fit_notes(spec, memory, fit, notes)
+    b = layout.rw.inference
     if tp > 1 and pp == 1 and fits:
         notes.append(
             f"Tensor parallel degree {tp}"
-            + (" (the smallest that fits)." if placement.tensor_parallel is None else ".")
+            + (
+                f" (of the degrees that fit, the one that serves {b.concurrency} sequences "
+                "per server fastest)."
+                if placement.tensor_parallel is None and b is not None
+                else "."
+            )
         )
-    b = layout.rw.inference
     if layout.copies > 1 and b is not None:
         notes.append(
             copies_sentence("en", layout.copies, tp, b.concurrency, b.engine, b.experts > 1)

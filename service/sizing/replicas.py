@@ -21,15 +21,26 @@ servers serve as:
   accelerator, 1/``pp`` of a single-server replica's rate), and the activations sent
   between servers at every stage boundary are not counted on top.
 
-Inside one server the smallest tensor-parallel degree that fits is used
-(:func:`~service.sizing.memory.fit_placement`), so a server of ``per_node`` devices at
-degree ``t < per_node`` holds ``per_node // t`` copies of the model, each at its share of
-the server's sequences (the memory is sized so: :func:`~service.sizing.memory.memory_for`),
+Inside one server the degree is the one that serves the load fastest among those that
+fit (:func:`fastest_fit`), so a server of ``per_node`` devices at degree ``t < per_node``
+holds ``per_node // t`` copies of the model, each at its share of the server's sequences
+(the memory is sized so: :func:`~service.sizing.memory.memory_for`),
 deployed as vLLM's data parallelism (``--data-parallel-size``: "model weights are
 replicated across separate instances/GPUs to process independent batches of requests",
 https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/) or as that many engines
 behind a load balancer. :func:`server_rate` times it so: each copy decodes its own batch
 over its own ``t`` devices, and the copies' rates add up (review 7 J4).
+
+Copies are not always the faster layout: a decode step reads its copy's weight shard once,
+so at a few sequences per copy one wider copy over the same devices decodes up to
+``per_node // t`` times faster, and the copies win only where each is compute-bound or the
+wider group's all-reduces are slow (PCIe). :func:`fastest_fit` lets the rate model decide
+(:func:`server_rate`), as an expert tunes ``--tensor-parallel-size`` against
+``--data-parallel-size``: vLLM raises the tensor-parallel size to give each GPU more room
+for the KV cache ("Optimization and Tuning",
+https://docs.vllm.ai/en/v0.17.1/configuration/optimization/), SGLang's data parallelism
+multiplies the throughput of replicas that each run their own batch ("DP, DPA and SGLang
+DP Router", https://docs.sglang.io/advanced_features/dp_dpa_smg_guide.html).
 
 The planner sizes serving one replica per node in the same way
 (:mod:`service.planning.place`); ``/v1/estimate`` uses this module so that the same job on
@@ -39,7 +50,7 @@ the same servers gets the same batch, fit and rate from both routes.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from service.catalog.models import AcceleratorSpec
@@ -53,7 +64,7 @@ from service.sizing.batch import (
 )
 from service.sizing.compute import inference_throughput
 from service.sizing.host import DEVICES_PER_NODE
-from service.sizing.memory import fit_placement
+from service.sizing.memory import Layout, first_fit, fit_placement, memory_ladder
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import Fit
 from service.sizing.workload import Inference
@@ -173,6 +184,61 @@ def server_rate(
     return total
 
 
+RATE_TIE_REL = 1e-9
+"""Rates of two degrees this close are one rate (float rounding: 8 compute-bound copies and
+one group of 8 compute the same figure by two paths); a wider degree must be faster than
+that to be chosen."""
+
+
+def fastest(rated: Iterable[tuple[Fit, float]]) -> Fit | None:
+    """Of one server's fits at ascending tensor-parallel degrees, with their rates, the
+    fastest; a wider degree replaces a narrower one only when it is faster (equal rates
+    keep the smaller degree: more copies, so a failing one takes fewer sequences down)."""
+    best: tuple[Fit, float] | None = None
+    for fit, rate in rated:
+        if best is None or rate > best[1] * (1.0 + RATE_TIE_REL):
+            best = (fit, rate)
+    return None if best is None else best[0]
+
+
+def fastest_fit(
+    layouts: Iterable[Layout],
+    spec: AcceleratorSpec,
+    headroom_frac: float,
+    rate: Callable[[int], float],
+    *,
+    safe: bool = False,
+) -> Fit | None:
+    """Of one server's serving ``layouts`` (:func:`~service.sizing.memory.memory_ladder`:
+    the degrees that divide the heads and leave no copy idle, smallest first), the fit of
+    the one whose ``rate`` (tokens/s of the server at that degree, :func:`server_rate`) is
+    highest (:func:`fastest`); ``None`` when none fits. Both routes choose so: the planner
+    with its memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
+    fits = (first_fit((layout,), spec, headroom_frac, safe=safe) for layout in layouts)
+    return fastest((fit, rate(fit.tensor_parallel)) for fit in fits if fit is not None)
+
+
+def serving_fit(
+    rw: ResolvedWorkload,
+    spec: AcceleratorSpec,
+    devices: int,
+    headroom_frac: float,
+    *,
+    safe: bool = False,
+) -> Fit | None:
+    """The fit of one server of ``devices`` x ``spec`` serving ``rw`` at the degree that
+    serves its concurrency fastest (:func:`fastest_fit`); ``None`` when nothing fits."""
+    if rw.arch is None or devices < 1:
+        return None
+    return fastest_fit(
+        memory_ladder(rw, devices),
+        spec,
+        headroom_frac,
+        lambda t: server_rate(rw, spec, devices, t),
+        safe=safe,
+    )
+
+
 def node_split(count: int, nodes: int | None) -> tuple[int, int]:
     """(servers, accelerators per server) for ``count`` accelerators: as given, or one
     server up to :data:`DEVICES_PER_NODE`, else the fewest servers of at most that many."""
@@ -233,6 +299,8 @@ def _replica(
     replicas = servers // pipeline
 
     def fits(served: ResolvedWorkload, headroom: float) -> Fit | None:
+        if pipeline == 1 and tensor_parallel is None:
+            return serving_fit(served, spec, per_node, headroom)
         if pipeline == 1:
             return fit_placement(served, spec, per_node, headroom, tensor_parallel=tensor_parallel)
         return replica_fit(served, spec, per_node, pipeline, headroom)

@@ -707,7 +707,9 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
                 ge=1,
                 le=64,
                 description="Tensor-parallel degree (Megatron-style; must divide the attention "
-                "heads and the device count); default: the smallest that fits.",
+                "heads and the device count); default: the smallest that fits for training, "
+                "and for serving the one that serves the concurrency fastest among those "
+                "that fit (the server's other accelerators run further copies).",
             ),
         ]
         | None
