@@ -117,15 +117,30 @@ def precision_verdict(spec: AcceleratorSpec, precision: str, serving: bool) -> V
     return "ok"
 
 
-def checkpoint_verdict(spec: AcceleratorSpec, scheme: str | None) -> Verdict:
+VOLTA_ENGINES = frozenset({"lmdeploy"})
+"""Serving engines whose current release runs on Volta, AWQ/GPTQ INT4 included, so a plan
+under them on a V100 needs neither vLLM's V1 caveat nor its AWQ one (review 7 J29):
+LMDeploy's TurboMind lists "V100(sm70): V100" among the GPUs of its AWQ/GPTQ INT4
+inference (InternLM/lmdeploy ``docs/en/quantization/w4a16.md``@1cfac7d2) and serves FP16
+there (Volta has no BF16: the ``fp16_serving`` sentence says so)."""
+
+
+def checkpoint_verdict(
+    spec: AcceleratorSpec, scheme: str | None, engine: str | None = None
+) -> Verdict:
     """Can ``spec`` load a quantized checkpoint stored as ``scheme`` (``AWQ``,
     ``GPTQ int4``, …: the format the model's name fixes, :class:`~service.sizing.presets.
-    Checkpoint`)? An AWQ checkpoint on a generation without vLLM's AWQ kernels (Volta)
-    does not load at all (review 4 F5), so the device is dropped, not ranked with a
-    caveat; GPTQ runs there. ``None``: no checkpoint named, nothing to check."""
+    Checkpoint`) under the serving ``engine`` (``None``: the default, vLLM)? An AWQ
+    checkpoint on a generation without vLLM's AWQ kernels (Volta) does not load under
+    vLLM at all (review 4 F5), so the device is dropped, not ranked with a caveat; GPTQ
+    runs there. An engine with its own INT4 kernels on Volta (:data:`VOLTA_ENGINES`:
+    LMDeploy's TurboMind) loads AWQ wherever the generation has INT4 kernels. ``None``
+    scheme: no checkpoint named, nothing to check."""
     gen = generation(spec)
     if scheme is not None and scheme.upper().startswith("AWQ") and gen is not None:
         awq = gen.int4_kernels if gen.awq_kernels is None else gen.awq_kernels
+        if engine in VOLTA_ENGINES:
+            awq = gen.int4_kernels
         if awq is False:
             return "unsupported"
     return "ok"
@@ -215,14 +230,6 @@ def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:
     if method == "qlora" and gen is not None and gen.nf4_kernels is False:
         return ("qlora_fallback",)
     return ()
-
-
-VOLTA_ENGINES = frozenset({"lmdeploy"})
-"""Serving engines whose current release runs on Volta, AWQ/GPTQ INT4 included, so a plan
-under them on a V100 needs neither vLLM's V1 caveat nor its AWQ one (review 7 J29):
-LMDeploy's TurboMind lists "V100(sm70): V100" among the GPUs of its AWQ/GPTQ INT4
-inference (InternLM/lmdeploy ``docs/en/quantization/w4a16.md``@1cfac7d2) and serves FP16
-there (Volta has no BF16: the ``fp16_serving`` sentence says so)."""
 
 
 def hardware_notes(

@@ -743,7 +743,7 @@ def support_verdict(
         return "unknown_accelerator"
     if precision_verdict(registered, precision, serving) == "unsupported":
         return "precision"
-    if checkpoint_verdict(registered, checkpoint_scheme) == "unsupported":
+    if checkpoint_verdict(registered, checkpoint_scheme, engine) == "unsupported":
         return "checkpoint"
     if engine is not None and engine_verdict(registered, engine) != "ok":
         return "engine"
