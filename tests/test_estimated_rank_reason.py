@@ -59,12 +59,14 @@ def test_an_estimate_says_it_was_ranked_at_the_top_of_its_range(
                 assert q["total_cost"] <= ranked * (1 + 1e-3), (e, q)
 
 
-def test_balanced_says_which_hourly_price_it_weighed(client: TestClient[Litestar]) -> None:
+def test_balanced_says_which_total_it_weighed(client: TestClient[Litestar]) -> None:
+    """``balanced`` weighs a job's total against the cheapest one: an estimate's reason
+    says the total it was counted at (the top of its range)."""
     estimated = [o for o in options(client, "en", objective="balanced") if o["price_estimated"]]
     assert estimated
     option = estimated[0]
-    reason = next(r for r in option["reasons"] if r.startswith("Ranked by the balance"))
-    match = re.search(r"top of its range \(¥([\d,.]+)/h\)", reason)
+    reason = next(r for r in option["reasons"] if "the cheapest total" in r)
+    match = re.search(RANKED["en"], reason)
     assert match is not None, reason
-    high = option["price_high_per_hour"]  # all nodes together, like the reason
-    assert float(match[1].replace(",", "")) == pytest.approx(high, rel=1e-3)
+    scale = option["price_high_per_hour"] / option["price_per_hour"]
+    assert float(match[1].replace(",", "")) == pytest.approx(option["total_cost"] * scale, rel=1e-3)

@@ -63,12 +63,3 @@ def test_a_new_catalog_drops_the_memoized_lanes_of_the_old_one(context: PlanCont
     reloaded = msgspec.structs.replace(context.snapshot, buckets=tuple(list(old_buckets)))
     recommend(request(5e8), dataclasses.replace(warm, snapshot=reloaded), "en")
     assert not any(key[0] == "lanes" and key[1] == id(old_buckets) for key in memo._shared)
-
-
-def test_balance_of_a_degenerate_candidate_is_unknown_not_an_error() -> None:
-    """No throughput figure (serving) or zero hours must rank last, not raise."""
-    from service.planning.price import balance
-
-    assert balance(0.0, 10.0, -0.0, serving=True) == float("inf")
-    assert balance(0.0, 10.0, 0.0, serving=False) == float("inf")
-    assert balance(0.0, 10.0, -5.0, serving=True) < float("inf")

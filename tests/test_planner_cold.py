@@ -132,7 +132,7 @@ def _same(got: Sequence[LaneBound], want: list[LaneBound]) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g.lane is w.lane or g.lane == w.lane
-        for field in ("tier", "floor", "money", "speed", "balance", "balance_floor"):
+        for field in ("tier", "floor", "money", "speed", "fixed_rate"):
             a, b = getattr(g, field), getattr(w, field)
             assert a == b or (math.isnan(a) and math.isnan(b)), field
 

@@ -62,10 +62,6 @@ class LaneBound(msgspec.Struct, frozen=True, gc=False):
     speed: float
     """Hours per unit of work (effective: with spot overhead); open serving: minus the
     highest throughput; ``inf`` when unknown."""
-    balance: float
-    """Lowest money x hours per W² (open serving: price per token-per-second), tier 0."""
-    balance_floor: float
-    """Lowest floor x hours per W (subscriptions), tier 0; 0 when none."""
     fixed_rate: float = 0.0
     """Lowest price per hour of a tier-0 candidate billed by the hour (all its nodes):
     what each of the job's fixed hours costs at least (training's start-up and final
@@ -91,44 +87,41 @@ def lane_bound(lane: Lane, mode: BoundMode, timings: dict[Hashable, Timing]) -> 
         timing = timings[key] = _timing(lane, mode, rate)
     items, speed = timing
     if hourly is None:
-        return LaneBound(lane, 2.0, INF, INF, speed, INF, INF)
+        return LaneBound(lane, 2.0, INF, INF, speed)
     if len(items) == 1 and mode not in OPEN_MODES and not monthly:
         # the common lane: one placement billed by the hour (what the loop below gives)
         nodes, hours, _ = items[0]
         per_hour = hourly * nodes
         if hours is None:
-            return LaneBound(lane, 1.0, per_hour, INF, speed, INF, INF)
+            return LaneBound(lane, 1.0, per_hour, INF, speed)
         money = per_hour * hours
-        return LaneBound(lane, 0.0, 0.0, money, speed, money * hours, 0.0, per_hour)
-    tier, floor, money, balance, balance_floor = 2.0, INF, INF, INF, INF
+        return LaneBound(lane, 0.0, 0.0, money, speed, per_hour)
+    tier, floor, money = 2.0, INF, INF
     fixed_rate = INF
     for nodes, hours, throughput in items:
         per_hour = hourly * nodes
         if mode in OPEN_MODES:
             per_token = per_hour / throughput if throughput else INF
             # the cost key's money: per token, or per hour when sized to a target
-            item = (0.0, 0.0, per_hour if mode == "capacity" else per_token, per_token, 0.0)
+            item = (0.0, 0.0, per_hour if mode == "capacity" else per_token)
         elif hours is None:
-            item = (1.0, per_hour, INF, INF, INF)
+            item = (1.0, per_hour, INF)
         elif monthly:
             month = monthly * nodes
-            per_unit = month / HOURS_PER_MONTH * hours
-            item = (0.0, month, per_unit, per_unit * hours, month * hours)
+            item = (0.0, month, month / HOURS_PER_MONTH * hours)
         else:
-            item = (0.0, 0.0, per_hour * hours, per_hour * hours * hours, 0.0)
+            item = (0.0, 0.0, per_hour * hours)
             fixed_rate = min(fixed_rate, per_hour)
         # Componentwise minimum over the lane's candidates of its lowest tier: a bound
         # on every one of them.
         if item[0] < tier:
-            tier, floor, money, balance, balance_floor = item
+            tier, floor, money = item
         elif item[0] == tier:
             floor = min(floor, item[1])
             money = min(money, item[2])
-            balance = min(balance, item[3])
-            balance_floor = min(balance_floor, item[4])
     if tier != 0.0 or monthly or mode in OPEN_MODES or fixed_rate == INF:
         fixed_rate = 0.0
-    return LaneBound(lane, tier, floor, money, speed, balance, balance_floor, fixed_rate)
+    return LaneBound(lane, tier, floor, money, speed, fixed_rate)
 
 
 def _timing(lane: Lane, mode: BoundMode, rate: float | None) -> Timing:
@@ -184,13 +177,7 @@ class Order(msgspec.Struct, frozen=True):
             if in_first:
                 return bound.tier, bound.money * scale
             return bound.tier, bound.floor
-        if self.objective == "time":
-            return (bound.speed * scale if bound.speed > 0 else bound.speed,)
-        if bound.tier != 0.0:
-            return (INF,)
-        if in_first:
-            return (_log(bound.balance * scale * scale),)
-        return (_log(bound.balance_floor * scale),)
+        return (bound.speed * scale if bound.speed > 0 else bound.speed,)
 
     def key_bound(
         self, bound: LaneBound, scale: float, fixed_hours: float = 0.0
@@ -203,37 +190,19 @@ class Order(msgspec.Struct, frozen=True):
         if self.objective == "cost":
             fixed = bound.fixed_rate * fixed_hours * BOUND_SLACK
             return bound.tier, max(bound.floor, bound.money * scale + fixed)
-        if self.objective == "time":
-            return (bound.speed * scale if bound.speed > 0 else bound.speed,)
-        if bound.tier != 0.0:
-            return (INF,)
-        return (_log(max(bound.balance_floor * scale, bound.balance * scale * scale)),)
+        return (bound.speed * scale if bound.speed > 0 else bound.speed,)
 
 
 def order_lanes(objective: Objective, mode: BoundMode, lanes: Sequence[Lane], priced: int) -> Order:
     """The :class:`Order` of ``lanes`` (all of the index; the first ``priced`` come from
-    buckets with a price) for ``objective``."""
+    buckets with a price) for ``objective``: ``cost`` or ``time`` (``balanced`` is a cost
+    ranking and a time ranking, :func:`~service.planning.rank.balanced_plan`)."""
     timings: dict[Hashable, Timing] = {}
     if objective == "time":  # speed first: unpriced lanes compete too
         bounds = [lane_bound(lane, mode, timings) for lane in lanes]
         bounds.sort(key=operator.attrgetter("speed"))
         return Order(objective, bounds, [], len(lanes))
-    if objective == "cost":
-        return _cost_order(mode, lanes, priced, timings)
-    bounds = [lane_bound(lane, mode, timings) for lane in lanes[:priced]]
-    linear: list[LaneBound] = []
-    # Balanced: the score is log(money x hours); linear lanes scale with W², floored
-    # ones (subscriptions) at least with W; lanes without a finite score come last.
-    floored: list[LaneBound] = []
-    rest: list[LaneBound] = []
-    for b in bounds:
-        if b.tier != 0.0:
-            rest.append(b)
-        else:
-            (linear if b.balance_floor == 0.0 else floored).append(b)
-    linear.sort(key=_BALANCE)
-    floored.sort(key=_BALANCE_FLOOR)
-    return Order(objective, linear, floored + rest, priced)
+    return _cost_order(mode, lanes, priced, timings)
 
 
 def _cost_order(
@@ -559,9 +528,3 @@ class LazyBounds(_Bounds):
 
 
 _TIER_FLOOR = operator.attrgetter("tier", "floor")
-_BALANCE = operator.attrgetter("balance")
-_BALANCE_FLOOR = operator.attrgetter("balance_floor")
-
-
-def _log(value: float) -> float:
-    return math.log(value) if value > 0 else -INF

@@ -4,10 +4,27 @@ the explain stage), built only for the options the answer shows."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from service.catalog.models import Offer
 from service.planning.cost import SpotOverhead
 from service.sizing import Fit
+
+CheapestUnit = Literal["total", "per_million", "per_million_training", "hourly"]
+
+
+@dataclass(frozen=True, slots=True)
+class Cheapest:
+    """What ``balanced`` weighs every option against: the cheapest option's figure as the
+    ranking counts it (an estimate at the top of its range), in the unit the answer shows
+    (``total``: the job's total; ``per_million``: per million output tokens;
+    ``per_million_training``: per million training tokens; ``hourly``: per hour), and the
+    premium within which options count as about as cheap
+    (:func:`~service.planning.price.balanced_premium`)."""
+
+    figure: float
+    unit: CheapestUnit
+    premium: float
 
 
 @dataclass(slots=True)
@@ -36,6 +53,9 @@ class Candidate:
     same_cost_as: tuple[float, float] | None = None
     """(total, hours) of the cheapest plan, when this is its faster twin at about the same
     cost, shown last (:func:`~service.planning.faster.with_faster`)."""
+    balanced: tuple[bool, Cheapest] | None = None
+    """``balanced``: whether the option costs within the premium of the cheapest (ranked
+    by speed) or more (ranked by cost after them), and that cheapest figure."""
     outdated_engine: bool = False
     """Served on a device the engine's current release does not run (V100 under vLLM):
     ranked after the others (:data:`~service.planning.price.DEMOTED_TIER`)."""

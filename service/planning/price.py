@@ -8,6 +8,11 @@ tie-break), 1 when only the hourly price is,
 2 unpriced, and unpriced candidates are ordered among themselves by
 :func:`service.planning.unpriced.unpriced_order`. Every key ends with its entry's index,
 so the best are picked from plain tuples (``heapq.nsmallest``).
+
+``balanced`` is keyed as ``cost`` here and re-keyed by
+:func:`~service.planning.rank.balanced_plan` (the options within :func:`balanced_premium`
+of the cheapest, fastest first); its second ranking keys by speed only the candidates
+within that premium (``Pricer.within``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from service.catalog.models import Offer
+from service.planning.candidates import Cheapest
 from service.planning.cost import (
     SPOT_INTERRUPTIONS_PER_HOUR,
     SpotOverhead,
@@ -31,14 +37,42 @@ from service.planning.filters import spot_above_on_demand
 from service.planning.place import Variant
 from service.planning.schema import Objective
 from service.planning.unpriced import unpriced_order
+from service.sizing.uncertainty import SPREADS, Spread
 
 INF = math.inf
 DEMOTED_TIER = 0.5
 """Added to a priced key's money tier (ranking by cost) for a device the serving engine's
 current release does not run (review 4 F8): after every supported device at any price,
 before the next tier (only an hourly price, 1; unpriced, 2)."""
-DEMOTED_BALANCE = 1e3
-"""Added to the balance (a log of cost × time, tens at most) for the same devices."""
+
+
+def _indistinct(spread: Spread) -> float:
+    """The largest premium at which two costs are each inside the other's calibrated
+    range: a cost ``A`` estimated from hours (or a throughput) whose measured / estimated
+    speed lies in ``[low, high]`` really costs between ``A / high`` and ``A / low``, so
+    ``B = A (1 + p)`` and ``A`` cannot be told apart while ``B / high <= A`` and
+    ``B <= A / low``: ``p = min(high, 1 / low) - 1``."""
+    return min(spread.high, 1 / spread.low) - 1
+
+
+TRAIN_PREMIUM = _indistinct(SPREADS["train_time"])
+"""``balanced``, a finite or per-token training job: how much more than the cheapest an
+option may cost and still count as about as cheap (29.8 % from the calibrated spread of
+training time, measured / estimated speed 0.664-1.298 at the 5th-95th percentile of the
+dev cases, :data:`~service.sizing.uncertainty.SPREADS`). The estimate cannot tell two
+totals closer than that apart, so among them an expert takes the faster one; an option
+costing more is a real extra spend. It follows the calibration: when the spread narrows,
+so does the premium."""
+SERVE_PREMIUM = _indistinct(SPREADS["inference_throughput"])
+"""``balanced``, inference (batch jobs' totals, open-ended serving's price per token): the
+same premium from the calibrated spread of serving throughput (0.772-1.282: 28.2 %)."""
+
+
+def balanced_premium(inference: bool) -> float:
+    """The premium over the cheapest within which ``balanced`` ranks by speed
+    (:data:`TRAIN_PREMIUM`, :data:`SERVE_PREMIUM`)."""
+    return SERVE_PREMIUM if inference else TRAIN_PREMIUM
+
 
 Entry = tuple[Offer, Variant, float | None, float | None, float | None, tuple[str, ...]]
 """(offer, variant, price per hour for all nodes, job total, job hours, regions)."""
@@ -63,6 +97,9 @@ class Plan:
     (:func:`~service.planning.filters.spot_above_on_demand`)."""
     demoted: Callable[[str | None], bool] | None = None
     """Accelerators ranked after the others (:data:`DEMOTED_TIER`)."""
+    cheapest: Cheapest | None = None
+    """``balanced``: the cheapest figure its keys weigh against
+    (:func:`~service.planning.rank.balanced_plan`); ``None`` otherwise."""
 
 
 class Pricer:
@@ -79,8 +116,13 @@ class Pricer:
         price_cap: float | None = None,
         monthly_asked: bool = False,
         demoted: Callable[[str | None], bool] | None = None,
+        within: tuple[float, float] | None = None,
     ) -> None:
         self.serving = serving
+        self.within = within
+        """``balanced``'s fast ranking (:func:`~service.planning.rank.balanced_plan`):
+        only candidates whose cost key starts at most at this (tier, money) are entered,
+        keyed by speed, then that money, devices and nodes."""
         self.demoted = demoted
         """Per accelerator: ranked after the others (see :data:`DEMOTED_TIER`); decided
         once per accelerator by the caller (:meth:`~service.planning.place.Placer.outdated`)."""
@@ -120,7 +162,7 @@ class Pricer:
         """One entry per variant, unless the deadline or budget rules it out (charged
         ``offers`` removals). ``abroad``: every region is outside mainland China, the
         last tie-break (an equal price in Johannesburg after one in Guiyang)."""
-        serving, objective = self.serving, self.objective
+        serving, objective, within = self.serving, self.objective, self.within
         deadline = None if serving else self.deadline_hours
         budget = self.budget  # open-ended serving: on the commitment (see _committed)
         keys, entries = self.keys, self.entries
@@ -182,17 +224,17 @@ class Pricer:
             else:
                 tier, money = 0.0, total * rank_scale
             speed = -(v.throughput or 0.0) if serving else (INF if hours is None else hours)
-            if objective == "time":
+            if objective == "time" and within is None:
                 key: tuple[float, ...] = (speed, tier, money, v.nodes, last, len(keys))
             elif tier == 2.0:  # unknown price: smallest sufficient first (one rule, one place)
+                if within is not None:
+                    continue
                 order = unpriced_order(
                     v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
                     speed, v.fit.pipeline_parallel if serving and v.fit is not None else 1,
                 )  # fmt: skip
                 key = (tier, money, *order, last, len(keys))
-                if objective != "cost":
-                    key = (INF, *key)
-            elif objective == "cost" and serving and tier == 0.0:
+            elif serving and tier == 0.0:
                 # Open-ended serving: price per token first (a cheap hour on a slow card
                 # can cost several times more per token), the hourly price as tie-break;
                 # an unknown rate never ranks as cheap.
@@ -203,12 +245,12 @@ class Pricer:
                 else:
                     key = (tier + demoted * DEMOTED_TIER, per_token, money, v.nodes, last,
                            len(keys))  # fmt: skip
-            elif objective == "cost" and per_token is not None:
+            elif per_token is not None:
                 # Training of unknown length: cost per training token (a cheap hour on a
                 # slow card can train each token for more), the hourly price as tie-break
                 key = (tier + demoted * DEMOTED_TIER, per_token, money, v.devices, v.nodes,
                        last, len(keys))  # fmt: skip
-            elif objective == "cost":
+            else:
                 # Equal cost: the smallest sufficient machine first (time that scales with
                 # the device count makes 1 and 2 GPUs tie; fewer are easier to get and lose
                 # less when scaling is imperfect), then the faster. "Equal" is what the
@@ -218,9 +260,11 @@ class Pricer:
                     money = cents(money)
                 key = (tier + demoted * DEMOTED_TIER, money, v.devices, speed, v.nodes, last,
                        len(keys))  # fmt: skip
-            else:
-                balanced = balance(tier, money, speed, serving) + demoted * DEMOTED_BALANCE
-                key = (balanced, tier, money, v.nodes, last, len(keys))
+            if within is not None:  # balanced's fast ranking: about as cheap, by speed
+                fast = speed < 0.0 if serving else speed < INF
+                if not fast or key[0] != within[0] or key[1] > within[1]:
+                    continue
+                key = (speed, key[1], v.devices, v.nodes, last, len(keys))
             keys.append(key)
             entries.append((offer, v, per_hour, total, hours, regions))
 
@@ -269,13 +313,3 @@ def spot_of(offer: Offer, v: Variant) -> SpotOverhead:
     if rate is None or rate == SPOT_INTERRUPTIONS_PER_HOUR or v.hours is None:
         return v.spot
     return spot_overhead(v.hours, v.nodes, rate)
-
-
-def balance(tier: float, money: float, speed: float, serving: bool) -> float:
-    """Scale-free balance of cost and time: the log of their geometric mean (serving: of
-    cost per token); ``inf`` when either is unknown or degenerate (no throughput)."""
-    if tier != 0 or money <= 0:
-        return INF
-    if serving:
-        return math.log(money) - math.log(-speed) if -INF < speed < 0 else INF
-    return math.log(money) + math.log(speed) if 0 < speed < INF else INF

@@ -34,14 +34,16 @@ from service.planning.bounds import (
     place_held,
     training_cost_order,
 )
-from service.planning.candidates import Candidate
+from service.planning.candidates import Candidate, Cheapest, CheapestUnit
 from service.planning.cost import break_even_hours, per_million_tokens, ranked_money_scale
 from service.planning.filters import OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
 from service.planning.price import (
+    Entry,
     Plan,
     Pricer,
+    balanced_premium,
     cents,
     spot_of,
     training_hours_per_token,
@@ -87,6 +89,7 @@ def make_plan(
     top_k: int,
     count_removed: bool = False,
     index: LaneIndex | None = None,
+    within: tuple[float, float] | None = None,
 ) -> Plan:
     """The (offer group, variant) candidates that can make the top ``top_k``.
 
@@ -100,7 +103,15 @@ def make_plan(
     ``removed`` counts only budget and deadline removals, unless ``count_removed``: then
     every bucket is walked and each offer dropped is charged to the constraint that
     dropped it (to explain an empty answer; slower on huge catalogs).
+
+    ``balanced`` is two of these rankings (:func:`balanced_plan`); ``within`` (with
+    ``time``) is its second: only candidates whose cost key starts at most at that
+    (tier, money), fastest first.
     """
+    if objective == "balanced":
+        return balanced_plan(
+            buckets, flt, placer, budget, deadline_hours, top_k, count_removed, index
+        )
     if index is None:
         index = lane_index(buckets, flt, placer)
     on_demand = index.on_demand(placer)
@@ -114,23 +125,146 @@ def make_plan(
         price_cap=flt.max_price_per_hour,
         monthly_asked=flt.billing_asked is not None and "monthly" in flt.billing_asked,
         demoted=demoted(placer, flt),
+        within=within,
     )
     mode, work = _bound_mode(placer.job)
     if count_removed:
         _every_group(buckets, flt, placer, pricer)
-    elif work is not None and work > 0 and not flt.cpu_only:
+    elif _bounded(placer, flt):
+        assert work is not None
         # Shrunk by the slack in every mode: a bound computed as log(a / b) may exceed the
         # key's log(a) - log(b) by an ulp, and exact ties (one 8-GPU node vs eight 1-GPU
         # replicas) must still be priced to be ranked by their later key elements.
         scale = (1.0 if mode in OPEN_MODES else work) * BOUND_SLACK
-        order = _order(index, placer, objective, mode)
-        _bounded_lanes(index, placer, pricer, order, scale, top_k, mode not in OPEN_MODES)
+        totals = mode not in OPEN_MODES
+        if within is not None:  # the few lanes that cost at most that, by cost
+            order = _order(index, placer, "cost", mode)
+            _lanes_within(index, placer, pricer, order, scale, top_k, totals, within)
+        else:
+            order = _order(index, placer, objective, mode)
+            _bounded_lanes(index, placer, pricer, order, scale, top_k, totals)
     else:
         _lanes_in_order(index, placer, pricer, objective, top_k)
     plan = pricer.plan(placer.job.serving)
     plan.on_demand = on_demand
     plan.hidden_spot = _hidden_spot(index, placer)
     return plan
+
+
+def _bounded(placer: Placer, flt: OfferFilter) -> bool:
+    """Whether a ranking walks the lanes by branch and bound (the job's amount of work is
+    known, and it runs on accelerators); else every priced lane is priced."""
+    work = _bound_mode(placer.job)[1]
+    return work is not None and work > 0 and not flt.cpu_only
+
+
+def balanced_plan(
+    buckets: Sequence[OfferBucket],
+    flt: OfferFilter,
+    placer: Placer,
+    budget: float | None,
+    deadline_hours: float | None,
+    top_k: int,
+    count_removed: bool = False,
+    index: LaneIndex | None = None,
+) -> Plan:
+    """``balanced`` as an architect means it: not much more money than the cheapest
+    option, and as fast as possible for that (review 7 J27: by cost x hours a 16-minute
+    LoRA went to 8 nodes at ¥625, where one did it for ¥288; with near-linear scaling the
+    bill stays flat as the hours fall, so the widest cluster always won).
+
+    The options whose cost is within :func:`~service.planning.price.balanced_premium` of
+    the cheapest rank first, fastest first (ties: cheaper, then fewer devices); then the
+    others by cost; unpriced ones last, as under cost. "Cost" is what the cost ranking
+    weighs: a finite job's total; training of unknown length, its cost per training token
+    (fastest: fewest hours per token); open-ended serving, its price per output token
+    (fastest: the highest throughput), or per hour when sized to a throughput target
+    (every option serves the target). With nothing priced, the order is the cost one.
+
+    Two exact rankings, both bounded: ``cost`` (its first key is the cheapest; its
+    ``top_k`` are the best of the rest), then ``time`` over the candidates within the
+    premium only (:attr:`~service.planning.price.Pricer.within`, :func:`_lanes_within`:
+    the cost order walked only as far as a lane can cost that little). The Pareto front
+    is over what either priced: any option that dominates a shown one is cheaper (the
+    cost ranking priced it) or, for one within the premium, within it and faster (the
+    second ranking priced it)."""
+    cost = make_plan(buckets, flt, placer, "cost", budget, deadline_hours, top_k,
+                     count_removed, index)  # fmt: skip
+    cost.objective = "balanced"
+    if not cost.keys:
+        return cost
+    first = min(cost.keys)
+    if first[0] >= 2.0 or not 0.0 < first[1] < INF:  # nothing priced to weigh
+        return cost
+    premium = balanced_premium(placer.job.serving)
+    cap = (first[0], first[1] * (1 + premium))
+    serving = cost.serving
+    entries: list[Entry] = []
+    keys: list[tuple[float, ...]] = []
+    seen: set[tuple[object, ...]] = set()
+    for key, entry in zip(cost.keys, cost.entries, strict=True):
+        seen.add(_identity(entry))
+        v = entry[1]
+        speed = _speed(entry, serving)
+        if key[0] == cap[0] and key[1] <= cap[1] and speed < INF:
+            keys.append((0.0, speed, key[1], v.devices, v.nodes, key[-2], len(keys)))
+        else:
+            keys.append((1.0, *key[:-1], len(keys)))
+        entries.append(entry)
+    if not count_removed and _bounded(placer, flt):
+        fast = make_plan(buckets, flt, placer, "time", budget, deadline_hours, top_k,
+                         index=index, within=cap)  # fmt: skip
+        for key, entry in zip(fast.keys, fast.entries, strict=True):
+            identity = _identity(entry)
+            if identity not in seen:
+                seen.add(identity)
+                keys.append((0.0, *key[:-1], len(keys)))
+                entries.append(entry)
+    cost.entries, cost.keys = entries, keys
+    chosen = cost.entries[int(first[-1])]
+    cost.cheapest = Cheapest(_shown(first[1], chosen, serving, placer.job.to_target),
+                             _unit(chosen, serving, placer.job.to_target), premium)  # fmt: skip
+    return cost
+
+
+def _identity(entry: Entry) -> tuple[object, ...]:
+    """What tells two plan entries apart for the answer: the offer and what runs on it."""
+    offer, v, per_hour, total, hours, _regions = entry
+    return id(offer), v.nodes, v.devices, v.throughput, per_hour, total, hours
+
+
+def _speed(entry: Entry, serving: bool) -> float:
+    """What ``balanced`` ranks about-as-cheap options by, lowest first, as the pricer's
+    time key: hours (spot: effective), minus the throughput for open-ended serving, hours
+    per training token for training of unknown length; ``inf`` when unknown."""
+    offer, v, _per_hour, _total, hours, _regions = entry
+    if serving:
+        return -v.throughput if v.throughput else INF
+    if hours is not None:
+        return hours
+    if v.hours_per_token:
+        return training_hours_per_token(offer, v)
+    return INF
+
+
+def _unit(entry: Entry, serving: bool, to_target: bool) -> CheapestUnit:
+    """The unit of the cheapest figure ``balanced`` weighs against (see :func:`_shown`)."""
+    if serving:
+        return "hourly" if to_target else "per_million"
+    if entry[3] is not None:
+        return "total"
+    return "per_million_training" if entry[1].hours_per_token else "hourly"
+
+
+def _shown(money: float, entry: Entry, serving: bool, to_target: bool) -> float:
+    """The cost key's money (``money``, as the ranking counts it) in the unit the answer
+    shows: per hour per token/s → per million tokens; per training token → per million."""
+    unit = _unit(entry, serving, to_target)
+    if unit == "per_million":
+        return money / 3600 * 1e6
+    if unit == "per_million_training":
+        return money * 1e6
+    return money
 
 
 def demoted(placer: Placer, flt: OfferFilter) -> Callable[[str | None], bool] | None:
@@ -208,7 +342,7 @@ def _bounded_lanes(
     that one, so its own bound would have ruled it out too.
     """
     # The bounds cover the key's first two elements under cost (tier, money), the first
-    # under time and balanced; the heap keeps the top_k best of them, negated.
+    # under time (speed); the heap keeps the top_k best of them, negated.
     two = order.objective == "cost"
     in_cents = two and totals
     fixed = placer.fixed_hours() if totals else 0.0
@@ -269,6 +403,80 @@ def _bounded_lanes(
         start = index.priced(placer) if order.rest_from is None else order.rest_from
         for lane in index.lanes(placer, start):
             _price_lane(lane, placer, pricer, top_k, index)
+
+
+def _lanes_within(
+    index: LaneIndex,
+    placer: Placer,
+    pricer: Pricer,
+    order: Order,
+    scale: float,
+    top_k: int,
+    totals: bool,
+    within: tuple[float, float],
+) -> None:
+    """``balanced``'s second ranking: the fastest ``top_k`` of the candidates whose cost
+    key starts at most at ``within`` (the pricer enters only those, keyed by speed).
+
+    Walks the cost ``order`` (its lists merged by priority, as :func:`_bounded_lanes`
+    does) only as far as a lane can cost that little: past it, every lane left costs
+    more. On the way, a lane whose lowest cost is over it, or (once ``top_k`` are found)
+    whose fastest candidate is slower than the ``top_k``-th, is not priced. The lanes
+    about as cheap as the cheapest are few; walking by speed instead would read every
+    fast cluster to find them over the premium one by one."""
+    fixed = placer.fixed_hours() if totals else 0.0
+    keys = pricer.keys
+    lists = (order.first, order.second)
+    peeks = (_peeker(lists[0]), _peeker(lists[1]))
+    at = [0, 0]
+    heads = [_head(order, peeks[0], 0, True, scale), _head(order, peeks[1], 0, False, scale)]
+    slowest: list[float] = []  # the top_k fastest speeds, negated
+    while True:
+        head_1, head_2 = heads
+        if head_2 is None:
+            if head_1 is None:
+                break
+            which = 0
+        else:
+            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
+        chosen = heads[which]
+        assert chosen is not None
+        priority, bound = chosen
+        if _over_money(priority[0], priority[1], within):
+            break  # the lower head costs more: so does every lane left in both lists
+        if bound is None:  # a lower bound that can still be within: place the shape
+            place_held(lists[which], placer)
+            heads[which] = _head(order, peeks[which], at[which], not which, scale)
+            continue
+        at[which] += 1
+        heads[which] = _head(order, peeks[which], at[which], not which, scale)
+        if _over(bound, scale, fixed, within):
+            continue
+        fastest = bound.speed * scale if bound.speed > 0 else bound.speed
+        if len(slowest) >= top_k and fastest > -slowest[0]:
+            continue
+        start = len(keys)
+        _price_lane(bound.lane, placer, pricer, top_k, index)
+        for key in keys[start:]:
+            heapq.heappush(slowest, -key[0])
+            if len(slowest) > top_k:
+                heapq.heappop(slowest)
+
+
+def _over_money(tier: float, money: float, within: tuple[float, float]) -> bool:
+    """Whether a cost key starting at least at (``tier``, ``money``) is above ``within``
+    (a cent over: the key rounds a total to the cent)."""
+    if tier != within[0]:
+        return tier > within[0]
+    return money > within[1] + 0.01
+
+
+def _over(bound: LaneBound, scale: float, fixed: float, within: tuple[float, float]) -> bool:
+    """Whether every candidate of the lane has a cost key above ``within``: its lowest
+    (tier, money) as the cost order bounds it
+    (:meth:`~service.planning.bounds.Order.key_bound`)."""
+    money = max(bound.floor, bound.money * scale + bound.fixed_rate * fixed * BOUND_SLACK)
+    return _over_money(bound.tier, money, within)
 
 
 CENTS_EXACT = 2.0**40
@@ -432,11 +640,13 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
         return []
     best = heapq.nsmallest(top_k, plan.keys)
     front = _pareto_front(plan)
-    chosen = [plan.entries[int(k[-1])] for k in best]
     result = []
-    for offer, v, per_hour, total, hours, regions in chosen:
+    for k in best:
+        offer, v, per_hour, total, hours, regions = plan.entries[int(k[-1])]
         candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
         candidate.regions = list(regions)
+        if plan.cheapest is not None:
+            candidate.balanced = (k[0] == 0.0, plan.cheapest)
         candidate.outdated_engine = plan.demoted is not None and plan.demoted(
             offer.instance.accelerator
         )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from service.catalog.capabilities import SM75_ENGINES
 from service.catalog.models import HOURS_PER_MONTH
 from service.catalog.price_model import borrowed
-from service.planning.candidates import Candidate
+from service.planning.candidates import Candidate, Cheapest
 from service.planning.cost import (
     CHECKPOINT_INTERVAL_H,
     RESTART_H,
@@ -238,10 +238,37 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "按解码吞吐排序（最快优先）：约 {tps:,.0f} tokens/秒。",
         "en": "Ranked by decode throughput (fastest first): about {tps:,.0f} tokens/s.",
     },
-    "rank_balanced": {
-        "zh": "按费用与耗时的平衡排序。",
-        "en": "Ranked by the balance of cost and time.",
+    "rank_balanced_fast": {
+        "zh": "在{what}高出最低（{cheapest}）不到 {pct}% 的方案中最快：估算本身的误差范围分不清"
+        "这么接近的费用，因此由耗时决定。",
+        "en": "Fastest of the options within {pct} % of the cheapest {what} ({cheapest}): the "
+        "estimate's own range cannot tell costs that close apart, so the time decides.",
     },
+    "rank_balanced_throughput": {
+        "zh": "在{what}高出最低（{cheapest}）不到 {pct}% 的方案中吞吐最高：估算本身的误差范围"
+        "分不清这么接近的费用，因此由吞吐决定。",
+        "en": "Highest throughput of the options within {pct} % of the cheapest {what} "
+        "({cheapest}): the estimate's own range cannot tell costs that close apart, so the "
+        "throughput decides.",
+    },
+    "rank_balanced_over": {
+        "zh": "{what}比最低（{cheapest}）高出 {pct}% 以上：排在差距之内的方案之后，按费用排序。",
+        "en": "More than {pct} % above the cheapest {what} ({cheapest}): ranked by cost after "
+        "the options within that margin.",
+    },
+    "balanced_own_training": {
+        "zh": "本方案每百万训练 tokens 约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
+        "en": "This one: about ¥{pmt:,.2f} per million training tokens (¥{price:,.2f}/h).",
+    },
+    "cheapest_total": {"zh": "总费用", "en": "total"},
+    "cheapest_per_million": {"zh": "每百万 tokens 价格", "en": "price per million tokens"},
+    "cheapest_per_million_training": {
+        "zh": "每百万训练 tokens 费用",
+        "en": "cost per million training tokens",
+    },
+    "cheapest_hourly": {"zh": "每小时价格", "en": "hourly price"},
+    "money": {"zh": "¥{money:,.2f}", "en": "¥{money:,.2f}"},
+    "money_hourly": {"zh": "¥{money:,.2f}/小时", "en": "¥{money:,.2f}/h"},
     "serving": {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt:,.2f} / 百万 tokens。",
         "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt:,.2f} per million tokens.",
@@ -931,7 +958,7 @@ def rank_reason(
         scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
         return reason
-    if c.total_cost is not None and c.hours is not None and not serving and objective == "cost":
+    if c.total_cost is not None and c.hours is not None and not serving:
         ranked = t("ranked_total", lang, cost=c.total_cost * scale)
     elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
         ranked = t("ranked_per_million", lang, pmt=c.price_per_million_tokens * scale)
@@ -957,8 +984,10 @@ def _rank_reason(
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
     if c.price_per_hour is None:
         return t("rank_unpriced", lang) if objective != "time" else None
-    if objective == "balanced":
-        return t("rank_balanced", lang)
+    if objective == "balanced" and c.balanced is not None:
+        said = _balanced_reason(c, c.balanced, serving, lang)
+        if said is not None:
+            return said
     if c.total_cost is not None and c.hours is not None and not serving:
         return t("rank_cost", lang, cost=c.total_cost, dur=duration(c.hours, lang))
     if serving and c.hours is None and c.price_per_million_tokens is not None:
@@ -970,6 +999,36 @@ def _rank_reason(
         pmt = c.price_per_million_training_tokens
         return t("rank_per_million_training", lang, pmt=pmt, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
+
+
+def _balanced_reason(
+    c: Candidate, balanced: tuple[bool, Cheapest], serving: bool, lang: Lang
+) -> str | None:
+    """``balanced``: the rule that put the option where it is, with the cheapest figure it
+    weighed against (:func:`~service.planning.rank.balanced_plan`); ``None`` for an
+    option without a figure in that unit (a finite job's option whose hours are unknown),
+    which the cost reasons then describe."""
+    within, ref = balanced
+    own = {
+        "total": c.total_cost,
+        "per_million": c.price_per_million_tokens,
+        "per_million_training": c.price_per_million_training_tokens,
+        "hourly": c.price_per_hour,
+    }[ref.unit]
+    if own is None:
+        return None
+    money = t("money_hourly" if ref.unit == "hourly" else "money", lang, money=ref.figure)
+    words = {"what": t(f"cheapest_{ref.unit}", lang), "cheapest": money,
+             "pct": round(ref.premium * 100)}  # fmt: skip
+    if not within:
+        said = t("rank_balanced_over", lang, **words)
+    else:
+        said = t("rank_balanced_throughput" if serving else "rank_balanced_fast", lang, **words)
+    if ref.unit == "per_million_training" and c.price_per_hour is not None:
+        # the option's own figure is said nowhere else (the answer has no field for it)
+        mine = t("balanced_own_training", lang, pmt=own, price=c.price_per_hour)
+        said = f"{said}{'' if lang == 'zh' else ' '}{mine}"
+    return said
 
 
 def summary(
