@@ -305,7 +305,20 @@ def training_cost_order(rows: ShapedRows, placer: Placer) -> Order:
     return Order("cost", LazyList(expander, 0), LazyList(expander, 1), None, rate)
 
 
-_Exact = tuple[tuple[float, float], int, Lane, "LaneBound | None"]
+_Exact = tuple[float, float, int, Lane, "LaneBound | None"]
+"""A placed row's lane in a list: (tier, key value, row index, lane, its bound if built)."""
+_Held = tuple[float, float, int]
+"""A shape held back in a list: (tier, bound value, shape number).
+
+Both are flat tuples, ordered as ((tier, value), index, ...) would be: one tuple per
+entry, not two. Why: a new job shape's order keeps a few hundred of them (most never
+read), and the young collections of the cycle collector walk every container a request
+leaves behind."""
+
+
+def _at_most(held: _Held, exact: _Exact) -> bool:
+    """``(tier, value)`` of ``held`` at most that of ``exact``, as tuples compare."""
+    return held[0] < exact[0] or (held[0] == exact[0] and held[1] <= exact[1])
 
 
 def place_held(bounds: Sequence[LaneBound], placer: Placer) -> None:
@@ -330,7 +343,7 @@ class _ShapeExpander:
         self.lock = threading.Lock()
         self.placed = [False] * len(rows.shapes)
         self.exact: tuple[list[_Exact], list[_Exact]] = ([], [])
-        self.pending: tuple[list[tuple[tuple[float, float], int]], ...] = ([], [])
+        self.pending: tuple[list[_Held], list[_Held]] = ([], [])
         eager = []
         for number, ((_shape, row), (hourly, other)) in enumerate(
             zip(rows.shapes, rows.price_floors, strict=True)
@@ -340,9 +353,9 @@ class _ShapeExpander:
                 eager.append(number)
                 continue
             if hourly < INF:
-                heapq.heappush(self.pending[0], ((0.0, hourly * floor * FLOOR_SLACK), number))
+                heapq.heappush(self.pending[0], (0.0, hourly * floor * FLOOR_SLACK, number))
             if other < (INF, INF):
-                heapq.heappush(self.pending[1], (other, number))
+                heapq.heappush(self.pending[1], (other[0], other[1], number))
         for number in eager:
             self._place(number)
         self.placer = None
@@ -367,7 +380,7 @@ class _ShapeExpander:
             p = rows[i]
             lane = Lane(p.row, placements, p)
             linear, tier, value, b = _cost_key(lane, "train", self.timings)
-            heapq.heappush(self.exact[0 if linear else 1], ((tier, value), i, lane, b))
+            heapq.heappush(self.exact[0 if linear else 1], (tier, value, i, lane, b))
 
     def next_bound(self, which: int) -> LaneBound | None:
         """The next bound of list ``which`` (0: first, 1: second), ``None`` at its end
@@ -383,23 +396,23 @@ class _ShapeExpander:
         shape, else the held-back key of the next shape to place (a lower bound of every
         key still to come in that list), ``None`` at its end (called under :attr:`lock`)."""
         exact, pending = self.exact[which], self.pending[which]
-        while pending and self.placed[pending[0][1]]:
+        while pending and self.placed[pending[0][2]]:
             heapq.heappop(pending)
-        if pending and (not exact or pending[0][0] <= exact[0][0]):
-            return pending[0][0]
+        if pending and (not exact or _at_most(pending[0], exact[0])):
+            return pending[0][0], pending[0][1]
         if not exact:
             return None
-        _key, _i, lane, bound = heapq.heappop(exact)
+        _tier, _value, _i, lane, bound = heapq.heappop(exact)
         return bound if bound is not None else lane_bound(lane, "train", self.timings)
 
     def place_held(self, which: int) -> None:
         """Place the shape :meth:`peek` held back in list ``which``, if it still is
         (called under :attr:`lock`, while reading)."""
         exact, pending = self.exact[which], self.pending[which]
-        while pending and self.placed[pending[0][1]]:
+        while pending and self.placed[pending[0][2]]:
             heapq.heappop(pending)
-        if pending and (not exact or pending[0][0] <= exact[0][0]):
-            self._place(heapq.heappop(pending)[1])
+        if pending and (not exact or _at_most(pending[0], exact[0])):
+            self._place(heapq.heappop(pending)[2])
 
 
 class _Bounds(Sequence[LaneBound]):

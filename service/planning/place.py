@@ -31,7 +31,6 @@ from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.resolve import Job
-from service.runtime.bounded import IdentityMemo
 from service.sizing import (
     Fit,
     Layout,
@@ -48,7 +47,6 @@ from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
 from service.sizing.replicas import fastest_fit, replica_fit, server_rate
-from service.sizing.resolve import TrainingBudget
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -701,27 +699,12 @@ class FitCache:
         return 0.0 if fit is None else self.throughput(spec, devices, fit.tensor_parallel)
 
 
-_CLASS_HOURS: IdentityMemo[TrainingBudget, float] = IdentityMemo(64)
-""":func:`_class_hours` per training budget."""
-
-
 def _class_hours(rw: ResolvedWorkload) -> float:
-    """The hours of :func:`~service.sizing.overheads.class_overhead` (0 without one), once
-    per training budget. Why: the class's placer (its answer terms) and each request's
-    placer ask it for copies of one resolution at other lengths, which share the budget
-    object, and the overhead depends on nothing a copy changes (it is the job's at any
-    length)."""
-    b = rw.training
-    if b is None:
-        overhead = class_overhead(rw)
-        return 0.0 if overhead is None else overhead.hours
-    kept = _CLASS_HOURS.get(b)
-    if kept is not None:
-        return kept
+    """The hours of :func:`~service.sizing.overheads.class_overhead` (0 without one; kept
+    there per training budget: the class's placer and each request's placer ask it for
+    copies of one resolution at other lengths)."""
     overhead = class_overhead(rw)
-    hours = 0.0 if overhead is None else overhead.hours
-    _CLASS_HOURS.put(b, hours)
-    return hours
+    return 0.0 if overhead is None else overhead.hours
 
 
 @functools.lru_cache(maxsize=4096)

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from service.runtime.bounded import IdentityMemo
 from service.sizing.host import host_for
-from service.sizing.resolve import ResolvedWorkload
+from service.sizing.resolve import ResolvedWorkload, TrainingBudget
 from service.sizing.workload import Finetune, Pretrain
 
 NODE_START_S = 300.0
@@ -89,9 +90,25 @@ def class_overhead(rw: ResolvedWorkload) -> JobOverhead | None:
     """:func:`job_overhead` on the disk the job needs without its dataset (the system
     image, the weights and two checkpoints, :func:`service.sizing.host.host_for`): the
     same for the job at any length, so answers that differ only in tokens share it."""
-    if rw.training is None or rw.arch is None:
+    b = rw.training
+    if b is None or rw.arch is None:
         return None
-    return job_overhead(rw, host_for(rw.with_tokens(None), 1).disk_gib)
+    kept = _CLASS_OVERHEADS.get(b)
+    if kept is None:
+        kept = job_overhead(rw, host_for(rw.with_tokens(None), 1).disk_gib)
+        assert kept is not None  # a training job of known shape has one
+        _CLASS_OVERHEADS.put(b, kept)
+    return kept
+
+
+_CLASS_OVERHEADS: IdentityMemo[TrainingBudget, JobOverhead] = IdentityMemo(64)
+""":func:`class_overhead` per training budget (64: more than the requests a planner works
+on at once). Why: a new job shape asks it three times — its class's answer terms, its
+request's placer (the hours added to every option) and the estimate's notes — on the
+resolved workload or copies of it at other lengths, which share the budget object; the
+overhead depends on nothing such a copy changes (the disk it is read at leaves the
+dataset out), and the budget is immutable, so the kept value is the one a new
+computation would give."""
 
 
 def overhead_note(overhead: JobOverhead) -> str:
