@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 
 FINETUNE = {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "tokens": 1e7}
 BAD_REQUESTS: dict[str, tuple[dict[str, Any], int, str]] = {
-    "region": ({"workload": FINETUNE, "constraints": {"regions": ["北京"]}}, 400, "未知地域"),
+    "region": ({"workload": FINETUNE, "constraints": {"regions": ["cn-bejing"]}}, 400, "未知地域"),
     "model": ({"workload": {**FINETUNE, "model": "qwen-7b-chatx"}}, 400, "未知模型预设"),
     "provider": ({"workload": FINETUNE, "constraints": {"providers": ["aws"]}}, 400, "未知云厂商"),
     "accelerator": (

@@ -63,6 +63,7 @@ from service.sizing.compute import untimed_reason
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import limit_decides
 from service.sizing.moe import moe_training_factor
+from service.sizing.uncertainty import hours_range
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -299,6 +300,7 @@ def explain(
                                 n=plan.hidden_spot))  # fmt: skip
     if top:
         warnings.extend(_scale_notes(top[0], placer, lang))
+        warnings.extend(_deadline_risk(top, rw.kind, req.constraints.deadline_hours, ctx, lang))
     encoded = _encoded_len(rw)
     target = placer.job.target_tokens_per_s
     if encoded and target:
@@ -372,6 +374,54 @@ case (review 4 F13: a 1,862 h pre-train was quoted per hour without a word on it
 FULL_SERVER = 8
 """Accelerators of a whole GPU/NPU server: the types clouds sell in RDMA clusters (a
 1-4 card slice is not one, so its single server goes without saying)."""
+
+
+def _deadline_risk(
+    top: Sequence[Candidate], kind: str, deadline: float | None, ctx: PlanContext, lang: Lang
+) -> list[str]:
+    """The top option meets the deadline at its estimate but not at the high end of the
+    estimate's calibrated range (review 8 K1: 335.1 h for a 336 h deadline, up to 505 h):
+    said, with the first listed option that meets it even there, or that none does. The
+    range's factor is the job kind's (:func:`~service.sizing.uncertainty.hours_range`),
+    the same for every option of the answer; preprocessing has no calibrated range."""
+    first = top[0]
+    if deadline is None or first.hours is None or kind == "preprocess":
+        return []
+    training = kind != "inference"
+    high = hours_range(first.hours, training)[1]
+    if high <= deadline:
+        return []
+    words = texts.t(
+        "deadline_risk",
+        lang,
+        deadline=(
+            texts.duration(deadline, lang)
+            if deadline < 1.0 or deadline != int(deadline)
+            else (f"{deadline:,.0f} 小时" if lang == "zh" else f"{deadline:,.0f} h")
+        ),
+        hours=texts.duration(first.hours, lang),
+        high=texts.duration(high, lang),
+    )
+    safe = next(
+        (
+            c
+            for c in top[1:]
+            if c.hours is not None and hours_range(c.hours, training)[1] <= deadline
+        ),
+        None,
+    )
+    if safe is None:
+        return [words + texts.t("deadline_none_safe", lang)]
+    assert safe.hours is not None
+    return [
+        words
+        + texts.t(
+            "deadline_safe",
+            lang,
+            safe=_describe(safe, ctx, lang),
+            high=texts.duration(hours_range(safe.hours, training)[1], lang),
+        )
+    ]
 
 
 def _scale_notes(c: Candidate, placer: Placer, lang: Lang) -> list[str]:
@@ -619,7 +669,12 @@ def _explain(
     def rank(item: tuple[str, int]) -> int:
         if item[0] in _FITTED_FIRST:
             return 0
-        return 2 if item[0] == "memory" and held else 1  # only smaller offers were short
+        if item[0] == "memory":
+            # held: only smaller offers were short; not held: no server the request
+            # allows holds the job, which is why it is empty, whatever the count of
+            # offers the user's own filters left out (review 8 K2)
+            return 3 if held else (1 if held is False else 2)
+        return 2
 
     order = sorted(removed.most_common(), key=rank)
     for key, count in order:

@@ -465,6 +465,22 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "{n} 个报价因其他原因被排除。",
         "en": "{n} offers were removed for other reasons.",
     },
+    "deadline_risk": {
+        "zh": "截止时间为 {deadline}，只在估算值上满足：首选方案约需 {hours}，"
+        "按估算区间的上限可能需要 {high}。",
+        "en": "The deadline of {deadline} is met only at the estimate: the first option takes "
+        "about {hours}, and could take {high} at the high end of the estimate's range. ",
+    },
+    "deadline_safe": {
+        "zh": "{safe}：即使按区间上限（{high}）也能按时完成，要确保截止时间可选它。",
+        "en": "{safe}: meets it even at the high end of its range ({high}); choose it to be "
+        "sure of the deadline.",
+    },
+    "deadline_none_safe": {
+        "zh": "列出的方案都不能保证按时完成：请预留延期的余地，或按耗时排序查看更快的方案。",
+        "en": "None of the options listed is sure to meet it: leave room for a delay, or rank "
+        "by time to see faster ones.",
+    },
     "relax_hint": {
         "zh": "若放宽{what}，最接近的方案是：{best}。",
         "en": "Without {what}, the nearest option would be: {best}.",
