@@ -225,3 +225,25 @@ def test_a_family_and_a_size_suggest_that_size_newest_first(
     suggestions = response.json()["extra"][0]["suggestions"]
     assert tuple(suggestions[: len(first)]) == first, suggestions
     assert "llama-2-7b" not in suggestions
+
+
+LORA_7B_32K = {
+    "workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "seq_len": 32768,
+                 "tokens": 200_000_000},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "use_liger_kernel"), ("zh", "Liger")])
+def test_a_long_sequence_lora_is_offered_the_fused_loss_in_its_own_trainer(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """LoRA 7B at 32k: the fp32 logits (74 GiB) sink it; the Hugging Face Trainer's own
+    ``use_liger_kernel`` (LLaMA-Factory ``enable_liger_kernel``) computes the loss in chunks,
+    so the lever keeps the trainer rather than moving the job to Unsloth."""
+    body = recommend(client, LORA_7B_32K, lang)
+    assert body["options"] == []
+    fields = [hint["constraint"] for hint in body["relax"]]
+    assert fields[:2] == ["chunked_loss", "framework"], body["relax"]  # own trainer first
+    said = [w for w in body["warnings"] if "Liger" in w]
+    assert len(said) == 1, body["warnings"]
+    assert words in said[0], said[0]

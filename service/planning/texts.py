@@ -533,6 +533,15 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
         "(the largest saving at long sequences), the nearest option would be: {best}.",
     },
+    "lever_chunked_loss": {
+        "zh": "开启 Liger Kernel 的融合交叉熵（Hugging Face Trainer 的 use_liger_kernel，"
+        "LLaMA-Factory 的 enable_liger_kernel），分块计算损失、不保留整份 fp32 logits，"
+        "仍用原来的训练框架，最接近的方案是：{best}。",
+        "en": "With Liger Kernel's fused cross-entropy in the same trainer (the Hugging Face "
+        "Trainer's use_liger_kernel, LLaMA-Factory's enable_liger_kernel), which computes the "
+        "loss in chunks and keeps no full fp32 copy of the logits, the nearest option would "
+        "be: {best}.",
+    },
     "lever_offload": {
         "zh": "改用 ZeRO-Offload 把优化器状态和梯度卸载到 CPU 内存（DeepSpeed offload_optimizer："
         "每步经主机链路搬运，时间更长，主机内存需容纳它们），最接近的方案是：{best}。",
