@@ -247,3 +247,43 @@ def test_a_long_sequence_lora_is_offered_the_fused_loss_in_its_own_trainer(
     said = [w for w in body["warnings"] if "Liger" in w]
     assert len(said) == 1, body["warnings"]
     assert words in said[0], said[0]
+
+
+QLORA_32B_SPOT = {
+    "workload": {"kind": "finetune", "model": "qwen2.5-32b", "method": "qlora",
+                 "seq_len": 4096, "tokens": 30_000_000},
+    "constraints": {"interruptible": True, "billing": ["spot"]},
+}  # fmt: skip
+
+
+def test_the_zh_spot_summary_has_no_brackets_inside_brackets(
+    client: TestClient[Litestar],
+) -> None:
+    summary = recommend(client, QLORA_32B_SPOT, "zh")["summary"]
+    depth, deepest = 0, 0
+    for ch in summary:
+        depth += {"（": 1, "）": -1}.get(ch, 0)
+        deepest = max(deepest, depth)
+    assert deepest == 1, summary
+    assert "按量价格本身也是估算" in summary, summary
+
+
+@pytest.mark.parametrize(("lang", "ask", "not_asked"), [
+    ("en", "Get a quote before committing.", "confirm the specs"),
+    ("zh", "下单前请向云厂商询价。", "核实规格"),
+])  # fmt: skip
+def test_a_borrowed_price_on_a_confirmed_type_asks_for_a_quote_only(
+    client: TestClient[Litestar], lang: str, ask: str, not_asked: str
+) -> None:
+    body = recommend(
+        client,
+        {"workload": {"kind": "inference", "model": "qwen3-8b", "concurrency": 20,
+                      "context_len": 8192},
+         "constraints": {"regions": ["ap-guangzhou"]}, "top_k": 1},
+        lang,
+    )  # fmt: skip
+    top = body["options"][0]
+    assert top["price_estimated"]
+    assert top["confidence"] == "high"
+    assert ask in body["summary"], body["summary"]
+    assert not_asked not in body["summary"], body["summary"]

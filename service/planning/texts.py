@@ -1097,11 +1097,17 @@ def _unconfirmed(c: Candidate, lang: Lang) -> str:
         )
     if not parts:
         return ""
-    priced = c.price_per_hour is not None  # an unpriced option says to ask for a quote
+    # a quote for a price nobody quoted, the specs for a type nobody confirmed (review 8
+    # K14: a borrowed price on a well-sourced type was told to confirm its specs too)
+    quote = borrowed(offer.price) or (c.price_per_hour is not None and _estimated(c))
+    specs = offer.instance.confidence == "low"
     if lang == "zh":
-        ask = "下单前请向云厂商询价并核实规格。" if priced else "下单前请核实规格。"
+        ask = {(True, True): "下单前请向云厂商询价并核实规格。",
+               (True, False): "下单前请向云厂商询价。",
+               (False, True): "下单前请核实规格。"}[(quote, specs)]  # fmt: skip
         return "注意：" + "；".join(parts) + "。" + ask
-    ask = "Get a quote and confirm the specs" if priced else "Confirm the specs"
+    ask = {(True, True): "Get a quote and confirm the specs", (True, False): "Get a quote",
+           (False, True): "Confirm the specs"}[(quote, specs)]  # fmt: skip
     return f" Note: {'; '.join(parts)}. {ask} before committing."
 
 
@@ -1124,13 +1130,13 @@ def _on_demand_said(c: Candidate, spot: tuple[float, float], lang: Lang) -> str:
     assert c.price_per_hour is not None
     if spot[1] > c.price_per_hour + 0.005:
         return (
-            f"（按量价格本身也是估算：约 ¥{c.price_per_hour:,.2f}/小时，上限 ¥{spot[1]:,.2f}/小时）"
-            if lang == "zh"
+            f"，而按量价格本身也是估算：约 ¥{c.price_per_hour:,.2f}/小时，上限 ¥{spot[1]:,.2f}/小时"
+            if lang == "zh"  # inside the summary's own bracket (review 8 K13)
             else f", itself estimated at about ¥{c.price_per_hour:,.2f}/h and at most "
             f"¥{spot[1]:,.2f}/h"
         )
     return (
-        f"（约 ¥{c.price_per_hour:,.2f}/小时）"
+        f"约 ¥{c.price_per_hour:,.2f}/小时"
         if lang == "zh"
         else f" of about ¥{c.price_per_hour:,.2f}/h"
     )
