@@ -287,3 +287,24 @@ def test_a_borrowed_price_on_a_confirmed_type_asks_for_a_quote_only(
     assert top["confidence"] == "high"
     assert ask in body["summary"], body["summary"]
     assert not_asked not in body["summary"], body["summary"]
+
+
+def test_the_memory_sentence_sizes_the_largest_server_with_zero_3_when_it_is_allowed(
+    client: TestClient[Litestar],
+) -> None:
+    """Full FT 7B at 16k in Hangzhou: 8×H20 holds it under ZeRO-3 (61 GiB per device),
+    so the region, not memory, is why nothing is left; the memory sentence must not size
+    the largest server at ZeRO-1 (88.6 GiB) and call it short."""
+    body = recommend(
+        client,
+        {"workload": {"kind": "finetune", "model": "deepseek-r1-distill-qwen-7b",
+                      "method": "full", "seq_len": 16384, "tokens": 100_000_000},
+         "constraints": {"regions": ["杭州"]}},
+        "zh",
+    )  # fmt: skip
+    assert body["options"] == []
+    assert "显存不足" not in body["summary"], body["summary"]  # not the reason
+    said = " ".join([body["summary"], *body["warnings"]])
+    assert "88.6 GiB" not in said, said
+    assert "不在所选地域销售" in said, said
+    assert [h["constraint"] for h in body["relax"]] == ["regions"], body["relax"]
