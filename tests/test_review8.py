@@ -308,3 +308,28 @@ def test_the_memory_sentence_sizes_the_largest_server_with_zero_3_when_it_is_all
     assert "88.6 GiB" not in said, said
     assert "不在所选地域销售" in said, said
     assert [h["constraint"] for h in body["relax"]] == ["regions"], body["relax"]
+
+
+@pytest.mark.parametrize(("lang", "wrong"), [
+    ("en", ("KV", "first token", "tokenization", "INT4", "vLLM")),
+    ("zh", ("KV", "首 token", "分词", "INT4", "vLLM")),
+])  # fmt: skip
+def test_a_served_image_model_is_advised_as_an_image_server(
+    client: TestClient[Litestar], lang: str, wrong: tuple[str, ...]
+) -> None:
+    """SDXL served at concurrency 4: no tokens, no KV cache and no vLLM; the advice is
+    about batching and denoising steps, and the estimate says no decode rate."""
+    body = recommend(client, {"workload": {"kind": "inference", "model": "sdxl",
+                                           "concurrency": 4}}, lang)  # fmt: skip
+    assert body["options"]
+    advice = " ".join(a["text"] for a in body["advice"])
+    assert not any(w in advice for w in wrong), advice
+    assert ("denoising" if lang == "en" else "去噪") in advice, advice
+    response = client.post(
+        "/v1/estimate",
+        json={"workload": {"kind": "inference", "model": "sdxl", "concurrency": 1},
+              "placement": {"accelerator": "A10", "count": 1}},
+    )  # fmt: skip
+    assumptions = " ".join(response.json()["assumptions"])
+    assert "Decode throughput" not in assumptions, assumptions
+    assert "KV cache" not in assumptions, assumptions

@@ -913,6 +913,7 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
         precision=base["precision"],
         release_fp8=base["release_fp8"],
         encoder=base["encoder"],
+        image_serving=base["image_serving"],
         batch=base["batch"],
         engine=base["engine"],
         single_stream_target=base["single_stream_target"],
@@ -966,6 +967,7 @@ def _class_advice(
         "precision": getattr(req.workload, "precision", "bf16"),
         "release_fp8": release_fp8,
         "encoder": rw.encoder,
+        "image_serving": serving and rw.image_model,
         "batch": serving and bool(getattr(req.workload, "output_tokens", None)),
         "engine": getattr(req.workload, "engine", None) if serving else None,
         "single_stream_target": (
