@@ -75,7 +75,8 @@ def test_a_deadline_no_listed_option_meets_safely_says_the_high_end(
     assert len(said) == 1, body["warnings"]
     top = body["options"][0]
     assert _hours_in(said[0])[1] == pytest.approx(top["hours"] / 0.772, abs=0.1), said[0]
-    assert "None of the options listed" in said[0], said[0]
+    assert "No listed option is sure to meet it" in said[0], said[0]
+    assert "None" not in said[0], said[0]
 
 
 def test_a_deadline_with_room_to_spare_says_nothing(client: TestClient[Litestar]) -> None:
@@ -333,3 +334,15 @@ def test_a_served_image_model_is_advised_as_an_image_server(
     assumptions = " ".join(response.json()["assumptions"])
     assert "Decode throughput" not in assumptions, assumptions
     assert "KV cache" not in assumptions, assumptions
+
+
+def test_a_deadline_risk_ranked_by_time_is_not_told_to_rank_by_time(
+    client: TestClient[Litestar],
+) -> None:
+    job = {**PRETRAIN_7B_DEADLINE, "objective": "time",
+           "constraints": {"deadline_hours": 336, "max_nodes": 8}}  # fmt: skip
+    body = recommend(client, job, "en")
+    said = [w for w in body["warnings"] if "deadline" in w]
+    assert len(said) == 1, body["warnings"]
+    assert "rank by time" not in said[0], said[0]
+    assert "more servers" in said[0], said[0]

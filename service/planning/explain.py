@@ -300,7 +300,9 @@ def explain(
                                 n=plan.hidden_spot))  # fmt: skip
     if top:
         warnings.extend(_scale_notes(top[0], placer, lang))
-        warnings.extend(_deadline_risk(top, rw.kind, req.constraints.deadline_hours, ctx, lang))
+        warnings.extend(
+            _deadline_risk(top, rw.kind, req.constraints.deadline_hours, ctx, lang, req.objective)
+        )
     encoded = _encoded_len(rw)
     target = placer.job.target_tokens_per_s
     if encoded and target:
@@ -377,7 +379,12 @@ FULL_SERVER = 8
 
 
 def _deadline_risk(
-    top: Sequence[Candidate], kind: str, deadline: float | None, ctx: PlanContext, lang: Lang
+    top: Sequence[Candidate],
+    kind: str,
+    deadline: float | None,
+    ctx: PlanContext,
+    lang: Lang,
+    objective: str = "cost",
 ) -> list[str]:
     """The top option meets the deadline at its estimate but not at the high end of the
     estimate's calibrated range (review 8 K1: 335.1 h for a 336 h deadline, up to 505 h):
@@ -410,8 +417,9 @@ def _deadline_risk(
         ),
         None,
     )
-    if safe is None:
-        return [words + texts.t("deadline_none_safe", lang)]
+    if safe is None:  # ranked by time already: only more servers are faster
+        tail = "deadline_none_safe_time" if objective == "time" else "deadline_none_safe"
+        return [words + texts.t(tail, lang)]
     assert safe.hours is not None
     return [
         words

@@ -476,10 +476,14 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{safe}: meets it even at the high end of its range ({high}); choose it to be "
         "sure of the deadline.",
     },
+    "deadline_none_safe_time": {
+        "zh": "列出的方案都不能保证按时完成：请预留延期的余地，或放宽服务器台数上限。",
+        "en": "No listed option is sure to meet it: leave room for a delay, or allow more servers.",
+    },
     "deadline_none_safe": {
         "zh": "列出的方案都不能保证按时完成：请预留延期的余地，或按耗时排序查看更快的方案。",
-        "en": "None of the options listed is sure to meet it: leave room for a delay, or rank "
-        "by time to see faster ones.",
+        "en": "No listed option is sure to meet it: leave room for a delay, or rank by time "
+        "to see faster ones.",
     },
     "relax_hint": {
         "zh": "若放宽{what}，最接近的方案是：{best}。",
