@@ -346,3 +346,20 @@ def test_a_deadline_risk_ranked_by_time_is_not_told_to_rank_by_time(
     assert len(said) == 1, body["warnings"]
     assert "rank by time" not in said[0], said[0]
     assert "more servers" in said[0], said[0]
+
+
+@pytest.mark.parametrize("city", ["北京", "北京市", "Beijing"])
+def test_the_offer_list_reads_a_city_as_recommend_does(
+    client: TestClient[Litestar], city: str
+) -> None:
+    by_city = client.get("/v1/offers", params={"region": city, "limit": 500})
+    assert by_city.status_code == 200, by_city.text
+    ids = client.get(
+        "/v1/offers",
+        params=[("region", r) for r in ("ap-beijing", "cn-beijing", "cn-north-4")]
+        + [("limit", "500")],
+    )
+    assert by_city.json()["total"] == ids.json()["total"] > 0
+    assert {i["region"] for i in by_city.json()["items"]} <= {
+        "ap-beijing", "cn-beijing", "cn-north-1", "cn-north-2", "cn-north-4"
+    }  # fmt: skip
