@@ -223,3 +223,31 @@ def outside_mainland(provider: str, regions: Iterable[str]) -> bool:
     """Every one of ``regions`` is a known region outside mainland China."""
     listed = [REGION_NAMES.get((provider, r)) for r in regions]
     return bool(listed) and all(n is not None and not n[2] for n in listed)
+
+
+def _folded_city(english: str) -> str:
+    """``Beijing 4`` -> ``beijing``, ``Hong Kong`` -> ``hongkong`` (as :data:`CITY_NAMES`
+    romanizes)."""
+    return re.sub(r"[\s\d]+", "", english.lower())
+
+
+def city_regions(name: str, regions: Iterable[str]) -> tuple[tuple[str, ...], bool] | None:
+    """The loaded region ids of the city ``name`` means (``上海``, ``上海市``, ``Shanghai``:
+    ``cn-shanghai`` on Alibaba Cloud and Volcano Engine, ``ap-shanghai`` on Tencent Cloud,
+    ``cn-east-2``/``cn-east-3`` on Huawei Cloud, per :data:`REGION_NAMES`), and whether one
+    of them names another city on another cloud (Huawei's ``ap-southeast-1`` is Hong Kong,
+    Alibaba's Singapore: such a city cannot be read as a set of ids, since the region
+    filter matches ids on every cloud). ``None``: ``name`` is not a city (review 8 K3)."""
+    city = _city(name)
+    if city is None:
+        return None
+    chinese = next((zh for zh, latin in CITY_NAMES.items() if latin == city), None)
+
+    def named(entry: tuple[str, str, bool]) -> bool:
+        zh, en, _ = entry
+        return _folded_city(en) == city or (chinese is not None and zh.startswith(chinese))
+
+    loaded = set(regions)
+    ids = sorted({r for (_, r), entry in REGION_NAMES.items() if r in loaded and named(entry)})
+    mixed = any(not named(entry) for (_, r), entry in REGION_NAMES.items() if r in ids)
+    return tuple(ids), mixed

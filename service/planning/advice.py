@@ -56,6 +56,42 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "batching; plan 4–8 vCPUs per accelerator and RAM enough to stage the weights while "
         "loading.",
     },
+    # review 8: a served image model (SDXL, a CNN, a ViT) has no tokens or KV cache: its
+    # host decodes and encodes the images, and its rate is set by batching and, for a
+    # diffusion model, by the denoising steps (diffusers' pipelines run one UNet forward
+    # per step, https://huggingface.co/docs/diffusers/using-diffusers/write_own_pipeline)
+    "cpu_ratio_image_serving": {
+        "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
+        "每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份"
+        "权重以便加载），否则高并发时图像处理会让 GPU 空等。",
+        "en": "CPU and RAM: an image server's CPUs decode and encode the images, run the HTTP "
+        "front end and batch the requests; plan 4–8 vCPUs per accelerator (about {vcpus} "
+        "vCPUs and {ram:.0f} GiB RAM here, enough to stage the weights while loading), or "
+        "image handling starves the GPU under load.",
+    },
+    "cpu_ratio_image_serving_any": {
+        "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
+        "每张卡配 4–8 个 vCPU，内存需能暂存一份权重以便加载。",
+        "en": "CPU and RAM: an image server's CPUs decode and encode the images, run the HTTP "
+        "front end and batch the requests; plan 4–8 vCPUs per accelerator and RAM enough to "
+        "stage the weights while loading.",
+    },
+    "monitoring_image_serving": {
+        "zh": "监控：观察 GPU 利用率、显存、批量大小与排队时延（DCGM 与服务自身的指标）；"
+        "利用率低通常是批量太小，而不是需要更大的 GPU。",
+        "en": "Monitoring: watch GPU utilization, memory, batch sizes and queueing (DCGM and "
+        "the server's own metrics); low utilization usually means batches that are too "
+        "small, not a need for a bigger GPU.",
+    },
+    "serving_images": {
+        "zh": "推理上线：图像模型的每个请求都是完整的前向计算（扩散模型每个去噪步一次 UNet 前向），"
+        "吞吐取决于请求合批与去噪步数；可用 torch.compile 或 TensorRT "
+        "编译模型，并按请求量弹性伸缩副本。",
+        "en": "Serving: every request to an image model is whole forward passes (a diffusion "
+        "model runs its UNet once per denoising step), so batching and the number of "
+        "denoising steps set the throughput; compile the model (torch.compile or TensorRT) "
+        "and autoscale replicas with the request rate.",
+    },
     "cpu_ratio_serving_any": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU，"
         "内存需能暂存一份权重以便加载。",
@@ -373,6 +409,9 @@ class AdviceContext:
     encoder: bool = False
     """Serving an encoder-only model: one forward pass per batch, no decode and no KV
     cache to watch."""
+    image_serving: bool = False
+    """Serving an image model (diffusion, CNN, ViT): images in and out, no tokens and no
+    KV cache (review 8)."""
     batch: bool = False
     """Serving a fixed number of output tokens: an offline batch job, released when done
     (no autoscaling, no latency to keep)."""
@@ -435,8 +474,10 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         suffix = "_ascend" if _ascend_only(ctx) else ""
         topics.append((f"containers{suffix}", {}))
         role = ("_encoder" if ctx.encoder else "_serving") if serving else ""
+        if serving and ctx.image_serving:
+            role = "_encoder" if suffix else "_image_serving"  # batches, no KV cache
         topics.append((f"monitoring{suffix}{role}", {}))
-    if serving and ctx.single_stream_target is not None and not ctx.encoder:
+    if serving and ctx.single_stream_target is not None and not (ctx.encoder or ctx.image_serving):
         topics.append(("concurrency", {"target": ctx.single_stream_target}))
     if ctx.ascend:
         topics.append((_ascend_topic(ctx, serving), {}))
@@ -468,6 +509,8 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     batch = "_batch" if ctx.batch else ""
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
+    if ctx.image_serving and not ctx.batch:
+        return "serving_images", {}
     if _ascend_only(ctx):
         return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
     if ctx.batch:
@@ -487,6 +530,10 @@ _TOPIC = {
     "monitoring_ascend": "monitoring",
     "monitoring_ascend_serving": "monitoring",
     "monitoring_encoder": "monitoring",
+    "monitoring_image_serving": "monitoring",
+    "cpu_ratio_image_serving": "cpu_ratio",
+    "cpu_ratio_image_serving_any": "cpu_ratio",
+    "serving_images": "serving",
     "monitoring_ascend_encoder": "monitoring",
     "cpu_ratio_encoder": "cpu_ratio",
     "cpu_ratio_encoder_any": "cpu_ratio",
@@ -515,7 +562,7 @@ def _ascend_topic(ctx: AdviceContext, serving: bool) -> str:
     https://www.hiascend.com/document/detail/zh/mindie/10RC2/mindiellm/llmdev/mindie_llm0000.html);
     vLLM on Ascend is the vllm-ascend plugin, whose recommended quantizer is msModelSlim
     (W8A8, https://docs.vllm.ai/projects/ascend/en/v0.13.0/user_guide/feature_guide/quantization.html)."""
-    if not serving:
+    if not serving or ctx.image_serving:  # an image model runs as PyTorch code on torch_npu
         return "ascend"
     return "ascend_mindie" if ctx.engine == "mindie" else "ascend_serving"
 
@@ -525,6 +572,8 @@ def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object
     the CPUs tokenize and run the HTTP front end), with this answer's figures only when it
     proposes a machine."""
     text = ("cpu_ratio_encoder" if ctx.encoder else "cpu_ratio_serving") if serving else "cpu_ratio"
+    if serving and ctx.image_serving:
+        text = "cpu_ratio_image_serving"
     if ctx.image_loader and not serving:
         text = "cpu_ratio_images"
     if not ctx.has_options:

@@ -61,8 +61,9 @@ from service.sizing import (
 from service.sizing.batch import at_concurrency, batches_to_target
 from service.sizing.compute import untimed_reason
 from service.sizing.host import loader_vcpus_per_device
-from service.sizing.memory import limit_decides
+from service.sizing.memory import fit_placement, limit_decides
 from service.sizing.moe import moe_training_factor
+from service.sizing.uncertainty import hours_range
 from service.sizing.workload import Inference, Placement
 
 ADVICE_PIECES = 64
@@ -299,6 +300,9 @@ def explain(
                                 n=plan.hidden_spot))  # fmt: skip
     if top:
         warnings.extend(_scale_notes(top[0], placer, lang))
+        warnings.extend(
+            _deadline_risk(top, rw.kind, req.constraints.deadline_hours, ctx, lang, req.objective)
+        )
     encoded = _encoded_len(rw)
     target = placer.job.target_tokens_per_s
     if encoded and target:
@@ -372,6 +376,60 @@ case (review 4 F13: a 1,862 h pre-train was quoted per hour without a word on it
 FULL_SERVER = 8
 """Accelerators of a whole GPU/NPU server: the types clouds sell in RDMA clusters (a
 1-4 card slice is not one, so its single server goes without saying)."""
+
+
+def _deadline_risk(
+    top: Sequence[Candidate],
+    kind: str,
+    deadline: float | None,
+    ctx: PlanContext,
+    lang: Lang,
+    objective: str = "cost",
+) -> list[str]:
+    """The top option meets the deadline at its estimate but not at the high end of the
+    estimate's calibrated range (review 8 K1: 335.1 h for a 336 h deadline, up to 505 h):
+    said, with the first listed option that meets it even there, or that none does. The
+    range's factor is the job kind's (:func:`~service.sizing.uncertainty.hours_range`),
+    the same for every option of the answer; preprocessing has no calibrated range."""
+    first = top[0]
+    if deadline is None or first.hours is None or kind == "preprocess":
+        return []
+    training = kind != "inference"
+    high = hours_range(first.hours, training)[1]
+    if high <= deadline:
+        return []
+    words = texts.t(
+        "deadline_risk",
+        lang,
+        deadline=(
+            texts.duration(deadline, lang)
+            if deadline < 1.0 or deadline != int(deadline)
+            else (f"{deadline:,.0f} 小时" if lang == "zh" else f"{deadline:,.0f} h")
+        ),
+        hours=texts.duration(first.hours, lang),
+        high=texts.duration(high, lang),
+    )
+    safe = next(
+        (
+            c
+            for c in top[1:]
+            if c.hours is not None and hours_range(c.hours, training)[1] <= deadline
+        ),
+        None,
+    )
+    if safe is None:  # ranked by time already: only more servers are faster
+        tail = "deadline_none_safe_time" if objective == "time" else "deadline_none_safe"
+        return [words + texts.t(tail, lang)]
+    assert safe.hours is not None
+    return [
+        words
+        + texts.t(
+            "deadline_safe",
+            lang,
+            safe=_describe(safe, ctx, lang),
+            high=texts.duration(hours_range(safe.hours, training)[1], lang),
+        )
+    ]
 
 
 def _scale_notes(c: Candidate, placer: Placer, lang: Lang) -> list[str]:
@@ -619,7 +677,12 @@ def _explain(
     def rank(item: tuple[str, int]) -> int:
         if item[0] in _FITTED_FIRST:
             return 0
-        return 2 if item[0] == "memory" and held else 1  # only smaller offers were short
+        if item[0] == "memory":
+            # held: only smaller offers were short; not held: no server the request
+            # allows holds the job, which is why it is empty, whatever the count of
+            # offers the user's own filters left out (review 8 K2)
+            return 3 if held else (1 if held is False else 2)
+        return 2
 
     order = sorted(removed.most_common(), key=rank)
     for key, count in order:
@@ -684,6 +747,12 @@ def _memory_need(
     elif per_node < SPAN_LEAST_DEVICES:
         servers = 1
     devices = per_node * servers if count is None else count
+    if rw.training is not None and fit_placement(
+        rw, ctx.accelerators.get(row.accelerator), devices, headroom, per_node=per_node
+    ):
+        # the planner's own test, at its headroom: a training layout holds it (review 8:
+        # the estimate's first fit kept 5% free, so 8×H20 at ZeRO-1 read as short)
+        return True, None
     placement = Placement(accelerator=row.accelerator, count=devices, nodes=servers)
     try:
         memory = estimate_resolved(rw, placement, ctx.accelerators).memory
@@ -852,6 +921,7 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
         precision=base["precision"],
         release_fp8=base["release_fp8"],
         encoder=base["encoder"],
+        image_serving=base["image_serving"],
         batch=base["batch"],
         engine=base["engine"],
         single_stream_target=base["single_stream_target"],
@@ -905,6 +975,7 @@ def _class_advice(
         "precision": getattr(req.workload, "precision", "bf16"),
         "release_fp8": release_fp8,
         "encoder": rw.encoder,
+        "image_serving": serving and rw.image_model,
         "batch": serving and bool(getattr(req.workload, "output_tokens", None)),
         "engine": getattr(req.workload, "engine", None) if serving else None,
         "single_stream_target": (

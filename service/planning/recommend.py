@@ -143,6 +143,13 @@ OFFLOAD_FRAMEWORKS = frozenset({"hf", "deepspeed", "llama-factory", "ms-swift"})
 Hugging Face Trainer and the stacks built on it (LLaMA-Factory, ms-swift) take a DeepSpeed
 config, https://huggingface.co/docs/transformers/main/en/deepspeed ("ZeRO-Offload"). Not
 Megatron/MindSpeed (distributed optimizer, no ZeRO-3), torchtune, torchtitan or Unsloth."""
+LIGER_FRAMEWORKS = frozenset({"hf", "llama-factory", "ms-swift"})
+"""Trainers that switch on Liger Kernel's fused linear cross-entropy, which computes the
+loss in chunks without the full fp32 logits (sized as ``chunked_loss``): the Hugging Face
+Trainer's ``use_liger_kernel=True`` (transformers docs/source/en/trainer.md, "Liger
+Kernel"; https://github.com/linkedin/Liger-Kernel), LLaMA-Factory's
+``enable_liger_kernel: true`` and ms-swift's ``--use_liger_kernel true``, both passed on to
+that Trainer (review 8 K7: a 32k LoRA was told to move to Unsloth instead)."""
 VLLM_ROLLOUTS = "ms-swift"
 """The RLHF trainer an empty answer names when a generate()-loop rollout does not fit:
 ms-swift's GRPO runs vLLM colocated with the training (``--use_vllm true --vllm_mode
@@ -157,9 +164,11 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
     changes (review 4 F11): QLoRA instead of LoRA (the frozen base in 4 bits); for a full
     fine-tune under a ZeRO trainer, ZeRO-Offload of the optimizer states and gradients to
     CPU RAM (review 7 J16: 70B on exactly 16 A100-80GB fits only so); for long
-    sequences, a trainer whose chunked cross-entropy keeps no fp32 copy of the logits
-    (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes: both sized by
-    :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`). For a PPO/GRPO job whose
+    sequences, a loss computed in chunks that keeps no fp32 copy of the logits: first
+    Liger's fused loss in the same trainer (:data:`LIGER_FRAMEWORKS`), then a trainer
+    built around one (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes, often
+    cheaper but a change of stack); all sized by
+    :data:`~service.sizing.profiles.CHUNKED_LOSS_BYTES`. For a PPO/GRPO job whose
     rollout runs the training model's own generate() loop (DeepSpeed-Chat's hybrid engine,
     TRL, LLaMA-Factory: a whole 16-bit copy of the actor on every device), a trainer that
     rolls out on colocated vLLM, tensor parallel over the devices (:data:`VLLM_ROLLOUTS`)."""
@@ -186,6 +195,9 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
         and profile.logit_bytes > CHUNKED_LOSS_BYTES
         and workload.method in ("full", "lora", "qlora")
     ):
+        if workload.framework in LIGER_FRAMEWORKS and not workload.chunked_loss:
+            # first the same trainer with its fused, chunked loss (review 8 K7)
+            found.append(("chunked_loss", msgspec.structs.replace(workload, chunked_loss=True)))
         chunked = "torchtune" if workload.method == "full" else "unsloth"
         found.append(("framework", msgspec.structs.replace(workload, framework=chunked)))
     return found

@@ -433,7 +433,8 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
         msgspec.Meta(
             description="The constraint that, relaxed, would let options through (e.g. "
             "`max_price_per_hour`, `accelerators`), or the workload field whose change "
-            "would (`method`: QLoRA instead of LoRA; `framework`: a chunked-loss trainer, or "
+            "would (`method`: QLoRA instead of LoRA; `chunked_loss`: Liger's fused loss "
+            "in the same trainer; `framework`: a chunked-loss trainer, or "
             "for RLHF a trainer with colocated vLLM rollouts; "
             "serving: `precision` for lower-precision weights, `target_tokens_per_s` or "
             "`concurrency` for less load, `max_nodes` for more servers)."

@@ -492,6 +492,26 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "{n} 个报价因其他原因被排除。",
         "en": "{n} offers were removed for other reasons.",
     },
+    "deadline_risk": {
+        "zh": "截止时间为 {deadline}，只在估算值上满足：首选方案约需 {hours}，"
+        "按估算区间的上限可能需要 {high}。",
+        "en": "The deadline of {deadline} is met only at the estimate: the first option takes "
+        "about {hours}, and could take {high} at the high end of the estimate's range. ",
+    },
+    "deadline_safe": {
+        "zh": "{safe}：即使按区间上限（{high}）也能按时完成，要确保截止时间可选它。",
+        "en": "{safe}: meets it even at the high end of its range ({high}); choose it to be "
+        "sure of the deadline.",
+    },
+    "deadline_none_safe_time": {
+        "zh": "列出的方案都不能保证按时完成：请预留延期的余地，或放宽服务器台数上限。",
+        "en": "No listed option is sure to meet it: leave room for a delay, or allow more servers.",
+    },
+    "deadline_none_safe": {
+        "zh": "列出的方案都不能保证按时完成：请预留延期的余地，或按耗时排序查看更快的方案。",
+        "en": "No listed option is sure to meet it: leave room for a delay, or rank by time "
+        "to see faster ones.",
+    },
     "relax_hint": {
         "zh": "若放宽{what}，最接近的方案是：{best}。",
         "en": "Without {what}, the nearest option would be: {best}.",
@@ -543,6 +563,15 @@ _T: dict[str, dict[Lang, str]] = {
         "最接近的方案是：{best}。",
         "en": "With {fw}, whose chunked cross-entropy keeps no full fp32 copy of the logits "
         "(the largest saving at long sequences), the nearest option would be: {best}.",
+    },
+    "lever_chunked_loss": {
+        "zh": "开启 Liger Kernel 的融合交叉熵（Hugging Face Trainer 的 use_liger_kernel，"
+        "LLaMA-Factory 的 enable_liger_kernel），分块计算损失、不保留整份 fp32 logits，"
+        "仍用原来的训练框架，最接近的方案是：{best}。",
+        "en": "With Liger Kernel's fused cross-entropy in the same trainer (the Hugging Face "
+        "Trainer's use_liger_kernel, LLaMA-Factory's enable_liger_kernel), which computes the "
+        "loss in chunks and keeps no full fp32 copy of the logits, the nearest option would "
+        "be: {best}.",
     },
     "lever_offload": {
         "zh": "改用 ZeRO-Offload 把优化器状态和梯度卸载到 CPU 内存（DeepSpeed offload_optimizer："
@@ -1131,11 +1160,17 @@ def _unconfirmed(c: Candidate, lang: Lang) -> str:
         )
     if not parts:
         return ""
-    priced = c.price_per_hour is not None  # an unpriced option says to ask for a quote
+    # a quote for a price nobody quoted, the specs for a type nobody confirmed (review 8
+    # K14: a borrowed price on a well-sourced type was told to confirm its specs too)
+    quote = borrowed(offer.price) or (c.price_per_hour is not None and _estimated(c))
+    specs = offer.instance.confidence == "low"
     if lang == "zh":
-        ask = "下单前请向云厂商询价并核实规格。" if priced else "下单前请核实规格。"
+        ask = {(True, True): "下单前请向云厂商询价并核实规格。",
+               (True, False): "下单前请向云厂商询价。",
+               (False, True): "下单前请核实规格。"}[(quote, specs)]  # fmt: skip
         return "注意：" + "；".join(parts) + "。" + ask
-    ask = "Get a quote and confirm the specs" if priced else "Confirm the specs"
+    ask = {(True, True): "Get a quote and confirm the specs", (True, False): "Get a quote",
+           (False, True): "Confirm the specs"}[(quote, specs)]  # fmt: skip
     return f" Note: {'; '.join(parts)}. {ask} before committing."
 
 
@@ -1158,13 +1193,13 @@ def _on_demand_said(c: Candidate, spot: tuple[float, float], lang: Lang) -> str:
     assert c.price_per_hour is not None
     if spot[1] > c.price_per_hour + 0.005:
         return (
-            f"（按量价格本身也是估算：约 ¥{c.price_per_hour:,.2f}/小时，上限 ¥{spot[1]:,.2f}/小时）"
-            if lang == "zh"
+            f"，而按量价格本身也是估算：约 ¥{c.price_per_hour:,.2f}/小时，上限 ¥{spot[1]:,.2f}/小时"
+            if lang == "zh"  # inside the summary's own bracket (review 8 K13)
             else f", itself estimated at about ¥{c.price_per_hour:,.2f}/h and at most "
             f"¥{spot[1]:,.2f}/h"
         )
     return (
-        f"（约 ¥{c.price_per_hour:,.2f}/小时）"
+        f"约 ¥{c.price_per_hour:,.2f}/小时"
         if lang == "zh"
         else f" of about ¥{c.price_per_hour:,.2f}/h"
     )

@@ -489,7 +489,7 @@ def _serving_notes(
     if rw.encoder:
         rate = layout.rate(spec) / layout.replicas if layout is not None else None
         notes.append(_encoder_note(rw, spec, devices, rate))
-    elif spec.mem_bandwidth_gbps:
+    elif spec.mem_bandwidth_gbps and not rw.image_model:  # an image model has no decode
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
         notes.append(

@@ -1169,6 +1169,17 @@ def _latin_brand(name: str) -> str | None:
     return None
 
 
+def _generations(family: str, rest: str) -> bool:
+    """Whether a preset whose family is ``family`` + ``rest`` is one of the models a
+    user's bare ``family`` means (review 8 K5: ``llama 70b`` suggested llama-2-7b and no
+    Llama 3.x): any generation of a family named without one (``llama`` -> ``llama3.3``),
+    and a release built on a named model (``deepseekr1`` -> ``deepseekr1distillqwen``),
+    but not another generation of a named one (``qwen2`` is not ``qwen2.5``)."""
+    if not rest:
+        return False
+    return not re.search(r"\d", family) or rest[0].isalpha()
+
+
 class ModelRegistry:
     """Presets by id and alias; the first registration of an id wins (plugins before core)."""
 
@@ -1219,12 +1230,17 @@ class ModelRegistry:
             same = []
             for preset in self._by_id.values():
                 p_family, p_size = family_and_size(preset.id)
-                # a Chinese family name means every generation of it (Qwen, Qwen2, Qwen2.5)
-                if p_family == family or (latin and p_family.startswith(family)):
+                # a Chinese family name, or a Latin one without a generation (``llama``),
+                # means every generation of it (Qwen, Qwen2, Qwen2.5; Llama 2, 3, 3.3);
+                # a model's name, its releases built on it (deepseek-r1 -> its distills)
+                wider = p_family.startswith(family) and (
+                    latin or _generations(family, p_family[len(family) :])
+                )
+                if p_family == family or wider:
                     distance = abs(math.log(p_size / size)) if size and p_size else math.inf
-                    # of a Chinese family name, the newest generation of the plain
-                    # model first (qwen2.5 before qwen2 and qwen, before qwen2.5-coder)
-                    rest = p_family[len(family) :] if latin else ""
+                    # the newest generation of the plain model first (qwen2.5 before
+                    # qwen2 and qwen, before qwen2.5-coder; llama-3.3 before llama-3.1)
+                    rest = p_family[len(family) :] if wider else ""
                     newest = (*(-ord(c) for c in rest), 0)
                     derived = bool(re.search("[a-z]", rest))
                     same.append((distance, derived, newest, preset.params_b, preset.id))

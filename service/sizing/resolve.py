@@ -1029,8 +1029,8 @@ def training_activations(
     assert arch.hidden is not None
     assert arch.heads is not None
     s = w.seq_len
-    if arch.kind == "vit":
-        s = 197  # replaced in resolve_workload with the image size
+    if arch.kind == "vit":  # its patches at the image size asked (review 8 K4: was 224's)
+        s = vit_tokens(getattr(w, "image_size", None) or VIT_IMAGE_SIZE)
     u, sh = f.layer_activation_bytes(
         s=s,
         b=b,
@@ -1601,11 +1601,19 @@ RECIPE_BATCH: dict[str, tuple[int, str]] = {
         16,
         "Ultralytics' training default (batch=16, ultralytics/cfg/default.yaml)",
     ),
+    "vit": (
+        32,
+        "torchvision's classification recipe, which trains vit_b_16 too "
+        "(references/classification/train.py --batch-size default 32, images per GPU; "
+        "its README trained the published vit_b_16 weights at 64 per GPU)",
+    ),
 }
 """Images per device per step when a training request gives no ``micro_batch_size``: the
 reference recipe's own default for the model's kind (review 5 G8: sizing memory at one
 image while timing a full batch's rate made ResNet-50 train at 25k images/s on 8 NPUs).
-Other kinds (ViT, diffusion: diffusers' scripts run at batch 1; text models) take 1."""
+A ViT is trained by the same torchvision script (review 8 K4: at one image a step it was
+timed launch-bound, 1M images at 384 px in 10.9 h on a T4); diffusion (diffusers' scripts
+run at batch 1) and text models take 1."""
 
 
 def image_training_passes(lora: bool, checkpointed: bool, notes: list[str]) -> float:
@@ -1674,14 +1682,24 @@ def _replace_acts(b: TrainingBudget, unsharded: float, sharded: float) -> Traini
     return dataclasses.replace(b, act_unsharded=unsharded, act_sharded=sharded)
 
 
+VIT_IMAGE_SIZE = 224
+"""ViT-B/16's training resolution (torchvision ``ViT_B_16_Weights.IMAGENET1K_V1``)."""
+
+
+def vit_tokens(image_size: int) -> int:
+    """Tokens a ViT with 16 px patches sees per image: the patches plus [CLS]
+    (Dosovitskiy et al. 2020; 197 at 224 px, 577 at 384 px)."""
+    return (image_size // 16) ** 2 + 1
+
+
 def _vit_training_view(
     w: Pretrain | Finetune, preset: ModelPreset | None, notes: list[str]
 ) -> Pretrain | Finetune:
     """ViT trains on patch tokens: seq_len = (image/16)^2 + 1 class token."""
     import msgspec
 
-    size = w.image_size or (preset.image_size if preset else None) or 224
-    tokens = (size // 16) ** 2 + 1
+    size = w.image_size or (preset.image_size if preset else None) or VIT_IMAGE_SIZE
+    tokens = vit_tokens(size)
     notes.append(f"ViT-B/16 at {size}px sees {tokens} tokens per image (16px patches + [CLS]).")
     return msgspec.structs.replace(w, seq_len=tokens)
 
