@@ -365,3 +365,26 @@ def test_the_offer_list_reads_a_city_as_recommend_does(
     assert {i["region"] for i in by_city.json()["items"]} <= {
         "ap-beijing", "cn-beijing", "cn-north-1", "cn-north-2", "cn-north-4"
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_price_per_million_tokens_under_a_yuan_keeps_two_significant_figures(
+    client: TestClient[Litestar], lang: str
+) -> None:
+    """K8: an embedding model's price per million tokens (¥0.014-0.017 on A10s) read
+    ¥0.02 for every option, in the field and in every sentence, though the options
+    differ by a fifth per token."""
+    body = recommend(
+        client,
+        {"workload": {"kind": "inference", "model": "bge-large-en-v1.5", "concurrency": 64},
+         "top_k": 3},
+        lang,
+    )  # fmt: skip
+    shown = [o["price_per_million_tokens"] for o in body["options"]]
+    assert all(0.01 <= p < 0.1 for p in shown), shown
+    assert len(set(shown)) > 1, shown  # two figures tell the options apart
+    for option in body["options"]:
+        figure = f"¥{option['price_per_million_tokens']:.3f}"
+        said = [r for r in option["reasons"] if figure in r]
+        assert len(said) >= 2, (figure, option["reasons"])  # the ranking and the rate
+        assert not [r for r in option["reasons"] if "¥0.02 " in r or "¥0.02（" in r]

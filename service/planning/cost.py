@@ -80,6 +80,30 @@ def per_million_tokens(price_per_hour: float, tokens_per_s: float) -> float | No
     return price_per_hour / (tokens_per_s * 3600) * 1_000_000
 
 
+SMALL_MONEY_FIGURES = 2
+"""Significant figures of an amount under ¥1 (a price per million tokens): to the cent,
+¥0.016 and ¥0.021 per million tokens (an A10 and an A100 serving an embedding model,
+review 8 K8) both read ¥0.02, though one costs a third more per token."""
+
+
+def shown_money(value: float) -> float:
+    """``value`` as an answer shows it: to the cent from ¥1, else to
+    :data:`SMALL_MONEY_FIGURES` significant figures (never rounded to ¥0)."""
+    if value >= 1 or value <= 0:
+        return round(value, 2)
+    return float(f"{value:.{SMALL_MONEY_FIGURES}g}")
+
+
+def money_text(value: float) -> str:
+    """:func:`shown_money` as text: thousands separated and two decimals from ¥1, else
+    the decimals its significant figures need (0.016, 0.0021)."""
+    shown = shown_money(value)
+    if shown >= 1 or shown <= 0:
+        return f"{shown:,.2f}"
+    decimals = max(2, SMALL_MONEY_FIGURES - 1 - math.floor(math.log10(shown)))
+    return f"{shown:.{decimals}f}"
+
+
 def ranked_money_scale(offer: Offer) -> float:
     """Ranking counts an estimate at the top of its range, so it goes ahead of a confirmed
     price only when clearly cheaper; shown figures stay the point estimate. This is the

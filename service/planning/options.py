@@ -26,7 +26,7 @@ from service.catalog.names import price_source_label
 from service.planning import texts
 from service.planning.advice import SUPPLY_LIMITED
 from service.planning.candidates import Candidate
-from service.planning.cost import ranked_money_scale
+from service.planning.cost import money_text, ranked_money_scale, shown_money
 from service.planning.faster import SAME_COST
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
@@ -423,7 +423,7 @@ def option_part(
         price_low_per_hour=_estimate_bound(c, "low"),
         price_high_per_hour=_estimate_bound(c, "high"),
         throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
-        price_per_million_tokens=_round(c.price_per_million_tokens),
+        price_per_million_tokens=_shown(c.price_per_million_tokens),
         break_even_hours=_round(c.break_even_hours, 1),
         per_device_gib=held.per_device_gib,
         headroom_gib=held.headroom_gib,
@@ -567,6 +567,14 @@ def _round(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def _shown(money: float | None) -> float | None:
+    return None if money is None else shown_money(money)
+
+
+def _pmt(money: float | None) -> str | None:
+    return None if money is None else money_text(money)
+
+
 def _texts(
     c: Candidate, sold: OfferPart, held: FitPart, terms: OptionTerms
 ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -601,7 +609,11 @@ def _texts(
             sps = c.throughput_tokens_per_s / terms.encoded_len
         middle.append(
             texts.t(
-                key, lang, tps=c.throughput_tokens_per_s, pmt=c.price_per_million_tokens, sps=sps
+                key,
+                lang,
+                tps=c.throughput_tokens_per_s,
+                pmt=_pmt(c.price_per_million_tokens),
+                sps=sps,
             )
         )
     if c.break_even_hours is not None:

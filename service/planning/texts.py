@@ -17,6 +17,7 @@ from service.planning.cost import (
     CHECKPOINT_INTERVAL_H,
     RESTART_H,
     SPOT_INTERRUPTIONS_PER_HOUR,
+    money_text,
     ranked_money_scale,
 )
 from service.planning.schema import Lang, Objective
@@ -203,20 +204,19 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Ranked by hourly price: ¥{price:,.2f}/h.",
     },
     "rank_per_million_training": {
-        "zh": "按每百万训练 tokens 的费用排序：每百万训练 tokens 约 ¥{pmt:,.2f}"
-        "（¥{price:,.2f}/小时）。",
-        "en": "Ranked by cost per training token: about ¥{pmt:,.2f} per million training "
+        "zh": "按每百万训练 tokens 的费用排序：每百万训练 tokens 约 ¥{pmt}（¥{price:,.2f}/小时）。",
+        "en": "Ranked by cost per training token: about ¥{pmt} per million training "
         "tokens (¥{price:,.2f}/h).",
     },
     "rank_per_million": {
-        "zh": "按每百万 tokens 价格排序：约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
-        "en": "Ranked by price per million tokens: about ¥{pmt:,.2f} (¥{price:,.2f}/h).",
+        "zh": "按每百万 tokens 价格排序：约 ¥{pmt}（¥{price:,.2f}/小时）。",
+        "en": "Ranked by price per million tokens: about ¥{pmt} (¥{price:,.2f}/h).",
     },
     "rank_target_hourly": {
         "zh": "每个方案都达到目标吞吐，按每小时价格排序：¥{price:,.2f}/小时"
-        "（满载时约 ¥{pmt:,.2f}/百万 tokens）。",
+        "（满载时约 ¥{pmt}/百万 tokens）。",
         "en": "Every option reaches the throughput target, so ranked by hourly price: "
-        "¥{price:,.2f}/h (about ¥{pmt:,.2f} per million tokens at full load).",
+        "¥{price:,.2f}/h (about ¥{pmt} per million tokens at full load).",
     },
     "rank_estimated": {
         "zh": "价格为估算值，排序按其区间上限计（{ranked}），"
@@ -227,8 +227,8 @@ _T: dict[str, dict[Lang, str]] = {
     "ranked_total": {"zh": "总费用约 ¥{cost:,.2f}", "en": "about ¥{cost:,.2f} in total"},
     "ranked_hourly": {"zh": "¥{price:,.2f}/小时", "en": "¥{price:,.2f}/h"},
     "ranked_per_million": {
-        "zh": "约 ¥{pmt:,.2f}/百万 tokens",
-        "en": "about ¥{pmt:,.2f} per million tokens",
+        "zh": "约 ¥{pmt}/百万 tokens",
+        "en": "about ¥{pmt} per million tokens",
     },
     "rank_time": {
         "zh": "按耗时排序：约 {dur}。",
@@ -257,8 +257,8 @@ _T: dict[str, dict[Lang, str]] = {
         "the options within that margin.",
     },
     "balanced_own_training": {
-        "zh": "本方案每百万训练 tokens 约 ¥{pmt:,.2f}（¥{price:,.2f}/小时）。",
-        "en": "This one: about ¥{pmt:,.2f} per million training tokens (¥{price:,.2f}/h).",
+        "zh": "本方案每百万训练 tokens 约 ¥{pmt}（¥{price:,.2f}/小时）。",
+        "en": "This one: about ¥{pmt} per million training tokens (¥{price:,.2f}/h).",
     },
     "cheapest_total": {"zh": "总费用", "en": "total"},
     "cheapest_per_million": {"zh": "每百万 tokens 价格", "en": "price per million tokens"},
@@ -267,21 +267,20 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "cost per million training tokens",
     },
     "cheapest_hourly": {"zh": "每小时价格", "en": "hourly price"},
-    "money": {"zh": "¥{money:,.2f}", "en": "¥{money:,.2f}"},
+    "money": {"zh": "¥{money}", "en": "¥{money}"},
     "money_hourly": {"zh": "¥{money:,.2f}/小时", "en": "¥{money:,.2f}/h"},
     "serving": {
-        "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt:,.2f} / 百万 tokens。",
-        "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt:,.2f} per million tokens.",
+        "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt} / 百万 tokens。",
+        "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt} per million tokens.",
     },
     "serving_unpriced": {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
     },
     "encoding": {
-        "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒），"
-        "约 ¥{pmt:,.2f} / 百万 tokens。",
+        "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒），约 ¥{pmt} / 百万 tokens。",
         "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s), about "
-        "¥{pmt:,.2f} per million tokens.",
+        "¥{pmt} per million tokens.",
     },
     "encoder_target": {
         "zh": "目标 {tps:,.0f} tokens/秒按每秒 {sps:,.0f} 个 {n} tokens 的序列计算（tokens/秒 = "
@@ -990,7 +989,7 @@ def rank_reason(
     if c.total_cost is not None and c.hours is not None and not serving:
         ranked = t("ranked_total", lang, cost=c.total_cost * scale)
     elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
-        ranked = t("ranked_per_million", lang, pmt=c.price_per_million_tokens * scale)
+        ranked = t("ranked_per_million", lang, pmt=money_text(c.price_per_million_tokens * scale))
     else:
         ranked = t("ranked_hourly", lang, price=c.price_per_hour * scale)
     return f"{reason}{'' if lang == 'zh' else ' '}{t('rank_estimated', lang, ranked=ranked)}"
@@ -1021,11 +1020,12 @@ def _rank_reason(
         return t("rank_cost", lang, cost=c.total_cost, dur=duration(c.hours, lang))
     if serving and c.hours is None and c.price_per_million_tokens is not None:
         if to_target:
-            pmt = c.price_per_million_tokens
+            pmt = money_text(c.price_per_million_tokens)
             return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
-        return t("rank_per_million", lang, pmt=c.price_per_million_tokens, price=c.price_per_hour)
+        pmt = money_text(c.price_per_million_tokens)
+        return t("rank_per_million", lang, pmt=pmt, price=c.price_per_hour)
     if not serving and c.price_per_million_training_tokens is not None:
-        pmt = c.price_per_million_training_tokens
+        pmt = money_text(c.price_per_million_training_tokens)
         return t("rank_per_million_training", lang, pmt=pmt, price=c.price_per_hour)
     return t("rank_hourly", lang, price=c.price_per_hour)
 
@@ -1046,7 +1046,10 @@ def _balanced_reason(
     }[ref.unit]
     if own is None:
         return None
-    money = t("money_hourly" if ref.unit == "hourly" else "money", lang, money=ref.figure)
+    if ref.unit == "hourly":
+        money = t("money_hourly", lang, money=ref.figure)
+    else:
+        money = t("money", lang, money=money_text(ref.figure))
     words = {"what": t(f"cheapest_{ref.unit}", lang), "cheapest": money,
              "pct": round(ref.premium * 100)}  # fmt: skip
     if not within:
@@ -1055,7 +1058,7 @@ def _balanced_reason(
         said = t("rank_balanced_throughput" if serving else "rank_balanced_fast", lang, **words)
     if ref.unit == "per_million_training" and c.price_per_hour is not None:
         # the option's own figure is said nowhere else (the answer has no field for it)
-        mine = t("balanced_own_training", lang, pmt=own, price=c.price_per_hour)
+        mine = t("balanced_own_training", lang, pmt=money_text(own), price=c.price_per_hour)
         said = f"{said}{'' if lang == 'zh' else ' '}{mine}"
     return said
 
