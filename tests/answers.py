@@ -9,6 +9,9 @@ from typing import Any
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
+from service.catalog.models import AcceleratorSpec
+
 
 def recommend(client: TestClient[Litestar], body: dict[str, Any], lang: str | None = None) -> Any:
     """The answer to ``body`` (in ``lang`` when given), which must be a 200."""
@@ -25,3 +28,10 @@ def assumed(option: dict[str, Any], pattern: str) -> int | None:
         if found:
             return int(found.group(1))
     return None
+
+
+def builtin_spec(name: str) -> AcceleratorSpec:
+    """The built-in registry's spec of accelerator ``name`` (an alias resolves too)."""
+    spec = AcceleratorRegistry(builtin_accelerators()).resolve(name)
+    assert spec is not None, name
+    return spec

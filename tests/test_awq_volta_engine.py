@@ -9,15 +9,12 @@ LMDeploy the V100 is a plan, without vLLM's AWQ sentence; under vLLM it stays dr
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.catalog.capabilities import checkpoint_verdict
-from tests.answers import recommend
+from tests.answers import builtin_spec, recommend
 
 AWQ_72B = {
     "kind": "inference",
@@ -25,12 +22,6 @@ AWQ_72B = {
     "context_len": 8192,
     "concurrency": 32,
 }
-
-
-def _spec(name: str) -> Any:
-    spec = AcceleratorRegistry(builtin_accelerators()).resolve(name)
-    assert spec is not None, name
-    return spec
 
 
 @pytest.mark.parametrize(
@@ -47,12 +38,12 @@ def _spec(name: str) -> Any:
 def test_the_awq_verdict_follows_the_engine(
     accelerator: str, engine: str | None, verdict: str
 ) -> None:
-    assert checkpoint_verdict(_spec(accelerator), "AWQ", engine) == verdict
+    assert checkpoint_verdict(builtin_spec(accelerator), "AWQ", engine) == verdict
 
 
 def test_gptq_loads_on_volta_under_every_engine() -> None:
     for engine in (None, "vllm", "lmdeploy"):
-        assert checkpoint_verdict(_spec("V100-32GB"), "GPTQ int4", engine) == "ok"
+        assert checkpoint_verdict(builtin_spec("V100-32GB"), "GPTQ int4", engine) == "ok"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -20,9 +20,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.catalog.capabilities import engine_verdict
-from tests.answers import recommend
+from tests.answers import builtin_spec, recommend
 
 SGLANG_7B = {
     "workload": {
@@ -33,12 +32,6 @@ SGLANG_7B = {
         "context_len": 4096,
     },
 }
-
-
-def _spec(name: str) -> Any:
-    spec = AcceleratorRegistry(builtin_accelerators()).resolve(name)
-    assert spec is not None, name
-    return spec
 
 
 @pytest.mark.parametrize(
@@ -54,7 +47,7 @@ def _spec(name: str) -> Any:
     ],
 )
 def test_sglang_needs_compute_capability_7_5(accelerator: str, engine: str, verdict: str) -> None:
-    assert engine_verdict(_spec(accelerator), engine) == verdict
+    assert engine_verdict(builtin_spec(accelerator), engine) == verdict
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

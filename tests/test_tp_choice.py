@@ -20,11 +20,10 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.sizing.replicas import server_rate
 from service.sizing.resolve import resolve_workload
 from service.sizing.workload import Inference
-from tests.answers import recommend
+from tests.answers import builtin_spec, recommend
 from tests.sizing.calibration import MODELS
 
 ESTIMATE_REL = 1e-9
@@ -33,17 +32,11 @@ ANSWER_REL = 1e-3
 """A recommendation's throughput is rounded for the answer."""
 
 
-def _spec(name: str) -> Any:
-    spec = AcceleratorRegistry(builtin_accelerators()).resolve(name)
-    assert spec is not None, name
-    return spec
-
-
 def _rate(job: dict[str, Any], accelerator: str, devices: int, tp: int) -> float:
     """The sizing's rate of one server of ``devices`` at tensor parallel ``tp``."""
     fields = {k: v for k, v in job.items() if k != "kind"}
     rw = resolve_workload(Inference(**fields), MODELS)
-    return server_rate(rw, _spec(accelerator), devices, tp)
+    return server_rate(rw, builtin_spec(accelerator), devices, tp)
 
 
 def _estimate(client: TestClient[Litestar], workload: dict[str, Any], **placement: Any) -> Any:

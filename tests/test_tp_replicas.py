@@ -22,13 +22,12 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.sizing.batch import at_concurrency
 from service.sizing.compute import inference_throughput
 from service.sizing.replicas import server_rate
 from service.sizing.resolve import resolve_workload
 from service.sizing.workload import Inference
-from tests.answers import recommend
+from tests.answers import builtin_spec, recommend
 from tests.sizing.calibration import MODELS
 
 QWEN3_32B = {"kind": "inference", "model": "qwen3-32b", "concurrency": 64, "context_len": 8192}
@@ -40,18 +39,12 @@ QWEN25_14B = {
 }
 
 
-def _spec(name: str) -> Any:
-    spec = AcceleratorRegistry(builtin_accelerators()).resolve(name)
-    assert spec is not None, name
-    return spec
-
-
 def _two_copies_rate() -> float:
     """2 copies x one copy of tensor parallel 4 at 32 sequences on L20."""
     rw = resolve_workload(
         Inference(model="qwen2.5-14b-instruct", concurrency=64, context_len=4096), MODELS
     )
-    return 2 * inference_throughput(at_concurrency(rw, 32), _spec("L20"), 4)
+    return 2 * inference_throughput(at_concurrency(rw, 32), builtin_spec("L20"), 4)
 
 
 def _estimate(client: TestClient[Litestar], workload: dict[str, Any], **placement: Any) -> Any:
@@ -113,7 +106,7 @@ def test_one_copy_per_server_says_no_copies(client: TestClient[Litestar]) -> Non
 def test_server_rate_sums_the_copies_at_their_share() -> None:
     """Uneven shares: 5 sequences over 2 copies are 3 and 2; copies without a sequence
     add nothing (1 sequence on 4 copies is one busy copy)."""
-    spec = _spec("A100-80GB")
+    spec = builtin_spec("A100-80GB")
     rw = resolve_workload(Inference(model="qwen2.5-7b", concurrency=5, context_len=4096), MODELS)
     expected = inference_throughput(at_concurrency(rw, 3), spec, 2) + inference_throughput(
         at_concurrency(rw, 2), spec, 2

@@ -354,21 +354,9 @@ def _bounded_lanes(
     over = INF
     keys = pricer.keys
     key_bound = order.key_bound
-    lists = (order.first, order.second)
-    peeks = (_peeker(lists[0]), _peeker(lists[1]))
-    at = [0, 0]
-    heads = [_head(order, peeks[0], 0, True, scale), _head(order, peeks[1], 0, False, scale)]
-    while True:
-        head_1, head_2 = heads
-        if head_2 is None:
-            if head_1 is None:
-                break
-            which = 0
-        else:
-            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
-        chosen = heads[which]
-        assert chosen is not None
-        priority, bound = chosen
+    merge = _Merge(order, placer, scale)
+    while (lowest := merge.lowest()) is not None:
+        priority, bound, which = lowest
         full = len(best) >= top_k
         if full and _beyond(priority, kth, in_cents, over):
             break
@@ -378,14 +366,12 @@ def _bounded_lanes(
             and extra
             and _beyond((priority[0], priority[1] + extra), kth, in_cents, over)
         ):
-            heads[0] = None  # no lane left in the first list can rank, fixed hours added
+            merge.drop_first()  # no lane left in the first list can rank, fixed hours added
             continue
         if bound is None:  # a lower bound that can still rank: the shape must be placed
-            place_held(lists[which], placer)
-            heads[which] = _head(order, peeks[which], at[which], not which, scale)
+            merge.place()
             continue
-        at[which] += 1
-        heads[which] = _head(order, peeks[which], at[which], not which, scale)
+        merge.take()
         if full and _beyond(key_bound(bound, scale, fixed), kth, in_cents, over):
             continue
         start = len(keys)
@@ -426,30 +412,16 @@ def _lanes_within(
     fast cluster to find them over the premium one by one."""
     fixed = placer.fixed_hours() if totals else 0.0
     keys = pricer.keys
-    lists = (order.first, order.second)
-    peeks = (_peeker(lists[0]), _peeker(lists[1]))
-    at = [0, 0]
-    heads = [_head(order, peeks[0], 0, True, scale), _head(order, peeks[1], 0, False, scale)]
+    merge = _Merge(order, placer, scale)
     slowest: list[float] = []  # the top_k fastest speeds, negated
-    while True:
-        head_1, head_2 = heads
-        if head_2 is None:
-            if head_1 is None:
-                break
-            which = 0
-        else:
-            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
-        chosen = heads[which]
-        assert chosen is not None
-        priority, bound = chosen
+    while (lowest := merge.lowest()) is not None:
+        priority, bound, _which = lowest
         if _over_money(priority[0], priority[1], within):
             break  # the lower head costs more: so does every lane left in both lists
         if bound is None:  # a lower bound that can still be within: place the shape
-            place_held(lists[which], placer)
-            heads[which] = _head(order, peeks[which], at[which], not which, scale)
+            merge.place()
             continue
-        at[which] += 1
-        heads[which] = _head(order, peeks[which], at[which], not which, scale)
+        merge.take()
         if _over(bound, scale, fixed, within):
             continue
         fastest = bound.speed * scale if bound.speed > 0 else bound.speed
@@ -511,6 +483,59 @@ def _beyond(bound: tuple[float, ...], kth: tuple[float, ...], in_cents: bool, ov
 
 
 Peek = Callable[[int, float], "LaneBound | tuple[float, ...] | None"]
+
+
+class _Merge:
+    """An order's two lists read as one, by priority (what :func:`_bounded_lanes` and
+    :func:`_lanes_within` walk): :meth:`lowest` is the lower head, which the caller
+    takes, places (a held shape, known only by a lower bound of its priority) or, for
+    the first list, drops with the rest of that list."""
+
+    __slots__ = ("_at", "_heads", "_lists", "_order", "_peeks", "_placer", "_scale", "_which")
+
+    def __init__(self, order: Order, placer: Placer, scale: float) -> None:
+        self._order, self._placer, self._scale = order, placer, scale
+        self._lists = (order.first, order.second)
+        self._peeks = (_peeker(self._lists[0]), _peeker(self._lists[1]))
+        self._at = [0, 0]
+        self._heads = [_head(order, self._peeks[0], 0, True, scale),
+                       _head(order, self._peeks[1], 0, False, scale)]  # fmt: skip
+        self._which = 0
+
+    def lowest(self) -> tuple[tuple[float, ...], LaneBound | None, int] | None:
+        """(priority, bound or ``None`` for a held shape, which list) of the lower head;
+        ``None`` once both lists are read. Ties go to the first list."""
+        head_1, head_2 = self._heads
+        if head_2 is None:
+            if head_1 is None:
+                return None
+            which = 0
+        else:
+            which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
+        self._which = which
+        chosen = self._heads[which]
+        assert chosen is not None
+        return chosen[0], chosen[1], which
+
+    def take(self) -> None:
+        """Move past the lower head."""
+        which = self._which
+        self._at[which] += 1
+        self._refresh(which)
+
+    def place(self) -> None:
+        """Place the lower head's held shape: its priority is then known."""
+        place_held(self._lists[self._which], self._placer)
+        self._refresh(self._which)
+
+    def drop_first(self) -> None:
+        """Read no more of the first list."""
+        self._heads[0] = None
+
+    def _refresh(self, which: int) -> None:
+        self._heads[which] = _head(
+            self._order, self._peeks[which], self._at[which], not which, self._scale
+        )
 
 
 def _peeker(bounds: Sequence[LaneBound]) -> Peek:
