@@ -388,3 +388,24 @@ def test_a_price_per_million_tokens_under_a_yuan_keeps_two_significant_figures(
         said = [r for r in option["reasons"] if figure in r]
         assert len(said) >= 2, (figure, option["reasons"])  # the ranking and the rate
         assert not [r for r in option["reasons"] if "¥0.02 " in r or "¥0.02（" in r]
+
+
+def test_a_framework_named_in_a_zh_sentence_is_named_in_chinese(
+    client: TestClient[Litestar],
+) -> None:
+    """K17: the layout limit of MindSpeed read "MindSpeed (Megatron on Ascend) 只切分优化器
+    状态…", an English phrase inside a zh sentence; the English answer keeps its label."""
+    job = {"workload": {"kind": "pretrain", "model": "qwen2.5-14b", "framework": "mindspeed",
+                        "seq_len": 4096, "tokens": 20_000_000_000},
+           "constraints": {"accelerators": ["910B"]}, "top_k": 3}  # fmt: skip
+    zh = recommend(client, job, "zh")
+    said = [r for o in zh["options"] for r in o["reasons"] if "只切分优化器状态" in r]
+    assert said, [o["reasons"] for o in zh["options"]]
+    assert all("MindSpeed（昇腾上的 Megatron）" in r for r in said), said
+    assert not [r for o in zh["options"] for r in o["reasons"] if "Megatron on Ascend" in r]
+    en = recommend(client, job, "en")
+    assert any(
+        "MindSpeed (Megatron on Ascend) shards the optimizer" in r
+        for o in en["options"]
+        for r in o["reasons"]
+    ), [o["reasons"] for o in en["options"]]

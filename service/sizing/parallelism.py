@@ -271,5 +271,5 @@ def limits(framework: str, devices: int, stage: int | None, tensor: int, pipelin
 def framework_limit(framework: str, lang: str) -> str:
     """The sentence (no final stop) saying what ``framework`` rules out, in ``lang``."""
     cap = FRAMEWORK_PARALLELISM[framework]
-    label = framework_profile(framework).label
+    label = framework_profile(framework).label_in(lang)
     return (cap.limit_zh if lang == "zh" else cap.limit_en).format(label=label)

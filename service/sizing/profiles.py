@@ -129,6 +129,14 @@ class FrameworkProfile:
     speed: float = 1.0
     """Steady-state throughput relative to an optimized trainer (1.0)."""
     speed_note: str = ""
+    label_zh: str = ""
+    """The label in a Chinese sentence, where ``label`` carries English words (empty:
+    the name reads the same in both, e.g. "torchtune")."""
+
+    def label_in(self, lang: str) -> str:
+        """The label as a sentence in ``lang`` names the framework (review 8 K17: "MindSpeed
+        (Megatron on Ascend) 只切分优化器状态" mixed English into a zh sentence)."""
+        return self.label_zh if lang == "zh" and self.label_zh else self.label
 
 
 CHUNKED_LOSS_BYTES = 3.0
@@ -174,6 +182,7 @@ PROFILES: dict[str, FrameworkProfile] = {
     "llama-factory": FrameworkProfile(
         name="llama-factory",
         label="LLaMA-Factory (HF Trainer)",
+        label_zh="LLaMA-Factory（基于 HF Trainer）",
         logit_bytes=16.0,
         loss_note=_HF_LOSS,
         speed=0.8,
@@ -183,6 +192,7 @@ PROFILES: dict[str, FrameworkProfile] = {
     "ms-swift": FrameworkProfile(
         name="ms-swift",
         label="ms-swift (HF Trainer)",
+        label_zh="ms-swift（基于 HF Trainer）",
         logit_bytes=24.0,
         loss_note="unfused loss on HF Trainer, as ms-swift reports it (peak "
         "torch.cuda.max_memory_reserved): the caching allocator still holds every transient "
@@ -240,6 +250,7 @@ PROFILES: dict[str, FrameworkProfile] = {
     "mindspeed": FrameworkProfile(
         name="mindspeed",
         label="MindSpeed (Megatron on Ascend)",
+        label_zh="MindSpeed（昇腾上的 Megatron）",
         logit_bytes=6.0,
         loss_note="Megatron's fused vocab-parallel cross-entropy = 6 B per logit",
         grad_extra_bytes=2.0,
@@ -248,6 +259,7 @@ PROFILES: dict[str, FrameworkProfile] = {
     "generic": FrameworkProfile(
         name="generic",
         label="generic (v1 accounting)",
+        label_zh="通用口径（v1）",
         logit_bytes=10.0,
         loss_note="16-bit output + fp32 log-softmax and gradient = 10 B per logit (v1 rule)",
         speed=0.9,
