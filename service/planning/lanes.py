@@ -24,13 +24,11 @@ from service.planning.filters import (
     Passing,
     PassingRows,
     ShapedRows,
-    SpotCandidates,
     TypeKey,
     passing,
 )
 from service.planning.memo import PlanCache
 from service.planning.place import Placements, Placer
-from service.runtime.bounded import IdentityMemo
 
 INF = math.inf
 T = TypeVar("T")
@@ -195,11 +193,12 @@ class LaneIndex:
         a new job shape's answer).
 
         A candidate whose type's on-demand rows are all of its own shape (every type of
-        the real catalog) hides a count known per filter (:func:`spot_counts`) once its
-        shape holds the job; only the others fold their type's on-demand rows per
-        workload (:meth:`cheapest_on_demand`)."""
+        the real catalog) hides a count known per filter
+        (:meth:`~service.planning.filters.PassingRows.spot_counts`) once its shape holds
+        the job; only the others fold their type's on-demand rows per workload
+        (:meth:`cheapest_on_demand`)."""
         hidden = 0
-        for number, fixed, (_number, key, estimates) in spot_counts(self._rows):
+        for number, fixed, (_number, key, estimates) in self._rows.spot_counts():
             if not self.holds(number, placer):
                 continue
             if fixed is not None:
@@ -228,39 +227,6 @@ class LaneIndex:
             ]
         )
         return [not isinstance(placements, str) for placements in placed]
-
-
-SpotCount = tuple[int, int | None, SpotCandidates]
-"""A spot candidate's shape number, the offers it hides once that shape holds the job
-(``None``: its type has on-demand rows of other shapes, whose verdicts decide its
-on-demand price), and the candidate."""
-
-_SPOT_COUNTS: IdentityMemo[PassingRows, tuple[SpotCount, ...]] = IdentityMemo(256)
-""":func:`spot_counts` per filter's rows (as many as the cache's shared values)."""
-
-
-def spot_counts(rows: PassingRows) -> tuple[SpotCount, ...]:
-    """The filter's spot candidates (:meth:`PassingRows.spot_candidates`) with what each
-    hides whatever the workload, where that is known: when every on-demand row of the
-    candidate's type is of the candidate's shape, a workload that holds on that shape
-    holds on all of them, so the type's on-demand price is their minimum. Why: a new job
-    shape folded each type's rows and summed each candidate's groups again (about a
-    twelfth of its answer), for a count that then depends only on its verdicts."""
-    found = _SPOT_COUNTS.get(rows)
-    if found is None:
-        on_demand = rows.on_demand_rows()
-        counts = []
-        for candidate in rows.spot_candidates():
-            number, key, estimates = candidate
-            entries = on_demand.get(key, ())
-            fixed = None
-            if all(shape == number for shape, _price in entries):
-                cheapest = min((price for _shape, price in entries), default=INF)
-                fixed = sum(offers for hourly, offers in estimates if hourly >= cheapest)
-            counts.append((number, fixed, candidate))
-        found = tuple(counts)
-        _SPOT_COUNTS.put(rows, found)
-    return found
 
 
 def lane_index(buckets: Sequence[OfferBucket], flt: OfferFilter, placer: Placer) -> LaneIndex:
