@@ -261,10 +261,10 @@ class Pricer:
                 key = (tier + demoted * DEMOTED_TIER, money, v.devices, speed, v.nodes, last,
                        len(keys))  # fmt: skip
             if within is not None:  # balanced's fast ranking: about as cheap, by speed
-                fast = speed < 0.0 if serving else speed < INF
-                if not fast or key[0] != within[0] or key[1] > within[1]:
+                fast = balanced_speed(offer, v, hours, serving)
+                if fast == INF or key[0] != within[0] or key[1] > within[1]:
                     continue
-                key = (speed, key[1], v.devices, v.nodes, last, len(keys))
+                key = (fast, key[1], v.devices, v.nodes, last, len(keys))
             keys.append(key)
             entries.append((offer, v, per_hour, total, hours, regions))
 
@@ -272,6 +272,20 @@ class Pricer:
         plan = Plan(self.entries, self.keys, self.removed, self.objective, self.serving, inference)
         plan.demoted = self.demoted
         return plan
+
+
+def balanced_speed(offer: Offer, v: Variant, hours: float | None, serving: bool) -> float:
+    """What ``balanced`` ranks about-as-cheap options by, lowest first, in both of its
+    rankings (:func:`~service.planning.rank.balanced_plan`): the job's hours (spot:
+    effective, ``hours``), minus the throughput for open-ended serving, hours per training
+    token for training of unknown length; ``inf`` when unknown."""
+    if serving:
+        return -v.throughput if v.throughput else INF
+    if hours is not None:
+        return hours
+    if v.hours_per_token:
+        return training_hours_per_token(offer, v)
+    return INF
 
 
 def committed(monthly: float | None, per_hour: float | None, nodes: int) -> float | None:

@@ -44,6 +44,7 @@ from service.planning.price import (
     Plan,
     Pricer,
     balanced_premium,
+    balanced_speed,
     cents,
     spot_of,
     training_hours_per_token,
@@ -204,8 +205,8 @@ def balanced_plan(
     seen: set[tuple[object, ...]] = set()
     for key, entry in zip(cost.keys, cost.entries, strict=True):
         seen.add(_identity(entry))
-        v = entry[1]
-        speed = _speed(entry, serving)
+        offer, v, _per_hour, _total, hours, _regions = entry
+        speed = balanced_speed(offer, v, hours, serving)
         if key[0] == cap[0] and key[1] <= cap[1] and speed < INF:
             keys.append((0.0, speed, key[1], v.devices, v.nodes, key[-2], len(keys)))
         else:
@@ -231,20 +232,6 @@ def _identity(entry: Entry) -> tuple[object, ...]:
     """What tells two plan entries apart for the answer: the offer and what runs on it."""
     offer, v, per_hour, total, hours, _regions = entry
     return id(offer), v.nodes, v.devices, v.throughput, per_hour, total, hours
-
-
-def _speed(entry: Entry, serving: bool) -> float:
-    """What ``balanced`` ranks about-as-cheap options by, lowest first, as the pricer's
-    time key: hours (spot: effective), minus the throughput for open-ended serving, hours
-    per training token for training of unknown length; ``inf`` when unknown."""
-    offer, v, _per_hour, _total, hours, _regions = entry
-    if serving:
-        return -v.throughput if v.throughput else INF
-    if hours is not None:
-        return hours
-    if v.hours_per_token:
-        return training_hours_per_token(offer, v)
-    return INF
 
 
 def _unit(entry: Entry, serving: bool, to_target: bool) -> CheapestUnit:
