@@ -401,11 +401,7 @@ def _deadline_risk(
     words = texts.t(
         "deadline_risk",
         lang,
-        deadline=(
-            texts.duration(deadline, lang)
-            if deadline < 1.0 or deadline != int(deadline)
-            else (f"{deadline:,.0f} 小时" if lang == "zh" else f"{deadline:,.0f} h")
-        ),
+        deadline=texts.hours_asked(deadline, lang),
         hours=texts.duration(first.hours, lang),
         high=texts.duration(high, lang),
     )

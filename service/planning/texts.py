@@ -908,6 +908,14 @@ def duration(hours: float, lang: Lang) -> str:
     return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
 
 
+def hours_asked(hours: float, lang: Lang) -> str:
+    """A length the user gave (a deadline), as given: whole hours without a decimal
+    ("336 h", not "336.0 h"), else as :func:`duration` says it."""
+    if hours < 1.0 or hours != int(hours):
+        return duration(hours, lang)
+    return f"{hours:,.0f} 小时" if lang == "zh" else f"{hours:,.0f} h"
+
+
 def copies(lang: Lang, n: int, tp: int, sequences: int, engine: str, moe: bool) -> str:
     """That one server runs ``n`` copies of the model at tensor parallel ``tp`` each,
     sharing ``sequences`` (the words ``/v1/estimate`` says too: review 7 J4)."""
