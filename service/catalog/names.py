@@ -251,3 +251,20 @@ def city_regions(name: str, regions: Iterable[str]) -> tuple[tuple[str, ...], bo
     ids = sorted({r for (_, r), entry in REGION_NAMES.items() if r in loaded and named(entry)})
     mixed = any(not named(entry) for (_, r), entry in REGION_NAMES.items() if r in ids)
     return tuple(ids), mixed
+
+
+def asked_region_ids(name: str, regions: frozenset[str]) -> tuple[str, ...] | str:
+    """The loaded region ids a region constraint ``name`` asks for: itself when it is one
+    of ``regions``, a city's ids on every cloud (:func:`city_regions`), else why it asks
+    for none: ``"unknown"`` (neither), ``"ambiguous"`` (a city some of whose ids name
+    other cities on other clouds), ``"absent"`` (a city no loaded cloud has a region in).
+    What ``/v1/recommend`` and ``/v1/offers`` both read a region as (review 8 K3)."""
+    if name in regions:
+        return (name,)
+    city = city_regions(name, regions)
+    if city is None:
+        return "unknown"
+    ids, mixed = city
+    if mixed:
+        return "ambiguous"
+    return ids if ids else "absent"

@@ -22,7 +22,7 @@ import msgspec
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog, prices_by_type
 from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
-from service.catalog.names import city_regions, region_suggestions, resolve_provider
+from service.catalog.names import asked_region_ids, region_suggestions, resolve_provider
 from service.offers.schema import (
     GroupKey,
     OfferGroupItem,
@@ -109,14 +109,11 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
         known = index.regions
         asked: set[str] = set()
         for name in query.region:
-            if name in known:
-                asked.add(name)
-                continue
             # a city is its region on every cloud, as in /v1/recommend (review 8 K3)
-            city = city_regions(name, known)
-            if city is None or city[1] or not city[0]:
+            found = asked_region_ids(name, known)
+            if isinstance(found, str):
                 raise unknown_region(name, known)
-            asked.update(city[0])
+            asked.update(found)
         regions = frozenset(asked)
     return _Resolved(
         accelerators=None if accelerators is None else frozenset(accelerators),

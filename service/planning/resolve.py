@@ -13,7 +13,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from service.catalog.models import Billing
-from service.catalog.names import city_regions, region_suggestions, resolve_provider
+from service.catalog.names import asked_region_ids, region_suggestions, resolve_provider
 from service.planning.context import PlanContext
 from service.planning.filters import OfferFilter
 from service.planning.indexes import known_regions_of, single_node
@@ -144,38 +144,35 @@ def is_interruptible(req: RecommendRequest) -> bool:
     return not isinstance(req.workload, Inference | Preprocess)
 
 
-def _city_region_ids(region: str, i: int, known_regions: frozenset[str]) -> tuple[str, ...]:
-    """The region ids a city name in ``constraints.regions[i]`` means on every loaded
-    cloud (review 8 K3: ``上海`` was a 400 saying no provider sells there), or the 400:
-    for an unknown id, for a city no loaded cloud has a region in, and for a city whose
-    ids mean other cities on other clouds (:func:`~service.catalog.names.city_regions`)."""
+def _region_refused(region: str, i: int, why: str, known_regions: frozenset[str]) -> InputError:
+    """The 400 for ``constraints.regions[i]`` when it asks for no loaded region
+    (``why``: :func:`~service.catalog.names.asked_region_ids`): an unknown id, a city whose
+    ids mean other cities on other clouds, or a city no loaded cloud has a region in
+    (review 8 K3: ``上海`` was a 400 saying no provider sells there)."""
     suggestions = region_suggestions(region, known_regions)
-    city = city_regions(region, known_regions)
-    if city is None:
-        raise InputError(
-            f"constraints.regions[{i}]",
-            f"unknown region {region!r}: no loaded provider sells in it",
-            suggestions,
-            zh=f"未知地域 {region!r}：已加载的云厂商都不在该地域销售（请用地域 ID）",
-        )
-    ids, mixed = city
-    if mixed:
-        raise InputError(
-            f"constraints.regions[{i}]",
+    field = f"constraints.regions[{i}]"
+    if why == "ambiguous":
+        return InputError(
+            field,
             f"{region!r} is a city, and some of its region ids name other cities on other "
             "clouds: give the region id of the cloud you mean",
             suggestions,
             zh=f"{region!r} 是城市名，且它的部分地域 ID 在其他云上指另一座城市："
             "请写所选云的地域 ID",
         )
-    if not ids:
-        raise InputError(
-            f"constraints.regions[{i}]",
+    if why == "absent":
+        return InputError(
+            field,
             f"{region!r} is a city in which no loaded provider has a region",
             suggestions,
             zh=f"{region!r} 是城市名，已加载的云厂商在该城市都没有地域",
         )
-    return ids
+    return InputError(
+        field,
+        f"unknown region {region!r}: no loaded provider sells in it",
+        suggestions,
+        zh=f"未知地域 {region!r}：已加载的云厂商都不在该地域销售（请用地域 ID）",
+    )
 
 
 def build_filter(
@@ -212,10 +209,10 @@ def build_filter(
         known_regions = known_regions_of(ctx.snapshot, cache)
         asked: set[str] = set()
         for i, region in enumerate(c.regions):
-            if region in known_regions:
-                asked.add(region)
-                continue
-            asked.update(_city_region_ids(region, i, known_regions))
+            found = asked_region_ids(region, known_regions)
+            if isinstance(found, str):
+                raise _region_refused(region, i, found, known_regions)
+            asked.update(found)
         regions = frozenset(asked)
     cpu_only = isinstance(req.workload, Preprocess)
     for field in ("accelerator_count", "max_accelerators"):
