@@ -190,6 +190,7 @@ def answer_terms(
         framework=None if placer.job.rw.training is None else placer.job.rw.training.framework,
         limit_said=_limit_said(placer, ctx),
         encoded_len=_encoded_len(placer.job.rw),
+        images=isinstance(req.workload, Inference) and placer.job.rw.image_model,
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),

@@ -316,6 +316,9 @@ class OptionTerms:
     encoded_len: int | None = None
     """A served encoder's tokens per sequence: its rate is said in sequences per second
     encoded, not as decode throughput; ``None`` otherwise."""
+    images: bool = False
+    """Serving an image model (CNN, detector, ViT, diffusion): its rate is said in images
+    per second and its price per million images, not as decode throughput."""
     engine: str | None = None
     """Serving: the engine (its memory budget and releases are said per option)."""
     sequences: int | None = None
@@ -444,7 +447,7 @@ def fill_option(
     lang = terms.lang
     ranked = texts.rank_reason(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
-        part.money_scale,
+        part.money_scale, terms.images,
     )  # fmt: skip
     between = (ranked, *part.middle) if ranked else part.middle
     if part.fixed_time is not None and c.hours is not None:
@@ -607,6 +610,8 @@ def _texts(
         if terms.encoded_len:
             key = key.replace("serving", "encoding")
             sps = c.throughput_tokens_per_s / terms.encoded_len
+        elif terms.images:
+            key = key.replace("serving", "imaging")
         middle.append(
             texts.t(
                 key,

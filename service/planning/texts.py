@@ -22,6 +22,7 @@ from service.planning.cost import (
 )
 from service.planning.schema import Lang, Objective
 from service.sizing.batch import (
+    BATCHED_JOB,
     BATCHED_ROOM,
     BATCHED_TARGET,
     ENCODER_BATCH_ROOM,
@@ -277,6 +278,26 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
     },
+    "imaging": {
+        "zh": "每秒约处理 {tps:,.0f} 张图像，每百万张约 ¥{pmt}。",
+        "en": "About {tps:,.0f} images per second, about ¥{pmt} per million images.",
+    },
+    "imaging_unpriced": {
+        "zh": "每秒约处理 {tps:,.0f} 张图像。",
+        "en": "About {tps:,.0f} images per second.",
+    },
+    "rank_per_million_images": {
+        "zh": "按每百万张图像的价格排序：约 ¥{pmt}（¥{price:,.2f}/小时）。",
+        "en": "Ranked by price per million images: about ¥{pmt} (¥{price:,.2f}/h).",
+    },
+    "ranked_per_million_images": {
+        "zh": "约 ¥{pmt}/百万张图像",
+        "en": "about ¥{pmt} per million images",
+    },
+    "rank_images_throughput": {
+        "zh": "按图像吞吐排序（最快优先）：每秒约 {tps:,.0f} 张图像。",
+        "en": "Ranked by image throughput (fastest first): about {tps:,.0f} images per second.",
+    },
     "encoding": {
         "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒），约 ¥{pmt} / 百万 tokens。",
         "en": "About {sps:,.0f} sequences per second encoded ({tps:,.0f} tokens/s), about "
@@ -417,15 +438,7 @@ _T: dict[str, dict[Lang, str]] = {
     "batched_room": BATCHED_ROOM,
     "encoder_batch_target": ENCODER_BATCH_TARGET,
     "encoder_batch_room": ENCODER_BATCH_ROOM,
-    "batched_job": {
-        "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
-        "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
-        "vLLM 的 max_num_seqs 默认 256）。",
-        "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
-        "with the engine's continuous batching, so assumed about {b} sequences generated at "
-        "once per node, as many as its KV cache holds (at most the engine's default batch "
-        "limit, vLLM max_num_seqs 256).",
-    },
+    "batched_job": BATCHED_JOB,
     "int4_no_awq": {
         "zh": "{acc}（Volta，计算能力 7.0）没有 vLLM/SGLang 的 AWQ 算子（需要 7.5 及以上）："
         "AWQ 权重无法加载，请使用 GPTQ 的 INT4 权重（其算子支持 Volta，但比 Ampere 及更新架构上的 "
@@ -984,12 +997,14 @@ def rank_reason(
     to_target: bool = False,
     encoded_len: int | None = None,
     scale: float | None = None,
+    images: bool = False,
 ) -> str | None:
     """Why the option sits where it does; for an estimated price, also that the ranking
     counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`,
     or ``scale`` when the caller kept it with the offer's other parts).
-    ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s)."""
-    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len)
+    ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s);
+    ``images``: a served image model (its rate is images/s, its price per million images)."""
+    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len, images)
     if scale is None:
         scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
@@ -997,7 +1012,8 @@ def rank_reason(
     if c.total_cost is not None and c.hours is not None and not serving:
         ranked = t("ranked_total", lang, cost=c.total_cost * scale)
     elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
-        ranked = t("ranked_per_million", lang, pmt=money_text(c.price_per_million_tokens * scale))
+        key = "ranked_per_million_images" if images else "ranked_per_million"
+        ranked = t(key, lang, pmt=money_text(c.price_per_million_tokens * scale))
     else:
         ranked = t("ranked_hourly", lang, price=c.price_per_hour * scale)
     return f"{reason}{'' if lang == 'zh' else ' '}{t('rank_estimated', lang, ranked=ranked)}"
@@ -1010,11 +1026,14 @@ def _rank_reason(
     lang: Lang,
     to_target: bool,
     encoded_len: int | None = None,
+    images: bool = False,
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, dur=duration(c.hours, lang))
     if objective == "time" and serving and c.throughput_tokens_per_s and encoded_len:
         return t("rank_encoding", lang, sps=c.throughput_tokens_per_s / encoded_len)
+    if objective == "time" and serving and c.throughput_tokens_per_s and images:
+        return t("rank_images_throughput", lang, tps=c.throughput_tokens_per_s)
     if objective == "time" and serving and c.throughput_tokens_per_s:
         # open-ended serving by time: the key is decode throughput, not a price
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
@@ -1031,7 +1050,8 @@ def _rank_reason(
             pmt = money_text(c.price_per_million_tokens)
             return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
         pmt = money_text(c.price_per_million_tokens)
-        return t("rank_per_million", lang, pmt=pmt, price=c.price_per_hour)
+        key = "rank_per_million_images" if images else "rank_per_million"
+        return t(key, lang, pmt=pmt, price=c.price_per_hour)
     if not serving and c.price_per_million_training_tokens is not None:
         pmt = money_text(c.price_per_million_training_tokens)
         return t("rank_per_million_training", lang, pmt=pmt, price=c.price_per_hour)

@@ -44,6 +44,17 @@ BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
     "engine's default batch limit).",
 }
 """The words for a batch as large as one server holds (the target needs more servers)."""
+BATCHED_JOB: dict[Literal["zh", "en"], str] = {
+    "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
+    "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
+    "vLLM 的 max_num_seqs 默认 256）。",
+    "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
+    "with the engine's continuous batching, so assumed about {b} sequences generated at "
+    "once per node, as many as its KV cache holds (at most the engine's default batch "
+    "limit, vLLM max_num_seqs 256).",
+}
+"""The words for a batch job's batch (no target: as many as one server holds; both routes
+say them)."""
 ENCODER_BATCH_TARGET: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：假设每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
     "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass, "

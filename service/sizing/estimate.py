@@ -17,6 +17,7 @@ from service.runtime.bounded import IdentityMemo
 from service.runtime.errors import InputError
 from service.sizing import encoder
 from service.sizing.batch import (
+    BATCHED_JOB,
     BATCHED_ROOM,
     BATCHED_TARGET,
     ENCODER_BATCH_ROOM,
@@ -435,6 +436,9 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
         )
     target = w.target_tokens_per_s
     rate = layout.rate(spec)
+    if layout.batch is not None and target is None:  # a batch job: as many as memory holds
+        per = "" if layout.replicas == 1 else f" ({layout.replicas} replicas, each this batch)"
+        notes.append(BATCHED_JOB["en"].format(b=layout.batch).removesuffix(".") + per + ".")
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)
         if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache

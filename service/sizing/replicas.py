@@ -60,7 +60,7 @@ from service.sizing.batch import (
     at_concurrency,
     batch_ceiling,
     batch_for,
-    batches_to_target,
+    batches,
 )
 from service.sizing.compute import inference_throughput
 from service.sizing.host import DEVICES_PER_NODE
@@ -306,8 +306,10 @@ def _replica(
         return replica_fit(served, spec, per_node, pipeline, headroom)
 
     batch = None
-    if batches_to_target(workload) and not rw.image_model and rw.arch is not None:
-        target = (workload.target_tokens_per_s or 0.0) / replicas
+    if batches(workload) and not rw.image_model and rw.arch is not None:
+        # a batch job (output tokens, no target) runs at the batch its memory holds, as
+        # the planner runs it (``planning.place.Placer._batched``): no target to stop at
+        target = (workload.target_tokens_per_s or math.inf) / replicas
         batch = batch_for(
             lambda b: fits(at_concurrency(rw, b), BATCH_HEADROOM_FRAC) is not None,
             lambda b: _batch_rate(at_concurrency(rw, b), spec, per_node, fits),
