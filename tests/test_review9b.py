@@ -86,3 +86,54 @@ def test_a_served_image_model_is_ranked_in_images_not_tokens(
         else:
             assert f"每秒约处理 {ips:,.0f} 张图像" in words, words
             assert "百万张图像" in words, words
+
+
+@pytest.mark.parametrize("model", ["vit-b-16", "yolov8m", "resnet-50"])
+def test_an_image_models_estimate_says_nothing_of_a_text_engines_prefill_or_kv_pool(
+    client: TestClient[Litestar], model: str
+) -> None:
+    """S3: a ViT served on a T4 was told "Inference workspace (vLLM prefills in chunks of
+    up to 2048 tokens)" and "vLLM pre-allocates gpu_memory_utilization … KV-cache pool"."""
+    body = _estimate(
+        client,
+        {
+            "workload": {"kind": "inference", "model": model, "concurrency": 64},
+            "placement": {"accelerator": "T4", "count": 1},
+        },
+    )
+    words = " ".join(body["assumptions"])
+    assert "prefill" not in words, body["assumptions"]
+    assert "KV-cache pool" not in words, body["assumptions"]
+    assert "gpu_memory_utilization" not in words, body["assumptions"]
+    assert any(a.startswith("Weights in") for a in body["assumptions"]), body["assumptions"]
+    assert body["memory"]["kv_cache_gib"] == 0
+
+
+@pytest.mark.parametrize(
+    ("workload", "accelerator", "said"),
+    [
+        ({"engine": "sglang", "concurrency": 16}, "V100", ("SGLang does not start", "SGLang")),
+        ({"precision": "fp8", "concurrency": 16}, "A10", ("cannot run FP8", "FP8")),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_engine_or_precision_that_cannot_run_on_the_accelerator_asked_is_said_first(
+    client: TestClient[Litestar],
+    workload: dict[str, Any],
+    accelerator: str,
+    said: tuple[str, str],
+    lang: str,
+) -> None:
+    """S4: "No option … 233 offers have other accelerators than the ones asked for" came
+    first and the reason the V100s (A10s) were dropped only in the warnings."""
+    body = {
+        "workload": {"kind": "inference", "model": "qwen2.5-7b", **workload},
+        "constraints": {"accelerators": [accelerator]},
+    }
+    answer = recommend(client, body, lang)
+    assert answer["options"] == []
+    expected = said[0] if lang == "en" else said[1]
+    first = answer["summary"]
+    assert expected in first, first
+    assert "other accelerators" not in first, first
+    assert "不是所选型号" not in first, first

@@ -639,6 +639,11 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     return ("，" if lang == "zh" else ", ").join(parts)
 
 
+_REFUSED_DEVICE = ("engine", "precision")
+"""Constraints under which a device cannot run the job at all (the engine does not start
+on it, it has no units for the precision): with ``constraints.accelerators``, the reason the
+accelerators asked for are gone (review 9b S4)."""
+
 _FITTED_FIRST = ("deadline_hours", "budget")
 """Constraints that remove options that hold the job (placed and timed): when they removed
 any, they are the reason the answer is empty, whatever the count of offers too small for
@@ -674,6 +679,11 @@ def _explain(
     def rank(item: tuple[str, int]) -> int:
         if item[0] in _FITTED_FIRST:
             return 0
+        if item[0] in _REFUSED_DEVICE and c.accelerators:
+            # the accelerators asked for were removed because the engine or the precision
+            # does not run on them: that is the reason, not the count of offers of other
+            # accelerators the user's own filter left out (SGLang on V100, FP8 on A10)
+            return 1
         if item[0] == "memory":
             # held: only smaller offers were short; not held: no server the request
             # allows holds the job, which is why it is empty, whatever the count of

@@ -1519,8 +1519,12 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     if isinstance(workload, Inference):
         if arch.kind == "encoder":
             _check_encoder_serving(workload, preset)
+        said = len(notes)
         inf = inference_budget(workload, arch, notes)
         if image_model:
+            # a text engine's prefill workspace and KV-cache pool are not an image model's
+            # (no prompt, no cache): keep only the weights' note of the LLM budget
+            notes[said:] = [n for n in notes[said:] if n.startswith("Weights")]
             inf = _image_inference(workload, arch, preset, models, inf, notes)
         return ResolvedWorkload(
             workload=workload,
