@@ -137,3 +137,26 @@ def test_an_engine_or_precision_that_cannot_run_on_the_accelerator_asked_is_said
     assert expected in first, first
     assert "other accelerators" not in first, first
     assert "不是所选型号" not in first, first
+
+
+@pytest.mark.parametrize(
+    ("engine", "en", "zh"),
+    [
+        ("lmdeploy", "LMDeploy (TurboMind) max_batch_size 128", "max_batch_size 默认 128"),
+        ("vllm", "vLLM max_num_seqs 256", "vLLM 的 max_num_seqs 默认 256"),
+    ],
+)
+def test_a_batch_jobs_batch_limit_is_its_own_engines(
+    client: TestClient[Litestar], engine: str, en: str, zh: str
+) -> None:
+    """S5: an LMDeploy batch job ran 128 sequences "(at most … vLLM max_num_seqs 256)"."""
+    workload = {**BATCH_7B, "engine": engine}
+    body = {"workload": workload, "constraints": {"accelerators": ["A100-80GB"]}, "top_k": 1}
+    for lang, words in (("en", en), ("zh", zh)):
+        reasons = recommend(client, body, lang)["options"][0]["reasons"]
+        assert any(words in r for r in reasons), reasons
+    assert "vLLM" not in " ".join(r for r in reasons if "max_batch_size" in r)
+    estimate = _estimate(
+        client, {"workload": workload, "placement": {"accelerator": "A100-80GB", "count": 1}}
+    )
+    assert any(en in a for a in estimate["assumptions"]), estimate["assumptions"]

@@ -32,6 +32,7 @@ from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
+from service.sizing.batch import batch_limit_words
 from service.sizing.compute import peak_tflops
 from service.sizing.parallelism import framework_limit, limits
 from service.sizing.profiles import engine_profile
@@ -209,7 +210,8 @@ def fit_part(
                 key = "batched_job"
             if encoder:  # sequences per forward pass, no KV cache
                 key = "encoder_batch_target" if nodes == 1 else "encoder_batch_room"
-            fit_texts.append(texts.t(key, lang, b=fit.batch))
+            lim = batch_limit_words(engine or "vllm", lang)
+            fit_texts.append(texts.t(key, lang, b=fit.batch, lim=lim))
         seqs = fit.batch if fit.batch is not None else sequences
         groups = row.accelerator_count // max(fit.tensor_parallel, 1)
         if serving and fit.pipeline_parallel == 1 and seqs and min(groups, seqs) > 1:

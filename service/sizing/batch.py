@@ -47,14 +47,35 @@ BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
 BATCHED_JOB: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
     "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
-    "vLLM 的 max_num_seqs 默认 256）。",
+    "{lim}）。",
     "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
     "with the engine's continuous batching, so assumed about {b} sequences generated at "
     "once per node, as many as its KV cache holds (at most the engine's default batch "
-    "limit, vLLM max_num_seqs 256).",
+    "limit, {lim}).",
 }
 """The words for a batch job's batch (no target: as many as one server holds; both routes
-say them)."""
+say them); ``{lim}``: :func:`batch_limit_words` of the job's engine."""
+
+_LIMIT_SETTING = {"vllm": "max_num_seqs", "lmdeploy": "max_batch_size"}
+"""The setting that caps the engines whose default :attr:`EngineProfile.max_batch` was
+checked (see there); the others are planned at vLLM's."""
+
+
+def batch_limit_words(engine: str, lang: Literal["zh", "en"]) -> str:
+    """The engine's default batch limit as a batch job's words say it: its own setting
+    (vLLM ``max_num_seqs`` 256, LMDeploy ``max_batch_size`` 128), or vLLM's 256 for an
+    engine whose default is not checked (an LMDeploy job was told vLLM's 256: review 9b)."""
+    profile = engine_profile(engine)
+    setting = _LIMIT_SETTING.get(profile.name)
+    if setting is not None:
+        if lang == "zh":
+            return f"{profile.label} 的 {setting} 默认 {profile.max_batch}"
+        return f"{profile.label} {setting} {profile.max_batch}"
+    if lang == "zh":
+        return f"{profile.label} 的默认值未核实，按 vLLM 的 {profile.max_batch} 计"
+    return f"{profile.label}'s own not checked, vLLM's {profile.max_batch} assumed"
+
+
 ENCODER_BATCH_TARGET: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：假设每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
     "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass, "

@@ -22,6 +22,7 @@ from service.sizing.batch import (
     BATCHED_TARGET,
     ENCODER_BATCH_ROOM,
     ENCODER_BATCH_TARGET,
+    batch_limit_words,
 )
 from service.sizing.compute import (
     FP8_GAIN,
@@ -438,7 +439,8 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     rate = layout.rate(spec)
     if layout.batch is not None and target is None:  # a batch job: as many as memory holds
         per = "" if layout.replicas == 1 else f" ({layout.replicas} replicas, each this batch)"
-        notes.append(BATCHED_JOB["en"].format(b=layout.batch).removesuffix(".") + per + ".")
+        said = BATCHED_JOB["en"].format(b=layout.batch, lim=batch_limit_words(w.engine, "en"))
+        notes.append(said.removesuffix(".") + per + ".")
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)
         if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache
