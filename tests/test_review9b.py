@@ -160,3 +160,24 @@ def test_a_batch_jobs_batch_limit_is_its_own_engines(
         client, {"workload": workload, "placement": {"accelerator": "A100-80GB", "count": 1}}
     )
     assert any(en in a for a in estimate["assumptions"]), estimate["assumptions"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "tokens is the number of training samples"), ("zh", "tokens 是训练样本总数")],
+)
+def test_an_image_count_field_is_pointed_at_tokens(
+    client: TestClient[Litestar], lang: str, words: str
+) -> None:
+    """S6: ``workload.images`` (ResNet-50 on ImageNet) was answered "did you mean
+    image_size?" — the wrong field; an image model's samples go in ``tokens``."""
+    body = {
+        "workload": {"kind": "finetune", "model": "resnet-50", "method": "full", "images": 1},
+        "lang": lang,
+    }
+    response = client.post("/v1/recommend", json=body)
+    assert response.status_code == 400
+    (error,) = response.json()["extra"]
+    assert error["suggestions"][0] == "tokens", error
+    assert words in error["message"], error["message"]
+    assert "115305030" in error["message"]  # 90 x 1,281,167

@@ -70,6 +70,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "dataset_size": ("tokens",),
     "dataset_samples": ("tokens",),
     "num_samples": ("tokens",),
+    "images": ("tokens",),
+    "num_images": ("tokens",),
+    "image_count": ("tokens",),
+    "dataset_images": ("tokens",),
 }
 """Names people and chatbots use for a field of another name (checked before spelling)."""
 
@@ -117,6 +121,13 @@ _EPOCHS = (
     "没有 epoch 字段：tokens 是训练的总 token 数，等于 epoch 数 × 数据集的 token 数"
     "（3 个 epoch、每个 2000 万 tokens：60000000）。",
 )
+_IMAGES = (
+    "Images are not a field: for an image model (CNN, detector, ViT, diffusion), tokens is "
+    "the number of training samples in total, epochs × images in the dataset (90 epochs of "
+    "ImageNet's 1,281,167 images: 115305030).",
+    "没有图像数字段：对图像模型（CNN、检测、ViT、扩散模型），tokens 是训练样本总数，"
+    "等于 epoch 数 × 数据集图像数（ImageNet 的 1,281,167 张图像训练 90 个 epoch：115305030）。",
+)
 FIELD_ADVICE: dict[str, tuple[str, str]] = {
     "users": _USERS, "concurrent_users": _USERS, "num_users": _USERS,
     "qps": _RATE, "rps": _RATE, "requests_per_second": _RATE,
@@ -126,6 +137,7 @@ FIELD_ADVICE: dict[str, tuple[str, str]] = {
     "p99_latency_ms": _LATENCY,
     "epochs": _EPOCHS, "num_epochs": _EPOCHS, "num_train_epochs": _EPOCHS,
     "dataset_size": _EPOCHS, "dataset_samples": _EPOCHS, "num_samples": _EPOCHS,
+    "images": _IMAGES, "num_images": _IMAGES, "image_count": _IMAGES, "dataset_images": _IMAGES,
 }  # fmt: skip
 """For a concept that is not a field, how to say it with the fields there are (English,
 Chinese): the unknown-field 400 appends it to its "did you mean"."""
