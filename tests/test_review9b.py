@@ -181,3 +181,23 @@ def test_an_image_count_field_is_pointed_at_tokens(
     assert error["suggestions"][0] == "tokens", error
     assert words in error["message"], error["message"]
     assert "115305030" in error["message"]  # 90 x 1,281,167
+
+
+def test_vllm_on_an_ascend_npu_is_timed_in_vllm_ascends_words(
+    client: TestClient[Litestar],
+) -> None:
+    """S9: vLLM on 2×910B3 was "CUDA graphs and paged attention" and "CUDA graphs and engine
+    buffers may add 1-3 GiB" (vllm-ascend captures ACL graphs); an A100 keeps CUDA's words."""
+    workload = {"kind": "inference", "model": "qwen2.5-32b", "concurrency": 8}
+    npu = _estimate(
+        client, {"workload": workload, "placement": {"accelerator": "910B3", "count": 2}}
+    )
+    gpu = _estimate(
+        client, {"workload": workload, "placement": {"accelerator": "A100-80GB", "count": 2}}
+    )
+    npu_words, gpu_words = " ".join(npu["assumptions"]), " ".join(gpu["assumptions"])
+    assert "CUDA graphs" not in npu_words, npu["assumptions"]
+    assert "vllm-ascend: ACL graphs" in npu_words, npu["assumptions"]
+    assert "ACL graphs and engine buffers" in npu_words, npu["assumptions"]
+    assert "vLLM: CUDA graphs" in gpu_words, gpu["assumptions"]
+    assert "CUDA graphs and engine buffers" in gpu_words, gpu["assumptions"]

@@ -51,7 +51,7 @@ from service.sizing.host import (
     loader_vcpus_per_device,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
-from service.sizing.mfu import attention_utilization
+from service.sizing.mfu import attention_utilization, generation
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.parallelism import framework_limit
@@ -167,7 +167,7 @@ def placed_estimate(
                 f"Over {servers} servers: RDMA (InfiniBand/RoCE/eRDMA) networking between "
                 "them is required."
             )
-    _closing_notes(rw, memory, notes)
+    _closing_notes(rw, memory, notes, spec)
     return memory, echo, tuple(notes), time is not None
 
 
@@ -481,6 +481,17 @@ def _check_heads(rw: ResolvedWorkload, placement: Placement) -> None:
         )
 
 
+VLLM_ASCEND_NOTE = (
+    "vllm-ascend: ACL graphs and paged attention, a Python scheduler per step; chunked "
+    "prefill (max_num_batched_tokens 2048 for online serving)"
+)
+"""vLLM on an Ascend NPU is the vllm-ascend plugin, whose default graph mode captures and
+replays ACL graphs (``torch.npu.NPUGraph``), not CUDA graphs: vLLM Ascend's Graph Mode Guide,
+https://docs.vllm.ai/projects/ascend/en/latest/user_guide/feature_guide/graph_mode.html
+("ACLGraph … is the runtime graph execution mechanism used by the default graph path on
+Ascend"). The same timing terms as vLLM's (the plugin keeps vLLM's scheduler)."""
+
+
 def _serving_notes(
     rw: ResolvedWorkload,
     spec: AcceleratorSpec,
@@ -498,8 +509,9 @@ def _serving_notes(
     elif spec.mem_bandwidth_gbps and not rw.image_model:  # an image model has no decode
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
+        how = VLLM_ASCEND_NOTE if eng.name == "vllm" and generation(spec) == "ascend" else eng.note
         notes.append(
-            f"Decode throughput ({eng.note}): each step reads the weights it touches "
+            f"Decode throughput ({how}): each step reads the weights it touches "
             f"and the KV cache at {eff:.0%} of {spec.mem_bandwidth_gbps:g} GB/s"
             + (" per device" if devices > 1 else "")
             + f", plus {eng.step_overhead_s * 1e3:g} ms per step and "
@@ -557,7 +569,12 @@ def _encoder_note(
     )
 
 
-def _closing_notes(rw: ResolvedWorkload, memory: MemoryBreakdown, notes: list[str]) -> None:
+def _closing_notes(
+    rw: ResolvedWorkload,
+    memory: MemoryBreakdown,
+    notes: list[str],
+    spec: AcceleratorSpec | None = None,
+) -> None:
     """Memory range, overhead and host notes (the network between servers is said by
     :func:`placed_estimate`, which knows how many the placement spans)."""
     spread = SPREADS["train_memory" if rw.training is not None else "inference_memory"]
@@ -566,7 +583,7 @@ def _closing_notes(rw: ResolvedWorkload, memory: MemoryBreakdown, notes: list[st
         f"percentile of measured/estimated over {spread.cases} published measurements of "
         f"{'training' if rw.training is not None else 'serving'} jobs."
     )
-    _overhead_note(rw, notes)
+    _overhead_note(rw, notes, spec is not None and generation(spec) == "ascend")
     disk = ", two checkpoints and the tokenized data." if rw.training is not None else "."
     if rw.training is not None and rw.image_model:
         disk = IMAGE_DATASET_DISK
@@ -788,7 +805,7 @@ def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:
         )
 
 
-def _overhead_note(rw: ResolvedWorkload, notes: list[str]) -> None:
+def _overhead_note(rw: ResolvedWorkload, notes: list[str], ascend: bool = False) -> None:
     if rw.training is not None:
         notes.append(
             f"Overhead: {TRAIN_OVERHEAD_GIB:g} GiB per device for the CUDA/CANN context and "
@@ -797,7 +814,7 @@ def _overhead_note(rw: ResolvedWorkload, notes: list[str]) -> None:
     else:
         notes.append(
             f"Overhead: {INFER_OVERHEAD_GIB:g} GiB per device for the runtime context "
-            "(CUDA graphs and engine buffers may add 1-3 GiB)."
+            f"({'ACL' if ascend else 'CUDA'} graphs and engine buffers may add 1-3 GiB)."
         )
 
 
