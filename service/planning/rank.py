@@ -556,8 +556,9 @@ def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int, index: L
     (estimates no cheaper than on-demand): then it is neither timed nor priced, and the
     index says so once per lane (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)
     rather than every request checking its groups again."""
-    groups = lane.passing.groups
-    if lane.passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
+    passing = lane.passing
+    groups = passing.groups
+    if passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
         top_k, len(groups)
     ):
         return
@@ -634,24 +635,29 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     """The ``top_k`` best candidates, Pareto-marked (entries are already distinct)."""
     if not plan.entries:
         return []
-    best = heapq.nsmallest(top_k, plan.keys)
+    keys = plan.keys
+    # The keys are distinct (their last element is the entry's index), so sorting gives
+    # nsmallest's order; a bounded ranking keeps a few keys, where one C sort is cheaper
+    # than the heap, and an exhaustive walk thousands, where the heap is.
+    best = sorted(keys)[:top_k] if len(keys) <= SORT_KEYS else heapq.nsmallest(top_k, keys)
     front = _pareto_front(plan)
+    entries, cheapest, demoted = plan.entries, plan.cheapest, plan.demoted
+    inference, serving = plan.inference, plan.serving
     result = []
     for k in best:
-        offer, v, per_hour, total, hours, regions = plan.entries[int(k[-1])]
-        candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
-        candidate.regions = list(regions)
-        if plan.cheapest is not None:
-            candidate.balanced = (k[0] == 0.0, plan.cheapest)
-        candidate.outdated_engine = plan.demoted is not None and plan.demoted(
-            offer.instance.accelerator
+        offer, v, per_hour, total, hours, regions = entries[int(k[-1])]
+        candidate = Candidate(
+            offer, v.nodes, v.devices, v.fit, hours, per_hour, total, regions=list(regions)
         )
+        if cheapest is not None:
+            candidate.balanced = (k[0] == 0.0, cheapest)
+        candidate.outdated_engine = demoted is not None and demoted(offer.instance.accelerator)
         scale = ranked_money_scale(offer)  # the front is over ranked money
         candidate.pareto = (
             total is not None and hours is not None and front.get(hours) == total * scale
         )
-        if plan.inference and v.throughput is not None:
-            if plan.serving:
+        if inference and v.throughput is not None:
+            if serving:
                 candidate.pareto = (
                     per_hour is not None and front.get(-v.throughput) == per_hour * scale
                 )
@@ -672,6 +678,10 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     return result
 
 
+SORT_KEYS = 256
+"""Up to this many keys :func:`select` sorts them all rather than keep a heap."""
+
+
 def _pareto_front(plan: Plan) -> dict[float, float]:
     """speed → money of the points on the cost–time front (priced, time known).
 
@@ -679,8 +689,9 @@ def _pareto_front(plan: Plan) -> dict[float, float]:
     over distinct speeds (a few hundred), not over every offer.
     """
     cheapest: dict[float, float] = {}
+    serving = plan.serving
     for offer, v, per_hour, total, hours, _regions in plan.entries:
-        if plan.serving:
+        if serving:
             if per_hour is None or v.throughput is None:
                 continue
             speed, money = -v.throughput, per_hour * ranked_money_scale(offer)
