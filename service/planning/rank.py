@@ -350,20 +350,22 @@ def _bounded_lanes(
     while (head := merge.send(drop)) is not None:
         drop = False
         priority, bound, which = head
-        if full and kth < priority and (over < priority[-1] or _beyond(priority, kth, in_cents)):
-            break
-        if full and not which and extra:
-            # no lane left in the first list can rank, fixed hours added: drop the list
-            closed = (priority[0], priority[1] + extra)
-            if kth < closed and (over < closed[1] or _beyond(closed, kth, in_cents)):
-                drop = True
+        if full:  # the answer is full: what can no longer rank is skipped, or ends the walk
+            if kth < priority and (over < priority[-1] or _beyond(priority, kth, in_cents)):
+                break
+            if not which and extra:
+                # no lane left in the first list can rank, fixed hours added: drop the list
+                closed = (priority[0], priority[1] + extra)
+                if kth < closed and (over < closed[1] or _beyond(closed, kth, in_cents)):
+                    drop = True
+                    continue
+            if bound is None:  # a lower bound that can still rank: the merge places it
                 continue
-        if bound is None:  # a lower bound that can still rank: the merge places the shape
-            continue
-        if full:
             lowest = key_bound(bound, scale, fixed)
             if kth < lowest and (over < lowest[-1] or _beyond(lowest, kth, in_cents)):
                 continue
+        elif bound is None:  # a held shape while the answer fills: the merge places it
+            continue
         start = len(keys)
         _price_lane(bound.lane, placer, pricer, top_k, index)
         if len(keys) == start:
