@@ -339,8 +339,10 @@ def _bounded_lanes(
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
     # Each "beyond kth" test below is `kth < b and (over < b[-1] or _beyond(...))`: a
-    # bound at most kth as a tuple is never beyond it, and one above it by more than
-    # ``over`` is beyond it without rounding (see _beyond); only the rest pays a call.
+    # bound at most kth as a tuple is never beyond it, and one above it with money over
+    # ``over`` is beyond it without rounding (see _beyond): a cent above kth's total
+    # when the key holds cents, -inf when it does not (the tuple order decides alone);
+    # only the rest pays a call.
     over = INF
     keys = pricer.keys
     key_bound = order.key_bound
@@ -458,7 +460,8 @@ def _cent_above(kth: tuple[float, ...]) -> float:
 
 def _beyond(bound: tuple[float, ...], kth: tuple[float, ...], in_cents: bool) -> bool:
     """Whether ``bound``, as the key holds it (``in_cents``: a known total to the cent,
-    :func:`~service.planning.price.cents`), is above ``kth``, the ``top_k``-th key.
+    :func:`~service.planning.price.cents`), is above ``kth``, the ``top_k``-th key —
+    for a ``bound`` above ``kth`` as a tuple (the walks test that first).
 
     Rounding costs more than the rest of a lane's check (a float rounded to 2 digits is
     correctly rounded through its decimal digits), so the walks call this only when the
