@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 
 from service.catalog.aggregate import OfferBucket
 from service.catalog.names import outside_mainland
@@ -338,28 +338,35 @@ def _bounded_lanes(
     extra = order.first_rate * fixed * BOUND_SLACK if two else 0.0
     best: list[tuple[float, float]] = []
     kth: tuple[float, ...] = ()
+    # Each "beyond kth" test below is `kth < b and (over < b[-1] or _beyond(...))`: a
+    # bound at most kth as a tuple is never beyond it, and one above it with money over
+    # ``over`` is beyond it without rounding (see _beyond): a cent above kth's total
+    # when the key holds cents, -inf when it does not (the tuple order decides alone);
+    # only the rest pays a call.
     over = INF
     keys = pricer.keys
     key_bound = order.key_bound
-    merge = _Merge(order, placer, scale)
-    while (lowest := merge.lowest()) is not None:
-        priority, bound, which = lowest
-        full = len(best) >= top_k
-        if full and _beyond(priority, kth, in_cents, over):
-            break
-        if (
-            full
-            and not which
-            and extra
-            and _beyond((priority[0], priority[1] + extra), kth, in_cents, over)
-        ):
-            merge.drop_first()  # no lane left in the first list can rank, fixed hours added
-            continue
-        if bound is None:  # a lower bound that can still rank: the shape must be placed
-            merge.place()
-            continue
-        merge.take()
-        if full and _beyond(key_bound(bound, scale, fixed), kth, in_cents, over):
+    full = False
+    merge = _merged(order, placer, scale)
+    drop: bool | None = None  # None primes the merge
+    while (head := merge.send(drop)) is not None:
+        drop = False
+        priority, bound, which = head
+        if full:  # the answer is full: what can no longer rank is skipped, or ends the walk
+            if kth < priority and (over < priority[-1] or _beyond(priority, kth, in_cents)):
+                break
+            if not which and extra:
+                # no lane left in the first list can rank, fixed hours added: drop the list
+                closed = (priority[0], priority[1] + extra)
+                if kth < closed and (over < closed[1] or _beyond(closed, kth, in_cents)):
+                    drop = True
+                    continue
+            if bound is None:  # a lower bound that can still rank: the merge places it
+                continue
+            lowest = key_bound(bound, scale, fixed)
+            if kth < lowest and (over < lowest[-1] or _beyond(lowest, kth, in_cents)):
+                continue
+        elif bound is None:  # a held shape while the answer fills: the merge places it
             continue
         start = len(keys)
         _price_lane(bound.lane, placer, pricer, top_k, index)
@@ -370,8 +377,9 @@ def _bounded_lanes(
             if len(best) > top_k:
                 heapq.heappop(best)
         if len(best) >= top_k:
+            full = True
             kth = (-best[0][0], -best[0][1]) if two else (-best[0][0],)
-            over = _cent_above(kth) if in_cents else INF
+            over = _cent_above(kth) if in_cents else -INF
     if len(best) < top_k or math.isinf(kth[-1]):
         start = index.priced(placer) if order.rest_from is None else order.rest_from
         for lane in index.lanes(placer, start):
@@ -399,16 +407,14 @@ def _lanes_within(
     fast cluster to find them over the premium one by one."""
     fixed = placer.fixed_hours() if totals else 0.0
     keys = pricer.keys
-    merge = _Merge(order, placer, scale)
+    merge = _merged(order, placer, scale)
     slowest: list[float] = []  # the top_k fastest speeds, negated
-    while (lowest := merge.lowest()) is not None:
-        priority, bound, _which = lowest
+    while (head := merge.send(None)) is not None:
+        priority, bound, _which = head
         if _over_money(priority[0], priority[1], within):
             break  # the lower head costs more: so does every lane left in both lists
-        if bound is None:  # a lower bound that can still be within: place the shape
-            merge.place()
+        if bound is None:  # a lower bound that can still be within: the merge places it
             continue
-        merge.take()
         if _over(bound, scale, fixed, within):
             continue
         fastest = bound.speed * scale if bound.speed > 0 else bound.speed
@@ -452,77 +458,74 @@ def _cent_above(kth: tuple[float, ...]) -> float:
     return kth[1] + 0.01
 
 
-def _beyond(bound: tuple[float, ...], kth: tuple[float, ...], in_cents: bool, over: float) -> bool:
+def _beyond(bound: tuple[float, ...], kth: tuple[float, ...], in_cents: bool) -> bool:
     """Whether ``bound``, as the key holds it (``in_cents``: a known total to the cent,
-    :func:`~service.planning.price.cents`), is above ``kth``, the ``top_k``-th key.
+    :func:`~service.planning.price.cents`), is above ``kth``, the ``top_k``-th key —
+    for a ``bound`` above ``kth`` as a tuple (the walks test that first).
 
     Rounding costs more than the rest of a lane's check (a float rounded to 2 digits is
-    correctly rounded through its decimal digits), so it is done only when the plain
-    money cannot decide: money at most ``kth``'s total in cents rounds to at most it
-    (rounding is monotone and a total in cents rounds to itself), and money more than a
-    cent above it (``over``, :func:`_cent_above`) rounds above it."""
+    correctly rounded through its decimal digits), so the walks call this only when the
+    plain money cannot decide: money at most ``kth``'s total in cents rounds to at most it
+    (rounding is monotone and a total in cents rounds to itself), so only a bound above
+    ``kth`` as a tuple can be beyond it, and money more than a cent above it
+    (:func:`_cent_above`) rounds above it."""
     if in_cents and bound[0] == 0.0 and kth[0] == 0.0:
-        money = bound[1]
-        if money <= kth[1]:
-            return False
-        return money > over or cents(money) > kth[1]
+        return cents(bound[1]) > kth[1]
     return bound > kth
 
 
 Peek = Callable[[int, float], "LaneBound | tuple[float, ...] | None"]
+Head = tuple[tuple[float, ...], "LaneBound | None", int]
+"""(priority, bound or ``None`` for a held shape, which list) of a merge's lower head."""
 
 
-class _Merge:
+def _merged(
+    order: Order, placer: Placer, scale: float
+) -> Generator[Head | None, bool | None, None]:
     """An order's two lists read as one, by priority (what :func:`_bounded_lanes` and
-    :func:`_lanes_within` walk): :meth:`lowest` is the lower head, which the caller
-    takes, places (a held shape, known only by a lower bound of its priority) or, for
-    the first list, drops with the rest of that list."""
+    :func:`_lanes_within` walk): each value is the lower head (ties go to the first
+    list), ``None`` once both lists are read. Sent ``True``, the merge drops the rest of
+    the first list; else it moves past the head it gave, or, for a held shape (known only
+    by a lower bound of its priority), places it so that its priority is known.
 
-    __slots__ = ("_at", "_heads", "_lists", "_order", "_peeks", "_placer", "_scale", "_which")
-
-    def __init__(self, order: Order, placer: Placer, scale: float) -> None:
-        self._order, self._placer, self._scale = order, placer, scale
-        self._lists = (order.first, order.second)
-        self._peeks = (_peeker(self._lists[0]), _peeker(self._lists[1]))
-        self._at = [0, 0]
-        self._heads = [_head(order, self._peeks[0], 0, True, scale),
-                       _head(order, self._peeks[1], 0, False, scale)]  # fmt: skip
-        self._which = 0
-
-    def lowest(self) -> tuple[tuple[float, ...], LaneBound | None, int] | None:
-        """(priority, bound or ``None`` for a held shape, which list) of the lower head;
-        ``None`` once both lists are read. Ties go to the first list."""
-        head_1, head_2 = self._heads
+    A generator rather than an object with take/place methods: a ranking reads a few
+    dozen heads, and one resume per head costs a fraction of the calls (head, peek,
+    priority, refresh) a method-per-step merge made."""
+    lists = (order.first, order.second)
+    peeks = (_peeker(lists[0]), _peeker(lists[1]))
+    priority = order.priority
+    at = [0, 0]
+    heads: list[tuple[tuple[float, ...], LaneBound | None] | None] = [None, None]
+    unread: tuple[int, ...] = (0, 1)  # the lists whose head is to be read
+    while True:
+        for which in unread:
+            found = peeks[which](at[which], scale)
+            if found is None:
+                heads[which] = None
+            elif isinstance(found, tuple):
+                heads[which] = found, None
+            else:
+                heads[which] = priority(found, not which, scale), found
+        head_1, head_2 = heads
         if head_2 is None:
             if head_1 is None:
-                return None
+                break
             which = 0
         else:
             which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
-        self._which = which
-        chosen = self._heads[which]
-        assert chosen is not None
-        return chosen[0], chosen[1], which
-
-    def take(self) -> None:
-        """Move past the lower head."""
-        which = self._which
-        self._at[which] += 1
-        self._refresh(which)
-
-    def place(self) -> None:
-        """Place the lower head's held shape: its priority is then known."""
-        place_held(self._lists[self._which], self._placer)
-        self._refresh(self._which)
-
-    def drop_first(self) -> None:
-        """Read no more of the first list."""
-        self._heads[0] = None
-
-    def _refresh(self, which: int) -> None:
-        self._heads[which] = _head(
-            self._order, self._peeks[which], self._at[which], not which, self._scale
-        )
+        head = heads[which]
+        assert head is not None
+        if (yield head[0], head[1], which):
+            heads[0] = None
+            unread = ()
+            continue
+        if head[1] is None:
+            place_held(lists[which], placer)
+        else:
+            at[which] += 1
+        unread = (which,)
+    while True:
+        yield None
 
 
 def _peeker(bounds: Sequence[LaneBound]) -> Peek:
@@ -531,20 +534,6 @@ def _peeker(bounds: Sequence[LaneBound]) -> Peek:
     if isinstance(bounds, LazyList):
         return bounds.peek
     return lambda i, _scale: bounds[i] if i < len(bounds) else None
-
-
-def _head(
-    order: Order, peek: Peek, i: int, in_first: bool, scale: float
-) -> tuple[tuple[float, ...], LaneBound | None] | None:
-    """The ``i``-th of a list (read by ``peek``) with its priority, or only a lower bound
-    of that priority (the bound ``None``) when reading it would place a shape; ``None``
-    past the end."""
-    found = peek(i, scale)
-    if found is None:
-        return None
-    if isinstance(found, tuple):
-        return found, None
-    return order.priority(found, in_first, scale), found
 
 
 def _lanes_in_order(
@@ -572,8 +561,9 @@ def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int, index: L
     (estimates no cheaper than on-demand): then it is neither timed nor priced, and the
     index says so once per lane (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)
     rather than every request checking its groups again."""
-    groups = lane.passing.groups
-    if lane.passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
+    passing = lane.passing
+    groups = passing.groups
+    if passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
         top_k, len(groups)
     ):
         return
@@ -650,24 +640,29 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     """The ``top_k`` best candidates, Pareto-marked (entries are already distinct)."""
     if not plan.entries:
         return []
-    best = heapq.nsmallest(top_k, plan.keys)
+    keys = plan.keys
+    # The keys are distinct (their last element is the entry's index), so sorting gives
+    # nsmallest's order; a bounded ranking keeps a few keys, where one C sort is cheaper
+    # than the heap, and an exhaustive walk thousands, where the heap is.
+    best = sorted(keys)[:top_k] if len(keys) <= SORT_KEYS else heapq.nsmallest(top_k, keys)
     front = _pareto_front(plan)
+    entries, cheapest, demoted = plan.entries, plan.cheapest, plan.demoted
+    inference, serving = plan.inference, plan.serving
     result = []
     for k in best:
-        offer, v, per_hour, total, hours, regions = plan.entries[int(k[-1])]
-        candidate = Candidate(offer, v.nodes, v.devices, v.fit, hours, per_hour, total)
-        candidate.regions = list(regions)
-        if plan.cheapest is not None:
-            candidate.balanced = (k[0] == 0.0, plan.cheapest)
-        candidate.outdated_engine = plan.demoted is not None and plan.demoted(
-            offer.instance.accelerator
+        offer, v, per_hour, total, hours, regions = entries[int(k[-1])]
+        candidate = Candidate(
+            offer, v.nodes, v.devices, v.fit, hours, per_hour, total, regions=list(regions)
         )
+        if cheapest is not None:
+            candidate.balanced = (k[0] == 0.0, cheapest)
+        candidate.outdated_engine = demoted is not None and demoted(offer.instance.accelerator)
         scale = ranked_money_scale(offer)  # the front is over ranked money
         candidate.pareto = (
             total is not None and hours is not None and front.get(hours) == total * scale
         )
-        if plan.inference and v.throughput is not None:
-            if plan.serving:
+        if inference and v.throughput is not None:
+            if serving:
                 candidate.pareto = (
                     per_hour is not None and front.get(-v.throughput) == per_hour * scale
                 )
@@ -688,6 +683,10 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
     return result
 
 
+SORT_KEYS = 256
+"""Up to this many keys :func:`select` sorts them all rather than keep a heap."""
+
+
 def _pareto_front(plan: Plan) -> dict[float, float]:
     """speed → money of the points on the cost–time front (priced, time known).
 
@@ -695,8 +694,9 @@ def _pareto_front(plan: Plan) -> dict[float, float]:
     over distinct speeds (a few hundred), not over every offer.
     """
     cheapest: dict[float, float] = {}
+    serving = plan.serving
     for offer, v, per_hour, total, hours, _regions in plan.entries:
-        if plan.serving:
+        if serving:
             if per_hour is None or v.throughput is None:
                 continue
             speed, money = -v.throughput, per_hour * ranked_money_scale(offer)

@@ -38,7 +38,7 @@ from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
 from service.planning.rank import plan_for, select, with_best_spot
-from service.planning.resolve import Resolved, job_of, resolve
+from service.planning.resolve import Resolved, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse
 from service.runtime.errors import InputError
 from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
@@ -273,11 +273,12 @@ class AnswerClass:
         :func:`~service.planning.resolve.resolve_job` does (validated: the rules also
         cover the length fields)."""
         first = self.first
-        rw = first.rw
-        if rw.workload is not req.workload:
+        job = first.job
+        if job.rw.workload is not req.workload:
             validate_workload(req.workload)
-            rw = rw.with_length(req.workload)
-        return Resolved(req, job_of(rw, req), first.flt, first.interruptible, first.signature)
+            rw = job.rw.with_length(req.workload)
+            job = job.at_length(rw, getattr(req.workload, "output_tokens", None))
+        return Resolved(req, job, first.flt, first.interruptible, first.signature)
 
     def lanes(self, buckets: Sequence[OfferBucket], placer: Placer) -> LaneIndex:
         """The class's lanes (one filter, one workload shape, the catalog's ``buckets``)."""

@@ -63,6 +63,21 @@ class Job:
     (:func:`~service.planning.recommend.recommend`): a model one server holds is never
     split."""
 
+    def at_length(self, rw: ResolvedWorkload, output_tokens: float | None) -> Job:
+        """This job for another length of the same request (``rw``: its resolution at
+        that length): what :func:`job_of` would build for it, since no other field
+        depends on the length fields (whether each is given and non-zero, which decides
+        ``batch_ceiling``, is the same for a class of answers,
+        :func:`~service.planning.memo.answer_signature`). Copied field by field, as
+        :meth:`~service.sizing.resolve.ResolvedWorkload._copy` is: half the cost of
+        building it again, once per answer."""
+        new = object.__new__(Job)
+        for name in _JOB_SHARED:
+            object.__setattr__(new, name, getattr(self, name))
+        object.__setattr__(new, "rw", rw)
+        object.__setattr__(new, "output_tokens", output_tokens)
+        return new
+
     @property
     def open_ended(self) -> bool:
         """Serving with no job length: ranked by price per token, then per hour."""
@@ -81,6 +96,12 @@ class Job:
         checked against each device's kernels; ``None`` when no checkpoint was named."""
         checkpoint = self.rw.checkpoint
         return None if checkpoint is None else checkpoint[1]
+
+
+_JOB_SHARED = tuple(
+    f.name for f in dataclasses.fields(Job) if f.name not in ("rw", "output_tokens")
+)
+"""What :meth:`Job.at_length` shares with the copy: every field but the two it sets."""
 
 
 @dataclass(frozen=True, slots=True)
