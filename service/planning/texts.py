@@ -851,7 +851,10 @@ _BILLING: dict[str, dict[Lang, str]] = {
 
 
 def t(key: str, lang: Lang, **values: object) -> str:
-    return _T[key][lang].format(**values)
+    """Sentence ``key`` in ``lang`` with ``values`` filled in (``format_map`` of the
+    keywords' own dict: ``format(**values)`` would copy it again, on every sentence of
+    every answer)."""
+    return _T[key][lang].format_map(values)
 
 
 _UNTIMED: dict[str, dict[Lang, tuple[str, str]]] = {
