@@ -49,6 +49,7 @@ from service.sizing.host import (
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,
     loader_vcpus_per_device,
+    with_data,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
 from service.sizing.mfu import attention_utilization, generation
@@ -69,6 +70,7 @@ from service.sizing.resolve import (
 from service.sizing.results import (
     EstimateResponse,
     Fit,
+    HostRequirements,
     MemoryBreakdown,
     PlacementEcho,
     TimeEstimate,
@@ -130,14 +132,22 @@ def _refuse_a_family(name: str, accelerators: AcceleratorLookup) -> None:
     )
 
 
-PlacedEstimate = tuple[MemoryBreakdown, PlacementEcho, tuple[str, ...], bool, TrainingTiming | None]
+PlacedEstimate = tuple[
+    MemoryBreakdown,
+    PlacementEcho,
+    tuple[str, ...],
+    bool,
+    TrainingTiming | None,
+    HostRequirements,
+]
 """What a placement's estimate says whatever the job's length
 (:data:`~service.sizing.resolve.LENGTH_FIELDS`): its memory fit, its echo, every note after
 the workload's own assumptions (the ZeRO-Offload one, which shows the job's hours, as
 :data:`OFFLOAD_NOTE`), whether time is estimated (whether the work and the peak are
 known, which the notes explain) and, for training, the timing of the placement
 (:func:`~service.sizing.compute.training_timing`: its hours at any length by
-:meth:`~service.sizing.compute.TrainingTiming.at`)."""
+:meth:`~service.sizing.compute.TrainingTiming.at`) and its host without the job's data
+(:func:`~service.sizing.host.with_data` adds it)."""
 
 OFFLOAD_NOTE = "\x00offload"
 """Where the ZeRO-Offload note goes in a :data:`PlacedEstimate`'s notes (by identity)."""
@@ -172,7 +182,9 @@ def placed_estimate(
                 "them is required."
             )
     _closing_notes(rw, memory, notes, spec)
-    return memory, echo, tuple(notes), time is not None, timing
+    servers = node_split(devices, placement.nodes)[0]
+    host = host_for(rw.with_tokens(None), devices, servers)
+    return memory, echo, tuple(notes), time is not None, timing, host
 
 
 def estimate_resolved(
@@ -208,21 +220,20 @@ def estimate_resolved(
     echo = None
     throughput = None
     time: TimeEstimate | None = None
-    servers = node_split(devices, placement.nodes)[0] if placement is not None else None
-    host = host_for(rw, devices, servers)
     if spec is not None and placement is not None:
         layout = _layout(rw, spec, placement) if rw.inference is not None else None
         if layout is not None and layout.rw is not rw:  # batched or split over replicas
             notes = list(layout.rw.assumptions)  # the KV cache note counts its sequences
-        memory, echo, placed_notes, timed, timing = place(rw, spec, placement)
+        memory, echo, placed_notes, timed, timing, host = place(rw, spec, placement)
         if layout is not None:
             time = _serving_time(layout, spec, devices)
         else:
             time = None if timing is None else timing.at(rw)
         if timed != (time is not None):  # kept for another job than this one: not its notes
-            memory, echo, placed_notes, timed, timing = placed_estimate(rw, spec, placement)
+            memory, echo, placed_notes, timed, timing, host = placed_estimate(rw, spec, placement)
             if layout is None:
                 time = None if timing is None else timing.at(rw)
+        host = with_data(host, rw)
         for note in placed_notes:
             if note is OFFLOAD_NOTE:
                 _offload_note(rw, devices, notes)
@@ -232,6 +243,8 @@ def estimate_resolved(
             rate = layout.rate(spec)
             throughput = rate if rate > 0 else None
     else:
+        servers = node_split(devices, placement.nodes)[0] if placement is not None else None
+        host = host_for(rw, devices, servers)
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
         _closing_notes(rw, memory, notes)
