@@ -164,15 +164,16 @@ def placed_estimate(
     if rw.inference is not None:
         layout = _layout(rw, spec, placement)
         memory, echo = _place_serving(layout, spec, placement, notes)
-        time = _serving_time(layout, spec, devices)
-        _time_notes(rw, spec, devices, time, notes)
+        timed = _serving_time(layout, spec, devices) is not None
+        _time_notes(rw, spec, devices, timed, notes)
         _serving_notes(layout.rw, spec, layout.per_node, notes, layout)
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
         timing = _timing(rw, spec, placement, echo)
-        time = None if timing is None else timing.at(rw)
-        _time_notes(rw, spec, devices, time, notes, echo.zero_stage)
+        # timed exactly where the timing exists: it is None without tokens or FLOPs
+        timed = timing is not None
+        _time_notes(rw, spec, devices, timed, notes, echo.zero_stage)
         _network_note(rw, spec, placement, echo, notes)
         servers, _ = node_split(devices, placement.nodes)
         if servers > 1:
@@ -183,8 +184,8 @@ def placed_estimate(
             )
     _closing_notes(rw, memory, notes, spec)
     servers = node_split(devices, placement.nodes)[0]
-    host = host_for(rw.with_tokens(None), devices, servers)
-    return memory, echo, tuple(notes), time is not None, timing, host
+    host = host_for(rw, devices, servers, data=False)
+    return memory, echo, tuple(notes), timed, timing, host
 
 
 def estimate_resolved(
@@ -699,7 +700,7 @@ def _time_notes(
     rw: ResolvedWorkload,
     spec: AcceleratorSpec,
     devices: int,
-    time: TimeEstimate | None,
+    timed: bool,
     notes: list[str],
     zero_stage: int | None = None,
 ) -> None:
@@ -710,7 +711,7 @@ def _time_notes(
         return
     assert isinstance(w, Pretrain | Finetune | Rlhf)
     peak = peak_tflops(spec, w.precision)
-    if time is None:
+    if not timed:
         why = untimed_reason(rw, spec)
         if why == "tokens":
             notes.append("No tokens given: compute and time are not estimated.")
