@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from service.catalog.models import AcceleratorSpec
 from service.sizing import encoder
 from service.sizing.formulas import training_flops
@@ -345,15 +347,16 @@ def time_for(
     return None if timing is None else timing.at(rw)
 
 
-@dataclass(frozen=True, slots=True)
-class TrainingTiming:
+class TrainingTiming(msgspec.Struct, frozen=True):
     """What :func:`time_for` works out of a training placement before it reads the job's
     token count: the utilization, the rate, the work per token and the data-parallel link.
     None of it depends on the job's length (:data:`~service.sizing.resolve.LENGTH_FIELDS`),
     so the same job at another token count is timed by :meth:`at` alone. Why: an answer
     for another length of a known job re-timed its top option from scratch, which cost
     most of its estimate; :func:`time_for` is :func:`training_timing` then :meth:`at`, so a
-    kept timing gives the very floats a fresh one does."""
+    kept timing gives the very floats a fresh one does. A struct, not a frozen dataclass:
+    the planner times every placement of a new shape through it, and a frozen dataclass's
+    ``__init__`` sets its fields one ``object.__setattr__`` at a time (about 1.5 us)."""
 
     accelerator: AcceleratorSpec
     devices: int
