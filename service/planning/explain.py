@@ -66,6 +66,9 @@ from service.sizing.moe import moe_training_factor
 from service.sizing.uncertainty import hours_range
 from service.sizing.workload import Inference, Placement
 
+WHERE_KEPT = 64
+"""Places to buy kept per class of answers (one per provider and regions its top
+options show)."""
 ADVICE_PIECES = 64
 """Advice pieces kept per class of answers (a dozen topics, a few variants each)."""
 ADVICE_LISTS = 32
@@ -88,6 +91,7 @@ class AnswerParts:
         "_class_advice",
         "_names",
         "_placed",
+        "_where",
         "catalogs",
         "options",
         "terms",
@@ -101,6 +105,7 @@ class AnswerParts:
         self._advice_lists: dict[tuple[object, ...], list[Advice]] = {}
         self._class_advice: dict[str, Any] | None = None
         self._placed: dict[Placement, PlacedEstimate] = {}
+        self._where: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -162,6 +167,20 @@ class AnswerParts:
                 self._placed.clear()
             placed = self._placed[placement] = placed_estimate(rw, spec, placement)
         return placed
+
+    def where(self, c: Candidate | None, req: RecommendRequest) -> dict[str, Any]:
+        """:func:`_where` of ``c``, kept per (provider, regions), bounded: it reads only
+        those and whether the class's request names regions, and answers at other
+        lengths show the same few top options (the city lookups cost about 2 us)."""
+        if c is None:
+            return {}
+        key = (c.offer.provider, tuple(c.regions))
+        found = self._where.get(key)
+        if found is None:
+            if len(self._where) >= WHERE_KEPT:
+                self._where.clear()
+            found = self._where[key] = _where(c, req, self.terms.lang)
+        return found
 
     def name(self, ctx: PlanContext, provider: str) -> str:
         """The provider's name in the answer's language."""
@@ -352,7 +371,7 @@ def explain(
             untimed=(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"
             ),
-            **_where(first, req, lang),
+            **parts.where(first, req),
         ),
         catalogs=list(parts.catalogs),
         warnings=warnings,

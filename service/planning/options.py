@@ -451,32 +451,33 @@ def fill_option(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
         part.money_scale, terms.images,
     )  # fmt: skip
-    between = (ranked, *part.middle) if ranked else part.middle
+    # one list, head to tail, rather than tuples rebuilt per sentence added
+    reasons = [*part.head, ranked, *part.middle] if ranked else [*part.head, *part.middle]
+    add = reasons.append
     if part.fixed_time is not None and c.hours is not None:
-        between = (*between, part.fixed_time)
+        add(part.fixed_time)
     if c.outdated_engine and terms.objective != "time":
-        between = (*between, _outdated_reason(c, terms))
+        add(_outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:
         edge = _engine_budget(c, terms.engine, lang)
         if edge is not None:
-            between = (*between, edge)
+            add(edge)
     if c.spot is not None:
-        between = (*between, texts.spot_reason(c, lang))
+        add(texts.spot_reason(c, lang))
     if c.shown_spot:
-        between = (*between, texts.t("spot_shown", lang))
+        add(texts.t("spot_shown", lang))
     if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
         cheapest, slow = c.same_cost_as
-        between = (*between, texts.t("same_cost_faster", lang, pct=SAME_COST * 100,
-                                     total=c.total_cost, cheapest=cheapest,
-                                     hours=texts.duration(c.hours, lang),
-                                     slow=texts.duration(slow, lang)))  # fmt: skip
+        add(texts.t("same_cost_faster", lang, pct=SAME_COST * 100, total=c.total_cost,
+                    cheapest=cheapest, hours=texts.duration(c.hours, lang),
+                    slow=texts.duration(slow, lang)))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
-        between = (*between, texts.month_used(c.total_cost, c.nodes, c.hours, lang))
+        add(texts.month_used(c.total_cost, c.nodes, c.hours, lang))
     if budget is not None and terms.open_ended:
         lasts = texts.serving_budget(budget, c, lang)
         if lasts is not None:
-            between = (*between, lasts)
-    reasons = [*part.head, *between, *part.tail]
+            add(lasts)
+    reasons.extend(part.tail)
     if c.hours is None and not terms.open_ended:
         unknown = texts.hours_unknown(
             untimed_of(c, terms), lang, c.offer.instance.accelerator or ""

@@ -851,7 +851,10 @@ _BILLING: dict[str, dict[Lang, str]] = {
 
 
 def t(key: str, lang: Lang, **values: object) -> str:
-    return _T[key][lang].format(**values)
+    """Sentence ``key`` in ``lang`` with ``values`` filled in (``format_map`` of the
+    keywords' own dict: ``format(**values)`` would copy it again, on every sentence of
+    every answer)."""
+    return _T[key][lang].format_map(values)
 
 
 _UNTIMED: dict[str, dict[Lang, tuple[str, str]]] = {
@@ -1009,14 +1012,34 @@ def rank_reason(
         scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
         return reason
+    values: dict[str, object]
     if c.total_cost is not None and c.hours is not None and not serving:
-        ranked = t("ranked_total", lang, cost=c.total_cost * scale)
+        key, values = "ranked_total", {"cost": c.total_cost * scale}
     elif serving and not to_target and c.price_per_million_tokens is not None and c.hours is None:
         key = "ranked_per_million_images" if images else "ranked_per_million"
-        ranked = t(key, lang, pmt=money_text(c.price_per_million_tokens * scale))
+        values = {"pmt": money_text(c.price_per_million_tokens * scale)}
     else:
-        ranked = t("ranked_hourly", lang, price=c.price_per_hour * scale)
-    return f"{reason}{'' if lang == 'zh' else ' '}{t('rank_estimated', lang, ranked=ranked)}"
+        key, values = "ranked_hourly", {"price": c.price_per_hour * scale}
+    return reason + _estimated_rank(key, lang).format_map(values)
+
+
+_ESTIMATED_RANK: dict[tuple[str, Lang], str] = {}
+""":func:`_estimated_rank` per (figure's key, language)."""
+
+
+def _estimated_rank(ranked: str, lang: Lang) -> str:
+    """The ``rank_estimated`` sentence with the template of the figure it was ranked at
+    (``ranked``: ``ranked_total``, ``ranked_per_million`` or its ``_images``,
+    ``ranked_hourly``) in its
+    place and the space that joins it to the ranking sentence: one template, filled once
+    per option rather than twice (the figure, then the sentence around it). Built once
+    per key and language; the same text as filling the two one after the other."""
+    found = _ESTIMATED_RANK.get((ranked, lang))
+    if found is None:
+        outer = _T["rank_estimated"][lang]
+        found = ("" if lang == "zh" else " ") + outer.replace("{ranked}", _T[ranked][lang])
+        _ESTIMATED_RANK[(ranked, lang)] = found
+    return found
 
 
 def _rank_reason(

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 from service.catalog.models import AcceleratorSpec
 from service.sizing import encoder
 from service.sizing.formulas import training_flops
@@ -333,10 +335,113 @@ def time_for(
         return generation_time(
             w.output_tokens, inference_throughput(rw, accelerator, devices), devices
         )
-    compute = compute_for(rw)
+    timing = training_timing(
+        rw,
+        accelerator,
+        devices,
+        pipeline_parallel=pipeline_parallel,
+        tensor_parallel=tensor_parallel,
+        zero_stage=zero_stage,
+        cluster=cluster,
+    )
+    return None if timing is None else timing.at(rw)
+
+
+class TrainingTiming(msgspec.Struct, frozen=True):
+    """What :func:`time_for` works out of a training placement before it reads the job's
+    token count: the utilization, the rate, the work per token and the data-parallel link.
+    None of it depends on the job's length (:data:`~service.sizing.resolve.LENGTH_FIELDS`),
+    so the same job at another token count is timed by :meth:`at` alone. Why: an answer
+    for another length of a known job re-timed its top option from scratch, which cost
+    most of its estimate; :func:`time_for` is :func:`training_timing` then :meth:`at`, so a
+    kept timing gives the very floats a fresh one does. A struct, not a frozen dataclass:
+    the planner times every placement of a new shape through it, and a frozen dataclass's
+    ``__init__`` sets its fields one ``object.__setattr__`` at a time (about 1.5 us)."""
+
+    accelerator: AcceleratorSpec
+    devices: int
+    tensor_parallel: int
+    zero_stage: int | None
+    model_parallel: int
+    util: float
+    """The utilization prior, with the pipeline bubble of a steady-state basis."""
+    rate: float
+    """FLOP/s of the placement at ``util``."""
+    per_token: float | None
+    """FLOPs per token at the basis (hardware at the steady one, model at the whole-run
+    one); ``None``: the work is the job's FLOPs (image models, no per-token figure)."""
+    steady: bool
+    link: float
+    """The data-parallel rings' slowest hop, GB/s (:func:`data_parallel_link_gbps`)."""
+    mfu: float
+    """The utilization in model FLOPs, before the exposed traffic and attention."""
+
+    def at(self, rw: ResolvedWorkload) -> TimeEstimate | None:
+        """Hours of ``rw`` (the job this timing was worked out for, at any length);
+        ``None`` without a token count or a FLOP count."""
+        tokens = rw.tokens
+        if tokens is None:
+            return None
+        b = rw.training
+        devices = self.devices
+        util = self.util
+        per_token = self.per_token
+        if per_token is not None and b is not None:
+            accelerator = self.accelerator
+            compute_s = per_token * tokens / self.rate
+            seconds = compute_s + attention_extra_seconds(rw, accelerator, devices, util)
+            link = self.link
+            if self.steady or link <= NCCL_PCIE_GEN4_X16_GBPS:
+                # exposed only where the link cannot keep up with the compute it overlaps;
+                # the whole-run priors come from NVLink/HCCS clusters on fast RDMA and hold
+                # their traffic already, so at that basis only PCIe-class links pay it on top
+                seconds += data_parallel_seconds(
+                    rw, accelerator, devices, self.zero_stage, self.model_parallel,
+                    compute_s, link,
+                )  # fmt: skip
+            # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic and
+            # the slower attention included
+            mfu = self.mfu * (compute_s / seconds)
+            seconds += offload_seconds(rw, devices)
+            seconds += rollout_seconds(rw, accelerator, devices, self.tensor_parallel)
+            basis = b.time_basis
+        else:
+            flops = compute_for(rw).flops
+            if flops is None:
+                return None
+            seconds = flops / self.rate
+            mfu = util
+            basis = "run"
+        hours = seconds / 3600.0
+        return TimeEstimate(
+            hours=hours,
+            device_hours=hours * devices,
+            mfu=mfu,
+            hours_range=hours_range(hours, training=True),
+            basis="steady" if basis == "steady" else "run",
+        )
+
+
+def training_timing(
+    rw: ResolvedWorkload,
+    accelerator: AcceleratorSpec,
+    devices: int,
+    *,
+    pipeline_parallel: int = 1,
+    tensor_parallel: int = 1,
+    zero_stage: int | None = None,
+    cluster: Cluster | None = None,
+) -> TrainingTiming | None:
+    """The length-independent part of :func:`time_for` of a training job (see there for
+    the arguments); ``None`` where it gives no time: serving, no model, no token count,
+    no FLOP count, no peak for the precision, a rollout on a device of unknown
+    bandwidth."""
+    w = rw.workload
+    if rw.arch is None or devices < 1 or isinstance(w, Inference):
+        return None
     precision = getattr(w, "precision", "bf16")
     peak = peak_tflops(accelerator, precision)
-    if compute.flops is None or not peak or rw.tokens is None:
+    if rw.tokens is None or compute_for(rw).flops is None or not peak:
         return None
     if rollout_untimed(rw, accelerator):
         return None
@@ -348,41 +453,22 @@ def time_for(
         accumulation = getattr(w, "gradient_accumulation_steps", None)
         util *= pipeline_efficiency(pipeline_parallel, accumulation or pipeline_parallel)
     rate = devices * peak * 1e12 * util
+    model_parallel = tensor_parallel * pipeline_parallel
+    per_token = None
+    steady = False
+    link = 0.0
+    mfu = util
     if b is not None and b.flops_per_token and not rw.image_model:
         steady = b.time_basis == "steady"
         per_token = b.flops_per_token if steady else b.model_flops_per_token
-        compute_s = per_token * rw.tokens / rate
-        seconds = compute_s + attention_extra_seconds(rw, accelerator, devices, util)
-        model_parallel = tensor_parallel * pipeline_parallel
         link = data_parallel_link_gbps(
             accelerator, devices, model_parallel, cluster, tensor_parallel
         )
-        if steady or link <= NCCL_PCIE_GEN4_X16_GBPS:
-            # exposed only where the link cannot keep up with the compute it overlaps; the
-            # whole-run priors come from NVLink/HCCS clusters on fast RDMA and hold their
-            # traffic already, so at that basis only PCIe-class links pay it on top
-            seconds += data_parallel_seconds(
-                rw, accelerator, devices, zero_stage, model_parallel, compute_s, link
-            )
-        # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic and the
-        # slower attention included
         mfu = util * (b.model_flops_per_token / b.flops_per_token if steady else 1.0)
-        mfu *= compute_s / seconds
-        seconds += offload_seconds(rw, devices)
-        seconds += rollout_seconds(rw, accelerator, devices, tensor_parallel)
-        basis = b.time_basis
-    else:
-        seconds = compute.flops / rate
-        mfu = util
-        basis = "run"
-    hours = seconds / 3600.0
-    return TimeEstimate(
-        hours=hours,
-        device_hours=hours * devices,
-        mfu=mfu,
-        hours_range=hours_range(hours, training=True),
-        basis="steady" if basis == "steady" else "run",
-    )
+    return TrainingTiming(
+        accelerator, devices, tensor_parallel, zero_stage, model_parallel, util, rate,
+        per_token, steady, link, mfu,
+    )  # fmt: skip
 
 
 def attention_extra_seconds(

@@ -13,7 +13,6 @@ from typing import Protocol
 import msgspec
 
 from service.catalog.models import AcceleratorSpec
-from service.runtime.bounded import IdentityMemo
 from service.runtime.errors import InputError
 from service.sizing import encoder
 from service.sizing.batch import (
@@ -30,6 +29,7 @@ from service.sizing.compute import (
     PREPROCESS_MB_PER_VCPU_S,
     RDMA_DEFAULT_GBPS_PER_ACCELERATOR,
     Cluster,
+    TrainingTiming,
     bandwidth_efficiency,
     compute_for,
     data_parallel_link_gbps,
@@ -40,7 +40,7 @@ from service.sizing.compute import (
     peak_tflops,
     preprocess_hours,
     ring_link_gbps,
-    time_for,
+    training_timing,
     training_utilization,
     untimed_reason,
 )
@@ -49,6 +49,7 @@ from service.sizing.host import (
     VCPUS_PER_DEVICE_RECOMMENDED,
     host_for,
     loader_vcpus_per_device,
+    with_data,
 )
 from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
 from service.sizing.mfu import attention_utilization, generation
@@ -69,6 +70,7 @@ from service.sizing.resolve import (
 from service.sizing.results import (
     EstimateResponse,
     Fit,
+    HostRequirements,
     MemoryBreakdown,
     PlacementEcho,
     TimeEstimate,
@@ -130,12 +132,22 @@ def _refuse_a_family(name: str, accelerators: AcceleratorLookup) -> None:
     )
 
 
-PlacedEstimate = tuple[MemoryBreakdown, PlacementEcho, tuple[str, ...], bool]
+PlacedEstimate = tuple[
+    MemoryBreakdown,
+    PlacementEcho,
+    tuple[str, ...],
+    bool,
+    TrainingTiming | None,
+    HostRequirements,
+]
 """What a placement's estimate says whatever the job's length
 (:data:`~service.sizing.resolve.LENGTH_FIELDS`): its memory fit, its echo, every note after
 the workload's own assumptions (the ZeRO-Offload one, which shows the job's hours, as
-:data:`OFFLOAD_NOTE`) and whether time is estimated (whether the work and the peak are
-known, which the notes explain)."""
+:data:`OFFLOAD_NOTE`), whether time is estimated (whether the work and the peak are
+known, which the notes explain) and, for training, the timing of the placement
+(:func:`~service.sizing.compute.training_timing`: its hours at any length by
+:meth:`~service.sizing.compute.TrainingTiming.at`) and its host without the job's data
+(:func:`~service.sizing.host.with_data` adds it)."""
 
 OFFLOAD_NOTE = "\x00offload"
 """Where the ZeRO-Offload note goes in a :data:`PlacedEstimate`'s notes (by identity)."""
@@ -148,17 +160,20 @@ def placed_estimate(
     chosen as the smallest that fits, a serving TP as the fastest that fits, unless given)."""
     notes: list[str] = []
     devices = placement.count
+    timing = None
     if rw.inference is not None:
         layout = _layout(rw, spec, placement)
         memory, echo = _place_serving(layout, spec, placement, notes)
-        time = _serving_time(layout, spec, devices)
-        _time_notes(rw, spec, devices, time, notes)
+        timed = _serving_time(layout, spec, devices) is not None
+        _time_notes(rw, spec, devices, timed, notes)
         _serving_notes(layout.rw, spec, layout.per_node, notes, layout)
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
-        time = _time(rw, spec, placement, echo)
-        _time_notes(rw, spec, devices, time, notes, echo.zero_stage)
+        timing = _timing(rw, spec, placement, echo)
+        # timed exactly where the timing exists: it is None without tokens or FLOPs
+        timed = timing is not None
+        _time_notes(rw, spec, devices, timed, notes, echo.zero_stage)
         _network_note(rw, spec, placement, echo, notes)
         servers, _ = node_split(devices, placement.nodes)
         if servers > 1:
@@ -168,7 +183,9 @@ def placed_estimate(
                 "them is required."
             )
     _closing_notes(rw, memory, notes, spec)
-    return memory, echo, tuple(notes), time is not None
+    servers = node_split(devices, placement.nodes)[0]
+    host = host_for(rw, devices, servers, data=False)
+    return memory, echo, tuple(notes), timed, timing, host
 
 
 def estimate_resolved(
@@ -204,19 +221,20 @@ def estimate_resolved(
     echo = None
     throughput = None
     time: TimeEstimate | None = None
-    servers = node_split(devices, placement.nodes)[0] if placement is not None else None
-    host = host_for(rw, devices, servers)
     if spec is not None and placement is not None:
         layout = _layout(rw, spec, placement) if rw.inference is not None else None
         if layout is not None and layout.rw is not rw:  # batched or split over replicas
             notes = list(layout.rw.assumptions)  # the KV cache note counts its sequences
-        memory, echo, placed_notes, timed = place(rw, spec, placement)
+        memory, echo, placed_notes, timed, timing, host = place(rw, spec, placement)
         if layout is not None:
             time = _serving_time(layout, spec, devices)
         else:
-            time = _time(rw, spec, placement, echo)
+            time = None if timing is None else timing.at(rw)
         if timed != (time is not None):  # kept for another job than this one: not its notes
-            memory, echo, placed_notes, timed = placed_estimate(rw, spec, placement)
+            memory, echo, placed_notes, timed, timing, host = placed_estimate(rw, spec, placement)
+            if layout is None:
+                time = None if timing is None else timing.at(rw)
+        host = with_data(host, rw)
         for note in placed_notes:
             if note is OFFLOAD_NOTE:
                 _offload_note(rw, devices, notes)
@@ -226,6 +244,8 @@ def estimate_resolved(
             rate = layout.rate(spec)
             throughput = rate if rate > 0 else None
     else:
+        servers = node_split(devices, placement.nodes)[0] if placement is not None else None
+        host = host_for(rw, devices, servers)
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
         _closing_notes(rw, memory, notes)
@@ -248,33 +268,19 @@ def estimate_resolved(
     )
 
 
-_Timed = tuple[AcceleratorSpec, Placement, tuple[int, int, int | None], TimeEstimate | None]
-
-_LAST_TIMED: IdentityMemo[ResolvedWorkload, _Timed] = IdentityMemo(64)
-"""Per resolved workload, the last placement :func:`_time` timed and its time (a frozen
-struct, safe to share). Why: a training estimate times its placement twice — for the
-length-independent part's notes (:func:`placed_estimate`) and for the answer — and a new
-job shape's recommendation computes both (about a tenth of its estimate)."""
-
-
-def _time(
+def _timing(
     rw: ResolvedWorkload, spec: AcceleratorSpec, placement: Placement, echo: PlacementEcho
-) -> TimeEstimate | None:
-    layout = (echo.pipeline_parallel or 1, echo.tensor_parallel or 1, echo.zero_stage)
-    kept = _LAST_TIMED.get(rw)
-    if kept is not None and kept[0] is spec and kept[1] == placement and kept[2] == layout:
-        return kept[3]
-    time = time_for(
+) -> TrainingTiming | None:
+    """The timing of a training placement in the layout its fit chose (``echo``)."""
+    return training_timing(
         rw,
         spec,
         placement.count,
-        pipeline_parallel=layout[0],
-        tensor_parallel=layout[1],
-        zero_stage=layout[2],
+        pipeline_parallel=echo.pipeline_parallel or 1,
+        tensor_parallel=echo.tensor_parallel or 1,
+        zero_stage=echo.zero_stage,
         cluster=cluster_for(rw, placement),
     )
-    _LAST_TIMED.put(rw, (spec, placement, layout, time))
-    return time
 
 
 def per_node_of(placement: Placement) -> int:
@@ -694,7 +700,7 @@ def _time_notes(
     rw: ResolvedWorkload,
     spec: AcceleratorSpec,
     devices: int,
-    time: TimeEstimate | None,
+    timed: bool,
     notes: list[str],
     zero_stage: int | None = None,
 ) -> None:
@@ -705,7 +711,7 @@ def _time_notes(
         return
     assert isinstance(w, Pretrain | Finetune | Rlhf)
     peak = peak_tflops(spec, w.precision)
-    if time is None:
+    if not timed:
         why = untimed_reason(rw, spec)
         if why == "tokens":
             notes.append("No tokens given: compute and time are not estimated.")

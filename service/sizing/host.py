@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import msgspec
+
 from service.sizing.compute import PREPROCESS_MB_PER_VCPU_S
 from service.sizing.formulas import GIB
 from service.sizing.resolve import ResolvedWorkload
@@ -66,11 +68,14 @@ def loader_vcpus_per_device(rw: ResolvedWorkload) -> tuple[int, int] | None:
     return LOADER_VCPUS_PER_DEVICE_MIN, LOADER_VCPUS_PER_DEVICE_RECOMMENDED
 
 
-def host_for(rw: ResolvedWorkload, devices: int, servers: int | None = None) -> HostRequirements:
+def host_for(
+    rw: ResolvedWorkload, devices: int, servers: int | None = None, data: bool = True
+) -> HostRequirements:
     """Host requirements for ``devices`` accelerators over ``servers`` (default: the
     fewest servers of :data:`DEVICES_PER_NODE`; ``devices == 0`` or a preprocess workload:
     the CPU-only sizing). Training needs RDMA only when it spans servers: a single
-    16-GPU server (Tencent's BMGNV4, 16 x A10) keeps its traffic inside (review 5 G2)."""
+    16-GPU server (Tencent's BMGNV4, 16 x A10) keeps its traffic inside (review 5 G2).
+    ``data=False``: without the job's data on the disk (:func:`with_data` adds it)."""
     if rw.kind == "preprocess" or rw.arch is None:
         return _preprocess_host(rw)
     devices = max(devices, 1)
@@ -85,8 +90,9 @@ def host_for(rw: ResolvedWorkload, devices: int, servers: int | None = None) -> 
         # a resumable checkpoint: 16-bit weights + fp32 master and Adam states (16 B/param)
         ckpt = arch.params * 16.0 / GIB if full else rw.training.trainable_params * 16.0 / GIB
         disk += 2 * ckpt  # keep the last two
-        if rw.tokens is not None and not rw.image_model:
-            disk += rw.tokens * DATASET_BYTES_PER_TOKEN * 2 / GIB
+        tokens = data_disk_gib(rw) if data else None
+        if tokens is not None:
+            disk += tokens
     if servers is None:
         servers = math.ceil(devices / DEVICES_PER_NODE)
     network: Network = "rdma" if servers > 1 and rw.training is not None else "standard"
@@ -102,6 +108,26 @@ def host_for(rw: ResolvedWorkload, devices: int, servers: int | None = None) -> 
         network=network,
         offload_ram_gib=offload,
     )
+
+
+def data_disk_gib(rw: ResolvedWorkload) -> float | None:
+    """Disk for a training job's tokenized data and its raw text (``None``: serving, no
+    token count, or an image model, whose dataset no field sizes): the one host figure
+    that grows with the job's length."""
+    if rw.training is None or rw.tokens is None or rw.image_model:
+        return None
+    return rw.tokens * DATASET_BYTES_PER_TOKEN * 2 / GIB
+
+
+def with_data(host: HostRequirements, rw: ResolvedWorkload) -> HostRequirements:
+    """``host``, sized by :func:`host_for` for ``rw``'s job without its data
+    (``data=False``), with ``rw``'s data on its disk: the same figures :func:`host_for`
+    gives ``rw`` (the data is the last term of its disk). Why: the same job at another
+    length keeps the rest."""
+    data = data_disk_gib(rw)
+    if data is None:
+        return host
+    return msgspec.structs.replace(host, disk_gib=host.disk_gib + data)
 
 
 def checkpoint_gib(rw: ResolvedWorkload) -> float:
