@@ -560,6 +560,8 @@ class FitCache:
         self._specs: dict[tuple[str, float], AcceleratorSpec] = {}
         self._per_token: ResolvedWorkload | None = None
         self._floors: dict[tuple[str, float], float | None] = {}
+        self._fp16: FitCache | None = None
+        """The cache of :attr:`ResolvedWorkload.no_bf16`, for devices without BF16."""
 
     def spec_for(self, spec: AcceleratorSpec, memory_gib: float) -> AcceleratorSpec:
         """The registry spec with the memory the catalog row states (rows are the fact)."""
@@ -589,6 +591,11 @@ class FitCache:
     def fit_within(self, spec: AcceleratorSpec, devices: int, tp_max: int) -> Fit | None:
         """:meth:`fit` with its :meth:`tp_limit` given (once per accelerator, memory,
         devices and limit: shapes of 8 x 1, 4 x 2 and 1 x 8 devices share it)."""
+        if self.rw.no_bf16 is not None and not spec.supports_bf16:
+            # served in fp16 there, which costs this job more memory (an upcast VAE)
+            if self._fp16 is None:
+                self._fp16 = FitCache(self.rw.no_bf16, self.headroom_frac)
+            return self._fp16.fit_within(spec, devices, tp_max)
         key = (spec.name, spec.memory_gib, devices, tp_max)
         fit = self._fits.get(key, _UNSIZED)
         if fit is _UNSIZED:

@@ -217,6 +217,13 @@ def estimate_resolved(
                 zh=f"未知加速卡 {placement.accelerator!r}（GET /v1/accelerators 列出全部）"
                 + (f"；是否想写 {', '.join(suggestions)}？" if suggestions else ""),
             )
+    if spec is not None and rw.no_bf16 is not None and not spec.supports_bf16:
+        rw = rw.no_bf16  # served in fp16 there, which costs this job more memory
+        notes = [
+            *rw.assumptions,
+            f"{spec.name} has no BF16: served in FP16, in which diffusers decodes this "
+            "model's VAE in fp32 (sized so here).",
+        ]
     devices = placement.count if placement is not None else 1
     echo = None
     throughput = None

@@ -697,14 +697,18 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "blob/main/unet/config.json (block_out_channels [320, 640, 1280, 1280], three "
             "CrossAttnDownBlock2D and three CrossAttnUpBlock2D, layers_per_block 2, one "
             "transformer layer each, cross_attention_dim 768): 5 at 320, 5 at 640, 6 at 1280 "
-            "channels with the mid block; VAE encoder from its vae/config.json "
-            "(block_out_channels [128, 256, 512, 512], layers_per_block 2)",
+            "channels with the mid block, attention_head_dim 8 (diffusers takes it as 8 heads "
+            "per level); VAE from its vae/config.json (block_out_channels [128, 256, 512, "
+            "512], layers_per_block 2; the same AutoencoderKL layout as SDXL's, 83,653,863 "
+            "parameters; StableDiffusionPipeline decodes in the pipeline's dtype)",
             unet=UNetConfig(
                 block_out_channels=(320, 640, 1280, 1280),
                 cross_attention=(True, True, True, False),
                 transformer_layers=(1, 1, 1, 1),
                 cross_attention_dim=768,
                 text_encoder_params=123_060_480,
+                attention_heads=(8, 8, 8, 8),
+                vae_params=83_653_863,
             ),
             confidence="medium",
         ),
@@ -722,6 +726,9 @@ def _first_presets() -> tuple[ModelPreset, ...]:
                 transformer_layers=(1, 2, 10),
                 cross_attention_dim=2048,
                 text_encoder_params=123_060_480 + 694_659_840,
+                attention_heads=(5, 10, 20),
+                vae_params=83_653_863,
+                vae_force_upcast=True,
             ),
             aliases=(
                 "stabilityai/stable-diffusion-xl-base-1.0",
@@ -735,7 +742,11 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "per level); https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/blob/"
             "main/unet/config.json (block_out_channels [320, 640, 1280], "
             "transformer_layers_per_block [1, 2, 10], cross_attention_dim 2048): 10 "
-            "transformer blocks at 640 and 60 at 1280 channels with the mid block; parameters "
+            "transformer blocks at 640 and 60 at 1280 channels with the mid block, "
+            "attention_head_dim [5, 10, 20] (heads per level, 64 wide); vae/config.json "
+            "(https://huggingface.co/stabilityai/stable-diffusion-xl-base-1.0/blob/main/vae/"
+            "config.json: block_out_channels [128, 256, 512, 512], layers_per_block 2, "
+            "force_upcast true); parameters "
             "as loaded by diffusers/transformers: UNet 2,567,463,684, CLIPTextModel "
             "123,060,480, CLIPTextModelWithProjection 694,659,840, AutoencoderKL 83,653,863",
             confidence="medium",

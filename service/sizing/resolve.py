@@ -31,7 +31,13 @@ from service.sizing.profiles import (
     engine_profile,
     framework_profile,
 )
-from service.sizing.unet import attention_blocks, frozen_forward_flops, unet_forward_flops
+from service.sizing.unet import (
+    UNetConfig,
+    attention_blocks,
+    frozen_forward_flops,
+    serving_working_set,
+    unet_forward_flops,
+)
 from service.sizing.workload import (
     Finetune,
     Inference,
@@ -280,6 +286,10 @@ class ResolvedWorkload:
     data_gb: float = 0.0
     target_hours: float | None = None
     beyond_positions: tuple[int, int] | None = None
+    no_bf16: ResolvedWorkload | None = None
+    """The same serving job in fp16, for a device without BF16, when fp16 costs more
+    memory than the bf16 asked for: a diffusion pipeline whose VAE diffusers upcasts to
+    fp32 in fp16 (SDXL's ``force_upcast``); ``None`` when the memory is the same."""
     """(tokens per sequence, the preset's trained positions) when the job's sequences are
     longer than the decoder was trained on (:func:`positions_note`); ``None`` otherwise."""
     checkpoint: tuple[str, str] | None = None
@@ -1538,6 +1548,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             image_model=image_model,
             sample_flops=sample_flops,
             beyond_positions=beyond,
+            no_bf16=_fp16_serving(workload, preset, models),
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
@@ -1716,7 +1727,8 @@ def _image_inference(
     inf: InferenceBudget,
     notes: list[str],
 ) -> InferenceBudget:
-    """Image-model serving: weights + per-sample activations x concurrency (upper bound)."""
+    """Image-model serving: weights + the working set of ``concurrency`` samples per
+    forward (a diffusion pipeline: :func:`_diffusion_serving_bytes`)."""
     if arch.kind == "vit" and arch.hidden and arch.heads and arch.layers:
         size = w.image_size or (preset.image_size if preset else None) or 224
         s = (size // 16) ** 2 + 1
@@ -1732,6 +1744,8 @@ def _image_inference(
             flash_attention=False,
         )
         act = u + sh
+    elif arch.kind == "diffusion" and preset is not None and preset.unet is not None:
+        act = _diffusion_serving_bytes(w, preset, preset.unet, notes)
     else:
         per_sample, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
         act = per_sample * w.streams
@@ -1747,6 +1761,56 @@ def _image_inference(
         act_unsharded=act,
         act_sharded=0.0,
     )
+
+
+def _fp16_serving(
+    w: Inference, preset: ModelPreset | None, models: ModelRegistry
+) -> ResolvedWorkload | None:
+    """:attr:`ResolvedWorkload.no_bf16`: ``w`` resolved in fp16 when it is a bf16 request
+    of a diffusion pipeline whose VAE diffusers upcasts in fp16."""
+    upcast = preset is not None and preset.unet is not None and preset.unet.vae_force_upcast
+    if not upcast or w.precision != "bf16":
+        return None
+    return resolve_workload(msgspec.structs.replace(w, precision="fp16"), models)
+
+
+def _diffusion_serving_bytes(
+    w: Inference, preset: ModelPreset, u: UNetConfig, notes: list[str]
+) -> float:
+    """A text-to-image server's working set over the weights for ``concurrency`` images
+    per call (:func:`service.sizing.unet.serving_working_set`): serving keeps nothing for
+    a backward pass, so the peak is the larger of the UNet's forward and the VAE decode.
+    PyTorch >= 2.0 with diffusers' default ``AttnProcessor2_0`` (SDPA) is assumed.
+
+    Checked against Hugging Face's SDXL measurement (tests/test_review10_sdxl.py):
+    fp16 + SDPA, 4 images per call at 1024 px on an A100, 21.72 GiB
+    ``torch.cuda.max_memory_allocated`` (and 21.72 GiB without SDPA, 28.09 GiB in fp32;
+    https://huggingface.co/blog/simple_sdxl_optimizations, notebook
+    huggingface/notebooks diffusers/exploring_simple optimizations_for_sdxl.ipynb
+    @77458f17); this model gives 18.6 and 24.9 GiB."""
+    size = w.image_size or preset.image_size or 512
+    images = w.streams
+    ws = serving_working_set(u, size, images, w.precision)
+    gib = 2**30
+    decode = "fp32" if ws.decode_bytes == 4 else "16-bit"
+    upcast = (
+        f" (diffusers upcasts {preset.display_name}'s VAE to fp32 before decoding, as it "
+        "overflows in fp16, and holds its weights in fp32 meanwhile)"
+        if u.vae_force_upcast and w.precision not in ("bf16", "fp32")
+        else ""
+    )
+    last = u.vae_block_out_channels[0]
+    notes.append(
+        f"Serving memory of {images} image{'s' if images > 1 else ''} per call at {size} px: "
+        "nothing is kept for a backward pass, so the peak is the weights plus the larger "
+        f"of the UNet's forward over {2 * images} latents (each image twice, for "
+        f"classifier-free guidance: {ws.unet / gib:.1f} GiB with PyTorch's fused attention) "
+        f"and the VAE decoding all {images} at once ({ws.vae / gib:.1f} GiB: its last "
+        f"up-block holds up to 768 channel planes of {size}×{size} in {decode}, three "
+        f"times its {last * 2} input channels{upcast}). Decoding one image at a time "
+        "(diffusers' enable_vae_slicing) divides the decode by the images per call."
+    )
+    return ws.peak
 
 
 # --- RLHF: several models on the same devices -------------------------------------------
