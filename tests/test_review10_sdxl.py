@@ -198,7 +198,12 @@ def test_a_t4_is_sized_in_fp16_for_a_bf16_sdxl_request(client: TestClient[Litest
     assert any("T4 has no BF16" in a and "fp32" in a for a in body["assumptions"])
     answer = recommend(client, {"workload": SDXL4, "top_k": 10}, "en")
     t4 = [o for o in answer["options"] if o["accelerator"]["name"] == "T4"]
+    assert t4, "two T4s, two images each, are an option"
     assert all(o["accelerator"]["count"] >= 2 for o in t4), [o["accelerator"] for o in t4]
+    for option in t4:  # its fallback is said to cost memory, not "same memory"
+        warned = " ".join(option["warnings"])
+        assert "decodes the VAE in FP32" in warned, warned
+        assert "same memory" not in warned, warned
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -213,6 +213,7 @@ def answer_terms(
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
+        fp16_upcast=placer.job.rw.no_bf16 is not None,
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )

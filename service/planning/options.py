@@ -78,6 +78,7 @@ def offer_part(
     accelerators: AcceleratorRegistry,
     precision: str,
     engine: str | None = None,
+    fp16_upcast: bool = False,
 ) -> OfferPart:
     """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
     (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`)."""
@@ -87,6 +88,8 @@ def offer_part(
     hardware: tuple[str, ...] = ()
     if spec is not None and row.accelerator:
         hardware = hardware_notes(spec, precision, serving, engine)
+        if fp16_upcast:
+            hardware = tuple("fp16_serving_upcast" if k == "fp16_serving" else k for k in hardware)
         if serving and not spec.mem_bandwidth_gbps:
             hardware = (*hardware, "no_bandwidth")
     price = offer.price
@@ -328,6 +331,10 @@ class OptionTerms:
     which several copies of the model on it share; ``None`` otherwise."""
     moe: bool = False
     """Serving a mixture-of-experts model (how its copies are launched differs)."""
+    fp16_upcast: bool = False
+    """Serving in bf16 a diffusion pipeline that a device without BF16 runs in fp16, where
+    diffusers decodes its VAE in fp32 (:attr:`~service.sizing.ResolvedWorkload.no_bf16`):
+    that device's fallback costs memory, and its sentence says so."""
     untimed: str | None = None
     """Why the training job has no hours on any device (no token count, no compute figure
     for the model: :func:`~service.sizing.compute.untimed_reason`); ``None``: timed where
@@ -402,10 +409,10 @@ def option_part(
     serving, lang, accelerators, precision = (
         terms.serving, terms.lang, terms.accelerators, terms.precision
     )  # fmt: skip
-    engine = terms.engine
+    engine, upcast = terms.engine, terms.fp16_upcast
     sold = cache.template(
-        ("offer", offer, nodes, serving, lang, accelerators, precision, engine),
-        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision, engine),
+        ("offer", offer, nodes, serving, lang, accelerators, precision, engine, upcast),
+        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision, engine, upcast),
     )
     framework = terms.framework
     said = terms.limit_said

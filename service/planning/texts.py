@@ -402,6 +402,12 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{acc} has no BF16: the weights are served in FP16 (same memory); a few models "
         "overflow in FP16, so check the outputs first.",
     },
+    "fp16_serving_upcast": {
+        "zh": "{acc} 不支持 BF16：按 FP16 运行，diffusers 此时会把 VAE 升到 FP32 解码"
+        "（以防 FP16 溢出），显存按这一更高的需求计算。",
+        "en": "{acc} has no BF16: it runs the pipeline in FP16, in which diffusers decodes "
+        "the VAE in FP32 (it overflows in FP16); the memory here is sized for that.",
+    },
     "volta_engine": {
         "zh": "{acc}（Volta）不被 vLLM 新版 V1 引擎和 FlashAttention-2 支持："
         "请用旧版 vLLM（V0 引擎 + xformers）、LMDeploy 或 TGI，以 FP16 部署。",
