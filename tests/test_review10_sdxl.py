@@ -160,6 +160,25 @@ def test_sd15_serving_stays_below_the_process_total_measured() -> None:
     assert _allocated_gib("sd-1.5", 1, "fp16") == pytest.approx(2.36, abs=0.02)
 
 
+def test_the_fp16_resolution_follows_the_job_length() -> None:
+    """A bf16 SDXL job carries its fp16 resolution (for devices without BF16); a copy of
+    the job at another length carries one at that length too."""
+    rw = resolve_workload(Inference(model="sdxl", concurrency=4), MODELS)
+    assert rw.no_bf16 is not None
+    assert rw.no_bf16.workload.precision == "fp16"
+    assert rw.no_bf16.inference is not None
+    assert rw.inference is not None
+    assert rw.no_bf16.inference.act_unsharded > 1.9 * rw.inference.act_unsharded
+    longer = rw.with_length(Inference(model="sdxl", concurrency=4, output_tokens=1e6))
+    assert longer.no_bf16 is not None
+    assert longer.no_bf16.tokens == longer.tokens == 1e6
+    assert longer.no_bf16.workload.precision == "fp16"
+    fp16 = resolve_workload(Inference(model="sdxl", concurrency=4, precision="fp16"), MODELS)
+    assert fp16.no_bf16 is None
+    sd15 = resolve_workload(Inference(model="sd-1.5", concurrency=4), MODELS)
+    assert sd15.no_bf16 is None  # its VAE is not upcast: fp16 costs the same
+
+
 # --- through the real app ------------------------------------------------------------
 
 

@@ -325,6 +325,9 @@ class ResolvedWorkload:
             object.__setattr__(new, name, getattr(self, name))
         object.__setattr__(new, "workload", workload)
         object.__setattr__(new, "tokens", tokens)
+        if self.no_bf16 is not None and isinstance(workload, Inference):
+            fp16 = msgspec.structs.replace(workload, precision="fp16")
+            object.__setattr__(new, "no_bf16", self.no_bf16._copy(fp16, tokens))
         return new
 
     @property
