@@ -156,3 +156,14 @@ def test_balanced_options_after_the_first_are_not_each_called_the_fastest(
     within = [o for o in answer["options"] if any(first_words in r for r in o["reasons"])]
     assert len(within) >= 2, [o["reasons"] for o in answer["options"]]
     assert not any(claims in r for o in answer["options"] for r in o["reasons"])
+
+
+def test_max_accelerators_zero_lists_cpu_only_types(client: TestClient[Litestar]) -> None:
+    # R6: a preprocessing user browsing CPU servers got a 400 ("must be >= 1"), and
+    # include_cpu alone lists the GPU servers first
+    page = client.get("/v1/offers", params={"max_accelerators": 0, "min_vcpus": 32}).json()
+    assert page.get("total", 0) > 0, page
+    assert all(o["accelerator"] is None for o in page["items"]), page["items"][:2]
+    assert all(o["vcpus"] >= 32 for o in page["items"])
+    refused = client.get("/v1/offers", params={"max_accelerators": 0, "min_accelerators": 1})
+    assert refused.status_code == 400

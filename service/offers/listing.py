@@ -129,7 +129,8 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
 
 def _row_matches(row: InstanceType, query: OfferQuery, names: frozenset[str] | None) -> bool:
     if row.is_cpu_only:
-        if not query.include_cpu or names is not None:
+        # max_accelerators=0 asks for CPU-only types (review 10 R6)
+        if not (query.include_cpu or query.max_accelerators == 0) or names is not None:
             return False
         if query.min_accelerators is not None or query.min_accelerator_memory_gib is not None:
             return False
