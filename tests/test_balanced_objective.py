@@ -190,7 +190,7 @@ def test_training_of_unknown_length_weighs_the_cost_per_token(
     # (the shown cost per token is rounded to the cent: 1 % covers it)
     assert all(a >= b * 0.99 for a, b in itertools.pairwise(rates)), rates
     assert len(within) < len(priced)
-    assert any("within 30 % of the cheapest cost per million training tokens" in r
+    assert any("Within 30 % of the cheapest cost per million training tokens" in r
                for r in within[0]["reasons"])  # fmt: skip
 
 
@@ -210,8 +210,8 @@ def test_serving_weighs_the_cost_per_token_then_throughput(
 @pytest.mark.parametrize(
     ("lang", "words"),
     [
-        ("en", "Fastest of the options within {pct} % of the cheapest total (¥{cost:,.2f})"),
-        ("zh", "在总费用高出最低（¥{cost:,.2f}）不到 {pct}% 的方案中最快"),
+        ("en", "Within {pct} % of the cheapest total (¥{cost:,.2f}), so ranked by time"),
+        ("zh", "总费用比最低（¥{cost:,.2f}）高出不到 {pct}%，因此按耗时排序"),
     ],
 )
 def test_the_rank_reason_says_the_rule_with_its_figures(

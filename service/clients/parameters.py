@@ -246,7 +246,11 @@ OFFERS: tuple[Param, ...] = (
         tool=False,
     ),
     Param("min_accelerators", int, "At least this many accelerators per instance."),
-    Param("max_accelerators", int, "At most this many accelerators per instance."),
+    Param(
+        "max_accelerators",
+        int,
+        "At most this many accelerators per instance; 0 lists CPU-only types only.",
+    ),
     PROVIDERS,
     REGIONS,
     Param("max_price", float, _MAX_PRICE, ("--max-price",)),

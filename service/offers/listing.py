@@ -14,7 +14,7 @@ order), groups and slices.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import get_args
 
 import msgspec
@@ -22,7 +22,12 @@ import msgspec
 from service.catalog.accelerators import AcceleratorRegistry
 from service.catalog.aggregate import CatalogSnapshot, ProviderCatalog, prices_by_type
 from service.catalog.models import ALL_REGIONS, AcceleratorRef, InstanceType, Price
-from service.catalog.names import asked_region_ids, region_suggestions, resolve_provider
+from service.catalog.names import (
+    asked_region_ids,
+    localized_name,
+    region_suggestions,
+    resolve_provider,
+)
 from service.offers.schema import (
     GroupKey,
     OfferGroupItem,
@@ -124,7 +129,8 @@ def _resolve(query: OfferQuery, index: OfferIndex, registry: AcceleratorRegistry
 
 def _row_matches(row: InstanceType, query: OfferQuery, names: frozenset[str] | None) -> bool:
     if row.is_cpu_only:
-        if not query.include_cpu or names is not None:
+        # max_accelerators=0 asks for CPU-only types (review 10 R6)
+        if not (query.include_cpu or query.max_accelerators == 0) or names is not None:
             return False
         if query.min_accelerators is not None or query.min_accelerator_memory_gib is not None:
             return False
@@ -408,23 +414,58 @@ def _unlisted(
     ]
 
 
+_BILLING_WORDS = {"on_demand": ("on-demand", "按量"), "monthly": ("monthly", "包月"),
+                  "spot": ("spot", "竞价")}  # fmt: skip
+
+
+def _billings(billings: Collection[str], lang: ErrorLang) -> str:
+    """``["on_demand", "monthly"]`` -> ``on-demand or monthly`` / ``按量或包月``."""
+    words = [_BILLING_WORDS[b][lang == "zh"] for b in _BILLING_WORDS if b in billings]
+    return ("或" if lang == "zh" else " or ").join(words)
+
+
 def _unpriced(
     query: OfferQuery, index: OfferIndex, resolved: _Resolved, lang: ErrorLang, found: bool
 ) -> list[str]:
     """An empty page only because its offers have no known price (``max_price``,
     ``billing`` and ``priced_only`` pass priced offers only): says how many were left out,
-    so that an L20 without public prices does not read as an L20 nobody sells."""
+    so that an L20 without public prices does not read as an L20 nobody sells. Offers
+    priced in another billing mode only are said apart, per cloud that has no price in
+    the mode asked (review 10 R1: Tencent Cloud's 436 priced offers under ``billing=spot``
+    were counted as having no known price; no loaded catalog has Tencent spot prices)."""
     if found or not (query.priced_only or query.max_price is not None or query.billing):
         return []
     unpriced = msgspec.structs.replace(query, priced_only=False, max_price=None, billing=[])
-    n = sum(1 for e in index.orders[query.sort] if _keeps(e, unpriced, resolved))
+    rest = [e for e in index.orders[query.sort] if _keeps(e, unpriced, resolved)]
+    priced = [e for e in rest if e.price is not None and e.price.price_per_hour is not None]
+    n = len(rest) - len(priced)
+    out: list[str] = []
+    if query.billing:
+        sold = {
+            e.provider for e in priced if e.price is not None and e.price.billing in query.billing
+        }
+        other = [e for e in priced if e.provider not in sold]
+        for provider in sorted({e.provider for e in other}):
+            mine = [e for e in other if e.provider == provider]
+            name = localized_name(mine[0].item.provider_display_name, lang)
+            have = _billings({e.price.billing for e in mine if e.price is not None}, lang)
+            asked = _billings(query.billing, lang)
+            out.append(
+                f"{name}另有 {len(mine)} 个符合其余条件的报价，但已加载的目录中都没有{asked}价格"
+                f"（只有{have}价格）。"
+                if lang == "zh"
+                else f"{len(mine)} offers of {name} match the other filters, but none has a "
+                f"{asked} price in the loaded catalogs (they are priced {have} only)."
+            )
     if not n:
-        return []
+        return out
     if lang == "zh":
         return [
-            f"另有 {n} 个符合其余条件的报价没有公开价格：价格或计费方式条件只保留已知价格的报价。"
+            *out,
+            f"另有 {n} 个符合其余条件的报价没有公开价格：价格或计费方式条件只保留已知价格的报价。",
         ]
     return [
+        *out,
         f"{n} offers match the other filters but have no known price: price and billing "
-        "filters keep only offers whose price is known."
+        "filters keep only offers whose price is known.",
     ]

@@ -62,10 +62,12 @@ class OfferQuery(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_field
         Annotated[
             int,
             msgspec.Meta(
-                ge=1,
+                ge=0,
                 le=1024,
                 examples=[8],
-                description="At most this many accelerators per instance.",
+                description="At most this many accelerators per instance; `0` lists "
+                "CPU-only instance types only (as for a preprocessing job; `include_cpu` "
+                "implied).",
             ),
         ]
         | None

@@ -240,17 +240,16 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Ranked by decode throughput (fastest first): about {tps:,.0f} tokens/s.",
     },
     "rank_balanced_fast": {
-        "zh": "在{what}高出最低（{cheapest}）不到 {pct}% 的方案中最快：估算本身的误差范围分不清"
-        "这么接近的费用，因此由耗时决定。",
-        "en": "Fastest of the options within {pct} % of the cheapest {what} ({cheapest}): the "
-        "estimate's own range cannot tell costs that close apart, so the time decides.",
+        "zh": "{what}比最低（{cheapest}）高出不到 {pct}%，因此按耗时排序、最快优先：估算本身的误差"
+        "范围分不清这么接近的费用。",
+        "en": "Within {pct} % of the cheapest {what} ({cheapest}), so ranked by time, fastest "
+        "first: the estimate's own range cannot tell costs that close apart.",
     },
     "rank_balanced_throughput": {
-        "zh": "在{what}高出最低（{cheapest}）不到 {pct}% 的方案中吞吐最高：估算本身的误差范围"
-        "分不清这么接近的费用，因此由吞吐决定。",
-        "en": "Highest throughput of the options within {pct} % of the cheapest {what} "
-        "({cheapest}): the estimate's own range cannot tell costs that close apart, so the "
-        "throughput decides.",
+        "zh": "{what}比最低（{cheapest}）高出不到 {pct}%，因此按吞吐排序、最高优先：估算本身的误差"
+        "范围分不清这么接近的费用。",
+        "en": "Within {pct} % of the cheapest {what} ({cheapest}), so ranked by throughput, "
+        "highest first: the estimate's own range cannot tell costs that close apart.",
     },
     "rank_balanced_over": {
         "zh": "{what}比最低（{cheapest}）高出 {pct}% 以上：排在差距之内的方案之后，按费用排序。",

@@ -1002,6 +1002,7 @@ def same_architecture_releases() -> tuple[ModelPreset, ...]:
         _embedding_release(base["bert-base"], "BAAI/bge-base-en-v1.5",
                            "Xenova/bge-base-en-v1.5/blob/e2d28ebfab13ea949d9f56771a110479b7d55a8a"),
         *chinese_embedding_models(base["bert-large"]),
+        *bge_rerankers(base["bert-base"], base["bert-large"]),
     )  # fmt: skip
 
 
@@ -1055,6 +1056,57 @@ def chinese_embedding_models(bert_large: ModelPreset) -> tuple[ModelPreset, ...]
         f"bge-m3 fine-tune of this shape); revision as pinned in {_MTEB_BGE}",
     )  # fmt: skip
     return large_zh, bge_m3
+
+
+_BGE_RERANKERS = (
+    "https://github.com/FlagOpen/FlagEmbedding/blob/9d4ec44dc8982b648b58a807c68d9820f86f08dd/"
+    "FlagEmbedding/llm_reranker/README.md (model list: bge-reranker-base on xlm-roberta-base, "
+    "bge-reranker-large on xlm-roberta-large, bge-reranker-v2-m3 on bge-m3)"
+)
+_XLMR_HEAD = (
+    "huggingface/transformers src/transformers/models/xlm_roberta/modeling_xlm_roberta.py "
+    "@c919542dd33c97943005f9a6e298e23d9ba6f009 (XLMRobertaForSequenceClassification: the "
+    "encoder without its pooler, and XLMRobertaClassificationHead: dense hidden x hidden and "
+    "out_proj hidden x num_labels, num_labels 1 for a reranker's score)"
+)
+_XLMR = "https://huggingface.co/FacebookAI/{repo}/blob/main/config.json"
+
+
+def bge_rerankers(bert_base: ModelPreset, bert_large: ModelPreset) -> tuple[ModelPreset, ...]:
+    """BAAI's cross-encoder rerankers, the second stage of Chinese RAG stacks (review 10
+    R2): each is its base model's encoder with a one-score classification head, served
+    like an embedding model (one forward pass over the query and passage pair). Shapes:
+    xlm-roberta-base (12 layers, hidden 768, 12 heads, intermediate 3072) and -large (24,
+    1024, 16, 4096), both vocab 250,002, 514 positions (512 tokens + RoBERTa's 2 padding
+    offsets), one token type; v2-m3 is bge-m3's shape (8,192 tokens)."""
+
+    def reranker(base: ModelPreset, name: str, positions: int, source: str) -> ModelPreset:
+        if base.layers is None or base.hidden is None or base.intermediate is None:
+            raise ValueError(f"{base.id} has no encoder shape")
+        body = bert_encoder_params(layers=base.layers, hidden=base.hidden,
+                                   intermediate=base.intermediate, vocab=250_002,
+                                   positions=positions + 2, token_types=1)  # fmt: skip
+        # the head replaces the pooler's dense layer with one of the same size, plus out_proj
+        params = body + base.hidden + 1
+        return msgspec.structs.replace(
+            base, id=name, display_name=name, params_b=params / 1e9, vocab=250_002,
+            max_positions=positions, aliases=(f"BAAI/{name}",),
+            source=f"{source}; {_BGE_RERANKERS}; {params:,} parameters: the encoder's count "
+            f"by the XLMRobertaModel formula plus the score head ({_XLMR_HEAD})",
+        )  # fmt: skip
+
+    return (
+        reranker(bert_base, "bge-reranker-base", 512,
+                 _XLMR.format(repo="xlm-roberta-base") + " (12 layers, hidden 768, 12 heads, "
+                 "intermediate 3072, vocab_size 250002, max_position_embeddings 514, "
+                 "type_vocab_size 1)"),
+        reranker(bert_large, "bge-reranker-large", 512,
+                 _XLMR.format(repo="xlm-roberta-large") + " (24 layers, hidden 1024, 16 "
+                 "heads, intermediate 4096, vocab_size 250002, max_position_embeddings 514, "
+                 "type_vocab_size 1)"),
+        reranker(bert_large, "bge-reranker-v2-m3", 8192,
+                 f"{_BGE_M3}/config.json (bge-m3's shape: 8194 positions = 8192 tokens)"),
+    )  # fmt: skip
 
 
 _EMBEDDING_ARCH = (
@@ -1168,8 +1220,9 @@ _BRANDS = {
     "书生·浦语": "internlm", "浦语": "internlm", "羊驼": "llama", "骆驼": "llama",
 }  # fmt: skip
 """Chinese names of model families -> the family as preset ids spell it (通义千问 is
-Alibaba's Qwen, 智谱清言 Zhipu's GLM, 书生·浦语 Shanghai AI Lab's InternLM): used to
-suggest presets only, since ``通义千问7B`` could be Qwen, Qwen2 or Qwen2.5."""
+Alibaba's Qwen, 智谱清言 Zhipu's GLM, 书生·浦语 Shanghai AI Lab's InternLM): a name
+with the generation after the family (``千问2.5-7B``) resolves to that preset; without one
+they suggest presets only, since ``通义千问7B`` could be Qwen, Qwen2 or Qwen2.5."""
 
 
 def _latin_brand(name: str) -> str | None:
@@ -1209,7 +1262,15 @@ class ModelRegistry:
         found = self._by_id.get(id_or_alias)
         if found is not None:
             return found
-        return self._by_key.get(fold_model_name(id_or_alias))
+        found = self._by_key.get(fold_model_name(id_or_alias))
+        if found is None and (latin := _latin_brand(id_or_alias)) is not None:
+            # a Chinese family name with its generation (千问2.5-7B, 通义千问3-8B) names
+            # one model (review 10 R3); without one (通义千问7B) it stays a suggestion
+            brand = next(b for b in sorted(_BRANDS, key=len, reverse=True) if b in id_or_alias)
+            family, size = family_and_size(latin)
+            if size is not None and family != _BRANDS[brand]:
+                return self._by_key.get(fold_model_name(latin))
+        return found
 
     def checkpoint(self, name: str) -> Checkpoint | None:
         """The preset and weight format of a quantized checkpoint's name
