@@ -23,13 +23,14 @@ QUANTIZED = frozenset({"fp8", "int8", "int4"})
 _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio": {
         "zh": "CPU 与内存：每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
-        "否则数据加载会让 GPU 空等。",
+        "否则数据加载会让 {dev} 空等。",
         "en": "CPU and RAM: plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and "
-        "{ram:.0f} GiB RAM here) so data loading never starves the GPUs.",
+        "{ram:.0f} GiB RAM here) so data loading never starves the {dev}s.",
     },
     "cpu_ratio_any": {
-        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU，否则数据加载会让 GPU 空等。",
-        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator so data loading never starves the GPUs.",
+        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU，否则数据加载会让 {dev} 空等。",
+        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator so data loading never starves "
+        "the {dev}s.",
     },
     "cpu_ratio_serving": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU"
@@ -43,10 +44,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_encoder": {
         "zh": "CPU 与内存：编码服务的 CPU 负责分词、HTTP 前端与组批，每张卡配 4–8 个 vCPU"
         "（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份权重以便加载），"
-        "否则高并发时分词会让 GPU 空等。",
+        "否则高并发时分词会让 {dev} 空等。",
         "en": "CPU and RAM: an encoding server's CPUs run tokenization, the HTTP front end and "
         "batching; plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and {ram:.0f} GiB RAM "
-        "here, enough to stage the weights while loading), or tokenization starves the GPU "
+        "here, enough to stage the weights while loading), or tokenization starves the {dev} "
         "under load.",
     },
     "cpu_ratio_encoder_any": {
@@ -63,11 +64,11 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_image_serving": {
         "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
         "每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份"
-        "权重以便加载），否则高并发时图像处理会让 GPU 空等。",
+        "权重以便加载），否则高并发时图像处理会让 {dev} 空等。",
         "en": "CPU and RAM: an image server's CPUs decode and encode the images, run the HTTP "
         "front end and batch the requests; plan 4–8 vCPUs per accelerator (about {vcpus} "
         "vCPUs and {ram:.0f} GiB RAM here, enough to stage the weights while loading), or "
-        "image handling starves the GPU under load.",
+        "image handling starves the {dev} under load.",
     },
     "cpu_ratio_image_serving_any": {
         "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
@@ -102,16 +103,16 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_images": {
         "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
         "进程；每张卡配 8–16 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
-        "否则 GPU 会空等数据。",
+        "否则 {dev} 会空等数据。",
         "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
         "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator (about {vcpus} "
-        "vCPUs and {ram:.0f} GiB RAM here) so the GPUs never wait for data.",
+        "vCPUs and {ram:.0f} GiB RAM here) so the {dev}s never wait for data.",
     },
     "cpu_ratio_images_any": {
         "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
-        "进程；每张卡配 8–16 个 vCPU，否则 GPU 会空等数据。",
+        "进程；每张卡配 8–16 个 vCPU，否则 {dev} 会空等数据。",
         "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
-        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator so the GPUs "
+        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator so the {dev}s "
         "never wait for data.",
     },
     "storage": {
@@ -576,6 +577,7 @@ def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object
         text = "cpu_ratio_image_serving"
     if ctx.image_loader and not serving:
         text = "cpu_ratio_images"
+    dev = "NPU" if _ascend_only(ctx) else "GPU"  # an NPU answer's words (session 11 W3)
     if not ctx.has_options:
-        return f"{text}_any", {}
-    return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}
+        return f"{text}_any", {"dev": dev}
+    return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib, "dev": dev}

@@ -28,7 +28,13 @@ from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
-from service.planning.options import OptionParts, OptionTerms, fill_option, untimed_of
+from service.planning.options import (
+    OptionParts,
+    OptionTerms,
+    fill_option,
+    said_in_advice,
+    untimed_of,
+)
 from service.planning.place import (
     DEFAULT_HEADROOM,
     SPAN_LEAST_DEVICES,
@@ -339,6 +345,7 @@ def explain(
         offer = c.offer
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
+    options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
     first = top[0] if top else None
     alternative = over_budget = None
     if first is not None and not first.priced:
