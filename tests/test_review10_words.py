@@ -192,3 +192,31 @@ def test_an_npu_answers_cpu_advice_speaks_of_npus(
     assert gpu not in cpu[0]
     gpus = recommend(client, {"workload": {**MINDSPEED_14B, "framework": "megatron"}}, lang)
     assert [gpu in a["text"] for a in gpus["advice"] if a["topic"] == "cpu_ratio"] == [True]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_served_image_model_on_npus_is_told_of_torch_npu_and_torchair(
+    client: TestClient[Litestar], lang: str
+) -> None:
+    """W4 (review 8 K16's leftover): the NPU options of a served ResNet-50 said "serve with
+    the vllm-ascend plugin or MindIE" (text engines); an image model runs as PyTorch code
+    on torch_npu. On NPUs alone the serving advice said "torch.compile or TensorRT"."""
+    workload = {"kind": "inference", "model": "resnet-50", "concurrency": 32}
+    mixed = recommend(
+        client, {"workload": workload, "constraints": {"providers": ["huawei"]}, "top_k": 10}, lang
+    )
+    npu = [o for o in mixed["options"] if o["accelerator"]["name"].startswith("Ascend")]
+    assert npu, [o["accelerator"] for o in mixed["options"]]
+    for option in npu:
+        assert [w for w in option["warnings"] if "torch_npu" in w], option["warnings"]
+        assert not [w for w in option["warnings"] if "vllm-ascend" in w], option["warnings"]
+    alone = recommend(client, {"workload": workload, "constraints": ASCEND, "top_k": 3}, lang)
+    serving = [a["text"] for a in alone["advice"] if a["topic"] == "serving"]
+    assert len(serving) == 1, alone["advice"]
+    assert "TorchAir" in serving[0]
+    assert "TensorRT" not in serving[0]
+    caveat = [a["text"] for a in alone["advice"] if a["topic"] == "ascend"]
+    assert len(caveat) == 1, alone["advice"]
+    assert "torch_npu" in caveat[0]
+    # the advice says it, not every option as well
+    assert not [w for o in alone["options"] for w in o["warnings"] if "torch_npu" in w]

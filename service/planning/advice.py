@@ -93,6 +93,19 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "denoising steps set the throughput; compile the model (torch.compile or TensorRT) "
         "and autoscale replicas with the request rate.",
     },
+    # TorchAir, torch_npu's graph-mode library, gives torch.compile its NPU backend
+    # (torchair.get_npu_backend(); inference is its focus):
+    # https://www.hiascend.com/document/detail/zh/Pytorch/710/modthirdparty/torchairuseguide
+    "serving_images_ascend": {
+        "zh": "推理上线：图像模型的每个请求都是完整的前向计算（扩散模型每个去噪步一次 UNet 前向），"
+        "吞吐取决于请求合批与去噪步数；在昇腾上可用 torch.compile 配合 TorchAir 的 NPU 后端"
+        "（torchair.get_npu_backend()）编译模型，并按请求量弹性伸缩副本。",
+        "en": "Serving: every request to an image model is whole forward passes (a diffusion "
+        "model runs its UNet once per denoising step), so batching and the number of "
+        "denoising steps set the throughput; on Ascend, compile the model with torch.compile "
+        "and TorchAir's NPU backend (torchair.get_npu_backend()), and autoscale replicas with "
+        "the request rate.",
+    },
     "cpu_ratio_serving_any": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU，"
         "内存需能暂存一份权重以便加载。",
@@ -511,7 +524,7 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
     if ctx.image_serving and not ctx.batch:
-        return "serving_images", {}
+        return ("serving_images_ascend" if _ascend_only(ctx) else "serving_images"), {}
     if _ascend_only(ctx):
         return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
     if ctx.batch:
@@ -535,6 +548,7 @@ _TOPIC = {
     "cpu_ratio_image_serving": "cpu_ratio",
     "cpu_ratio_image_serving_any": "cpu_ratio",
     "serving_images": "serving",
+    "serving_images_ascend": "serving",
     "monitoring_ascend_encoder": "monitoring",
     "cpu_ratio_encoder": "cpu_ratio",
     "cpu_ratio_encoder_any": "cpu_ratio",
