@@ -220,3 +220,22 @@ def test_a_served_image_model_on_npus_is_told_of_torch_npu_and_torchair(
     assert "torch_npu" in caveat[0]
     # the advice says it, not every option as well
     assert not [w for o in alone["options"] for w in o["warnings"] if "torch_npu" in w]
+
+
+@pytest.mark.parametrize(
+    ("lang", "first"),
+    [("zh", "没有同时满足所有约束的方案。"
+            "31 个报价的加速卡不是昇腾 NPU，而 MindIE 只在昇腾上运行。"),
+     ("en", "31 offers have accelerators other than Ascend NPUs, and MindIE runs on Ascend only.")],
+)  # fmt: skip
+def test_mindie_asked_on_a_gpu_says_first_that_it_runs_only_on_ascend(
+    client: TestClient[Litestar], lang: str, first: str
+) -> None:
+    """W5: MindIE with ``accelerators: ["A100"]`` was answered "252 offers have other
+    accelerators than the ones asked for", the reason (MindIE runs only on Ascend) only in
+    the warnings, as SGLang on a V100 was before review 9b S4."""
+    job = {"kind": "inference", "model": "qwen2.5-14b", "engine": "mindie", "concurrency": 8}
+    answer = recommend(client, {"workload": job, "constraints": {"accelerators": ["A100"]}}, lang)
+    assert not answer["options"]
+    assert first in answer["summary"], answer["summary"]
+    assert "252" not in answer["summary"]

@@ -665,10 +665,11 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     return ("，" if lang == "zh" else ", ").join(parts)
 
 
-_REFUSED_DEVICE = ("engine", "precision")
+_REFUSED_DEVICE = ("engine", "engine_stack", "precision")
 """Constraints under which a device cannot run the job at all (the engine does not start
-on it, it has no units for the precision): with ``constraints.accelerators``, the reason the
-accelerators asked for are gone (review 9b S4)."""
+on it or not on its stack — MindIE on a GPU —, it has no units for the precision): with
+``constraints.accelerators``, the reason the accelerators asked for are gone (review 9b S4;
+``engine_stack``: session 11)."""
 
 _FITTED_FIRST = ("deadline_hours", "budget")
 """Constraints that remove options that hold the job (placed and timed): when they removed
