@@ -239,3 +239,25 @@ def test_mindie_asked_on_a_gpu_says_first_that_it_runs_only_on_ascend(
     assert not answer["options"]
     assert first in answer["summary"], answer["summary"]
     assert "252" not in answer["summary"]
+
+
+@pytest.mark.parametrize(
+    ("count", "stage", "said"),
+    [(8, 1, "Distributed optimizer over 4 data-parallel replicas, tensor parallel 2."),
+     (8, 0, "No distributed optimizer (optimizer states replicated) over 2 data-parallel "
+            "replicas, tensor parallel 4."),
+     (8, 3, "ZeRO stage 3 over 8 data-parallel replicas."),
+     (1, 1, "The distributed optimizer over one device shards nothing")],
+)  # fmt: skip
+def test_a_mindspeed_estimate_names_the_sharding_it_sized(
+    client: TestClient[Litestar], count: int, stage: int, said: str
+) -> None:
+    """K17 in ``/v1/estimate``: stage 1 of MindSpeed is its distributed optimizer; a stage
+    Megatron has no name for (ZeRO-3, asked in the placement) is said as it was sized."""
+    job = {"kind": "finetune", "model": "qwen2.5-7b", "method": "full",
+           "framework": "mindspeed", "tokens": 10_000_000}  # fmt: skip
+    placement = {"accelerator": "910B3", "count": count, "zero_stage": stage}
+    response = client.post("/v1/estimate", json={"workload": job, "placement": placement})
+    assert response.status_code == 200, response.text
+    assumptions = response.json()["assumptions"]
+    assert [a for a in assumptions if a.startswith(said)], assumptions

@@ -682,9 +682,13 @@ def _place(
         notes.append(framework_limit(framework, "en") + ".")
     if devices > 1:
         dp = max(devices // (tp * pp), 1)
-        sharding = f"ZeRO stage {stage}"
-        if framework in DISTRIBUTED_OPTIMIZER:  # Megatron's words (review 9 K17)
-            sharding = "Distributed optimizer" if stage else "Plain data parallelism"
+        sharding = f"ZeRO stage {stage}"  # a stage 2/3 asked of Megatron is said as sized
+        if framework in DISTRIBUTED_OPTIMIZER and stage in (0, 1):  # its words (review 9 K17)
+            sharding = (
+                "Distributed optimizer"
+                if stage
+                else "No distributed optimizer (optimizer states replicated)"
+            )
         notes.append(
             f"{sharding} over {dp} data-parallel replicas"
             + (f", tensor parallel {tp}" if tp > 1 else "")
