@@ -24,8 +24,9 @@ FULL_72B_MEGATRON = {
 @pytest.mark.parametrize(
     ("lang", "joined", "split"),
     [
-        ("en", "(ZeRO-1, tensor parallel 8, pipeline parallel 2)", ") ("),
-        ("zh", "（ZeRO-1，张量并行 8，流水线并行 2）", "）（"),
+        # Megatron's own word for its stage-1 sharding (session 11, K17)
+        ("en", "(distributed optimizer, tensor parallel 8, pipeline parallel 2)", ") ("),
+        ("zh", "（分布式优化器，张量并行 8，流水线并行 2）", "）（"),
     ],
 )
 def test_a_layout_reads_as_one_parenthesis(

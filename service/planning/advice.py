@@ -23,13 +23,14 @@ QUANTIZED = frozenset({"fp8", "int8", "int4"})
 _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio": {
         "zh": "CPU 与内存：每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
-        "否则数据加载会让 GPU 空等。",
+        "否则数据加载会让 {dev} 空等。",
         "en": "CPU and RAM: plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and "
-        "{ram:.0f} GiB RAM here) so data loading never starves the GPUs.",
+        "{ram:.0f} GiB RAM here) so data loading never starves the {dev}s.",
     },
     "cpu_ratio_any": {
-        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU，否则数据加载会让 GPU 空等。",
-        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator so data loading never starves the GPUs.",
+        "zh": "CPU 与内存：每张卡配 4–8 个 vCPU，否则数据加载会让 {dev} 空等。",
+        "en": "CPU and RAM: plan 4–8 vCPUs per accelerator so data loading never starves "
+        "the {dev}s.",
     },
     "cpu_ratio_serving": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU"
@@ -43,10 +44,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_encoder": {
         "zh": "CPU 与内存：编码服务的 CPU 负责分词、HTTP 前端与组批，每张卡配 4–8 个 vCPU"
         "（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份权重以便加载），"
-        "否则高并发时分词会让 GPU 空等。",
+        "否则高并发时分词会让 {dev} 空等。",
         "en": "CPU and RAM: an encoding server's CPUs run tokenization, the HTTP front end and "
         "batching; plan 4–8 vCPUs per accelerator (about {vcpus} vCPUs and {ram:.0f} GiB RAM "
-        "here, enough to stage the weights while loading), or tokenization starves the GPU "
+        "here, enough to stage the weights while loading), or tokenization starves the {dev} "
         "under load.",
     },
     "cpu_ratio_encoder_any": {
@@ -63,11 +64,11 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_image_serving": {
         "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
         "每张卡配 4–8 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存，内存需能暂存一份"
-        "权重以便加载），否则高并发时图像处理会让 GPU 空等。",
+        "权重以便加载），否则高并发时图像处理会让 {dev} 空等。",
         "en": "CPU and RAM: an image server's CPUs decode and encode the images, run the HTTP "
         "front end and batch the requests; plan 4–8 vCPUs per accelerator (about {vcpus} "
         "vCPUs and {ram:.0f} GiB RAM here, enough to stage the weights while loading), or "
-        "image handling starves the GPU under load.",
+        "image handling starves the {dev} under load.",
     },
     "cpu_ratio_image_serving_any": {
         "zh": "CPU 与内存：图像推理服务的 CPU 负责图像的解码与编码、HTTP 前端与组批，"
@@ -92,6 +93,19 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "denoising steps set the throughput; compile the model (torch.compile or TensorRT) "
         "and autoscale replicas with the request rate.",
     },
+    # TorchAir, torch_npu's graph-mode library, gives torch.compile its NPU backend
+    # (torchair.get_npu_backend(); inference is its focus):
+    # https://www.hiascend.com/document/detail/zh/Pytorch/710/modthirdparty/torchairuseguide
+    "serving_images_ascend": {
+        "zh": "推理上线：图像模型的每个请求都是完整的前向计算（扩散模型每个去噪步一次 UNet 前向），"
+        "吞吐取决于请求合批与去噪步数；在昇腾上可用 torch.compile 配合 TorchAir 的 NPU 后端"
+        "（torchair.get_npu_backend()）编译模型，并按请求量弹性伸缩副本。",
+        "en": "Serving: every request to an image model is whole forward passes (a diffusion "
+        "model runs its UNet once per denoising step), so batching and the number of "
+        "denoising steps set the throughput; on Ascend, compile the model with torch.compile "
+        "and TorchAir's NPU backend (torchair.get_npu_backend()), and autoscale replicas with "
+        "the request rate.",
+    },
     "cpu_ratio_serving_any": {
         "zh": "CPU 与内存：推理服务的 CPU 负责分词、HTTP 前端与请求调度，每张卡配 4–8 个 vCPU，"
         "内存需能暂存一份权重以便加载。",
@@ -102,16 +116,16 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "cpu_ratio_images": {
         "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
         "进程；每张卡配 8–16 个 vCPU（本方案约需 {vcpus} vCPU、{ram:.0f} GiB 内存），"
-        "否则 GPU 会空等数据。",
+        "否则 {dev} 会空等数据。",
         "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
         "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator (about {vcpus} "
-        "vCPUs and {ram:.0f} GiB RAM here) so the GPUs never wait for data.",
+        "vCPUs and {ram:.0f} GiB RAM here) so the {dev}s never wait for data.",
     },
     "cpu_ratio_images_any": {
         "zh": "CPU 与内存：图像模型的 JPEG 解码与数据增强在 CPU 上运行，每个 vCPU 一个数据加载"
-        "进程；每张卡配 8–16 个 vCPU，否则 GPU 会空等数据。",
+        "进程；每张卡配 8–16 个 vCPU，否则 {dev} 会空等数据。",
         "en": "CPU and RAM: an image model's JPEG decoding and augmentation run on the CPU, "
-        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator so the GPUs "
+        "one data-loader worker per vCPU; plan 8–16 vCPUs per accelerator so the {dev}s "
         "never wait for data.",
     },
     "storage": {
@@ -510,7 +524,7 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
     if ctx.image_serving and not ctx.batch:
-        return "serving_images", {}
+        return ("serving_images_ascend" if _ascend_only(ctx) else "serving_images"), {}
     if _ascend_only(ctx):
         return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
     if ctx.batch:
@@ -534,6 +548,7 @@ _TOPIC = {
     "cpu_ratio_image_serving": "cpu_ratio",
     "cpu_ratio_image_serving_any": "cpu_ratio",
     "serving_images": "serving",
+    "serving_images_ascend": "serving",
     "monitoring_ascend_encoder": "monitoring",
     "cpu_ratio_encoder": "cpu_ratio",
     "cpu_ratio_encoder_any": "cpu_ratio",
@@ -576,6 +591,7 @@ def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object
         text = "cpu_ratio_image_serving"
     if ctx.image_loader and not serving:
         text = "cpu_ratio_images"
+    dev = "NPU" if _ascend_only(ctx) else "GPU"  # an NPU answer's words (session 11 W3)
     if not ctx.has_options:
-        return f"{text}_any", {}
-    return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib}
+        return f"{text}_any", {"dev": dev}
+    return text, {"vcpus": ctx.vcpus, "ram": ctx.ram_gib, "dev": dev}

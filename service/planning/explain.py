@@ -28,7 +28,13 @@ from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
 from service.planning.indexes import monthly_prices
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
-from service.planning.options import OptionParts, OptionTerms, fill_option, untimed_of
+from service.planning.options import (
+    OptionParts,
+    OptionTerms,
+    fill_option,
+    said_in_advice,
+    untimed_of,
+)
 from service.planning.place import (
     DEFAULT_HEADROOM,
     SPAN_LEAST_DEVICES,
@@ -340,6 +346,7 @@ def explain(
         offer = c.offer
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
+    options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
     first = top[0] if top else None
     alternative = over_budget = None
     if first is not None and not first.priced:
@@ -659,10 +666,11 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     return ("，" if lang == "zh" else ", ").join(parts)
 
 
-_REFUSED_DEVICE = ("engine", "precision")
+_REFUSED_DEVICE = ("engine", "engine_stack", "precision")
 """Constraints under which a device cannot run the job at all (the engine does not start
-on it, it has no units for the precision): with ``constraints.accelerators``, the reason the
-accelerators asked for are gone (review 9b S4)."""
+on it or not on its stack — MindIE on a GPU —, it has no units for the precision): with
+``constraints.accelerators``, the reason the accelerators asked for are gone (review 9b S4;
+``engine_stack``: session 11)."""
 
 _FITTED_FIRST = ("deadline_hours", "budget")
 """Constraints that remove options that hold the job (placed and timed): when they removed

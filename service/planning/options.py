@@ -34,7 +34,12 @@ from service.planning.schema import Lang, Objective, Option
 from service.sizing import Fit, HostRequirements
 from service.sizing.batch import batch_limit_words
 from service.sizing.compute import peak_tflops
-from service.sizing.parallelism import framework_limit, limits
+from service.sizing.parallelism import (
+    framework_limit,
+    limits,
+    sharded_traffic,
+    sharding_words,
+)
 from service.sizing.profiles import engine_profile
 
 STALE_BEFORE = "2025"
@@ -79,9 +84,11 @@ def offer_part(
     precision: str,
     engine: str | None = None,
     fp16_upcast: bool = False,
+    images: bool = False,
 ) -> OfferPart:
     """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
-    (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`)."""
+    (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`;
+    ``images``: a served image model, which runs as PyTorch code on torch_npu)."""
     row = offer.instance
     spec = accelerators.resolve(row.accelerator or "")
     cann = spec is not None and spec.stack == "cann"
@@ -123,10 +130,7 @@ def offer_part(
     if row.confidence != "high":
         row_warnings.append(texts.confidence_warning(row.confidence, lang))
     if cann:  # the caveat follows the stack: training ports code, serving engines do not
-        stack = (
-            "ascend" if not serving else "ascend_mindie" if engine == "mindie" else "ascend_serving"
-        )
-        row_warnings.append(texts.t(stack, lang))
+        row_warnings.append(texts.t(ascend_caveat(serving, engine, images), lang))
     if row.accelerator in SUPPLY_LIMITED:
         row_warnings.append(texts.t("supply", lang, acc=row.accelerator))
     row_warnings.extend(texts.t(key, lang, acc=row.accelerator) for key in hardware)
@@ -163,6 +167,36 @@ def offer_part(
     return OfferPart(template, tuple(price_texts), tuple(price_warnings), tuple(row_warnings))
 
 
+def ascend_caveat(serving: bool, engine: str | None, images: bool = False) -> str:
+    """The text key of an Ascend option's CANN caveat, which follows the stack as the
+    advice's does (:func:`service.planning.advice._ascend_topic`): training and a served
+    image model port PyTorch code to torch_npu; MindIE and vllm-ascend serve the weights."""
+    if not serving or images:
+        return "ascend"
+    return "ascend_mindie" if engine == "mindie" else "ascend_serving"
+
+
+def said_in_advice(
+    options: list[Option], serving: bool, engine: str | None, images: bool, lang: Lang
+) -> list[Option]:
+    """``options`` without the serving CANN caveat when every one is on an Ascend NPU
+    (review 9 K11): the caveat is then the same for every option and the advice says it
+    once, longer (its ``ascend`` topic: :func:`service.planning.advice._topics`, shown
+    whenever an option is on an Ascend NPU). Where NPUs and GPUs are both listed it
+    stays on the NPU options, which it tells apart. Training keeps it on every option
+    (the scenario suite's "CANN migration said on every option")."""
+    if not serving or not options:
+        return options
+    if not all(
+        o.accelerator is not None and o.accelerator.name.startswith("Ascend") for o in options
+    ):
+        return options
+    caveat = texts.t(ascend_caveat(serving, engine, images), lang)
+    return [
+        msgspec.structs.replace(o, warnings=[w for w in o.warnings if w != caveat]) for o in options
+    ]
+
+
 def fit_part(
     fit: Fit | None,
     row: InstanceType,
@@ -176,6 +210,7 @@ def fit_part(
     engine: str | None = None,
     sequences: int | None = None,
     moe: bool = False,
+    trainer: str | None = None,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -183,12 +218,14 @@ def fit_part(
     job). ``engine``: the serving engine a spanning replica is said to run under.
     ``sequences``: the request's concurrency on one server (``None``: batched, or an
     image model), shared by the copies of the model a server holds at a tensor-parallel
-    degree below its accelerators (``moe``: a mixture-of-experts model)."""
+    degree below its accelerators (``moe``: a mixture-of-experts model). ``trainer``: the
+    training framework, whose words name the layout's sharding (``framework`` is given only
+    where its limit is said)."""
     fit_texts: list[str] = []
     if fit is not None:
         layout: list[str] = []
         if not serving and fit.zero_stage:
-            layout.append(texts.t("zero", lang, z=fit.zero_stage))
+            layout.append(sharding_words(trainer, fit.zero_stage, lang))
         if fit.tensor_parallel and fit.tensor_parallel > 1:
             layout.append(texts.t("tp", lang, tp=fit.tensor_parallel))
         if fit.pipeline_parallel > 1:
@@ -247,6 +284,7 @@ def fit_part(
                     lang,
                     gbps=gbps,
                     per=gbps / max(row.accelerator_count, 1),
+                    shard=sharded_traffic(trainer, lang),
                 )
             )
     return FitPart(
@@ -411,8 +449,21 @@ def option_part(
     )  # fmt: skip
     engine, upcast = terms.engine, terms.fp16_upcast
     sold = cache.template(
-        ("offer", offer, nodes, serving, lang, accelerators, precision, engine, upcast),
-        lambda: offer_part(offer, nodes, serving, lang, accelerators, precision, engine, upcast),
+        (
+            "offer",
+            offer,
+            nodes,
+            serving,
+            lang,
+            accelerators,
+            precision,
+            engine,
+            upcast,
+            terms.images,
+        ),
+        lambda: offer_part(
+            offer, nodes, serving, lang, accelerators, precision, engine, upcast, terms.images
+        ),
     )
     framework = terms.framework
     said = terms.limit_said
@@ -421,9 +472,10 @@ def option_part(
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
          c.devices, serving, lang, terms.to_target, framework, terms.encoded_len, engine,
-         row.accelerator_count, terms.sequences, terms.moe),
+         row.accelerator_count, terms.sequences, terms.moe, terms.framework),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
-                         bool(terms.encoded_len), engine, terms.sequences, terms.moe),
+                         bool(terms.encoded_len), engine, terms.sequences, terms.moe,
+                         terms.framework),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:

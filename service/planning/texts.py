@@ -42,7 +42,6 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Because a safety headroom was asked for, the fit was also checked against the "
         "high end of the estimate's range, {high:.1f} GiB, and holds.",
     },
-    "zero": {"zh": "ZeRO-{z}", "en": "ZeRO-{z}"},
     "tp": {"zh": "张量并行 {tp}", "en": "tensor parallel {tp}"},
     "pp": {"zh": "流水线并行 {pp}", "en": "pipeline parallel {pp}"},
     "multi_node": {
@@ -50,19 +49,19 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "{n} nodes over {net} ({d} devices in total).",
     },
     "node_network": {
-        "zh": "节点间网络每台 {gbps:g} Gbit/s（每卡 {per:g} Gbit/s）：时间已计入数据并行/ZeRO "
+        "zh": "节点间网络每台 {gbps:g} Gbit/s（每卡 {per:g} Gbit/s）：时间已计入数据并行/{shard}"
         "通信中计算掩盖不了的部分。",
         "en": "The network between nodes carries {gbps:g} Gbit/s per node ({per:g} Gbit/s per "
-        "accelerator): the time includes the data-parallel/ZeRO traffic the computation "
+        "accelerator): the time includes the data-parallel/{shard} traffic the computation "
         "cannot hide.",
     },
     "node_network_assumed": {
         "zh": "该规格未公布节点间网络带宽，按每卡 {per:g} Gbit/s（每台 {gbps:g} Gbit/s，"
         "各云已公布的 GPU 服务器 RDMA 带宽中的最低值）估算："
-        "时间已计入数据并行/ZeRO 通信中计算掩盖不了的部分。",
+        "时间已计入数据并行/{shard}通信中计算掩盖不了的部分。",
         "en": "No network figure is published for this type: {per:g} Gbit/s per accelerator "
         "({gbps:g} Gbit/s per node, the slowest RDMA a cloud here publishes for its GPU "
-        "servers) is assumed, and the time includes the data-parallel/ZeRO "
+        "servers) is assumed, and the time includes the data-parallel/{shard} "
         "traffic the computation cannot hide.",
     },
     "spans_servers": {

@@ -67,12 +67,13 @@ def batch_limit_words(engine: str, lang: Literal["zh", "en"]) -> str:
     engine whose default is not checked (an LMDeploy job was told vLLM's 256: review 9b)."""
     profile = engine_profile(engine)
     setting = _LIMIT_SETTING.get(profile.name)
+    label = profile.label_in(lang)
     if setting is not None:
         if lang == "zh":
-            return f"{profile.label} 的 {setting} 默认 {profile.max_batch}"
-        return f"{profile.label} {setting} {profile.max_batch}"
+            return f"{label} 的 {setting} 默认 {profile.max_batch}"
+        return f"{label} {setting} {profile.max_batch}"
     if lang == "zh":
-        return f"{profile.label} 的默认值未核实，按 vLLM 的 {profile.max_batch} 计"
+        return f"{label} 的默认值未核实，按 vLLM 的 {profile.max_batch} 计"
     return f"{profile.label}'s own not checked, vLLM's {profile.max_batch} assumed"
 
 

@@ -55,7 +55,12 @@ from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, mem
 from service.sizing.mfu import attention_utilization, generation
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
-from service.sizing.parallelism import framework_limit
+from service.sizing.parallelism import (
+    DISTRIBUTED_OPTIMIZER,
+    framework_limit,
+    sharded_traffic,
+    sharding_words,
+)
 from service.sizing.presets import ModelRegistry
 from service.sizing.profiles import engine_profile
 from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
@@ -332,7 +337,8 @@ def _network_note(
         "placement.network_gbps for the real one"
     )
     notes.append(
-        f"Across {nodes} servers of {cluster.per_node} the data-parallel/ZeRO traffic runs "
+        f"Across {nodes} servers of {cluster.per_node} the data-parallel/"
+        f"{sharded_traffic(rw.training.framework if rw.training else None, 'en')} traffic runs "
         f"over their network: {cluster.network_gbps:g} Gbit/s per server "
         f"({per_device:g} Gbit/s per accelerator, {basis}), so each ring moves "
         f"{link:.3g} GB/s against {inside:.3g} GB/s inside one server; the time includes "
@@ -683,8 +689,15 @@ def _place(
         notes.append(framework_limit(framework, "en") + ".")
     if devices > 1:
         dp = max(devices // (tp * pp), 1)
+        sharding = f"ZeRO stage {stage}"  # a stage 2/3 asked of Megatron is said as sized
+        if framework in DISTRIBUTED_OPTIMIZER and stage in (0, 1):  # its words (review 9 K17)
+            sharding = (
+                "Distributed optimizer"
+                if stage
+                else "No distributed optimizer (optimizer states replicated)"
+            )
         notes.append(
-            f"ZeRO stage {stage} over {dp} data-parallel replicas"
+            f"{sharding} over {dp} data-parallel replicas"
             + (f", tensor parallel {tp}" if tp > 1 else "")
             + (f", {pp} pipeline stages" if pp > 1 else "")
             + (" (the smallest layout that fits)" if placement.zero_stage is None and fits else "")
@@ -877,7 +890,9 @@ def _lone_replica_note(
     if getattr(rw.workload, "offload", "none") != "none":
         return
     where = "one device" if placement.count == 1 else "one data-parallel replica"
+    name = sharding_words(rw.training.framework, stage, "en")
+    name = f"The {name}" if name[0].islower() else name
     notes.append(
-        f"ZeRO-{stage} over {where} shards nothing: the weights, gradients and optimizer "
+        f"{name} over {where} shards nothing: the weights, gradients and optimizer "
         "states stay whole on each device; use CPU offload or more devices to spread them."
     )

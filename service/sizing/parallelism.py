@@ -33,6 +33,36 @@ from service.sizing.profiles import framework_profile
 
 ALL_STAGES = (0, 1, 2, 3)
 
+DISTRIBUTED_OPTIMIZER_SOURCE = (
+    "https://github.com/NVIDIA/Megatron-LM/blob/50b073cc788271efb5d4fbc92d987aeed2384f4f/"
+    "docs/source/api-guide/dist_optimizer.md"
+)
+"""Megatron-LM's "Distributed Optimizer" page: it distributes the optimizer state evenly
+across data-parallel ranks (not the gradients, not the parameters), after ZeRO
+(arXiv 1910.02054); turned on by ``--use-distributed-optimizer``."""
+DISTRIBUTED_OPTIMIZER = frozenset({"megatron", "mindspeed"})
+"""Trainers whose optimizer-state sharding (the ladder's stage 1) is Megatron's distributed
+optimizer, not DeepSpeed's ZeRO-1 (MindSpeed-LLM runs Megatron-LM on Ascend): their
+sentences name it so (review 9 K17: "（ZeRO-1，张量并行 4）" for MindSpeed)."""
+
+
+def sharding_words(framework: str | None, stage: int, lang: str) -> str:
+    """The data-parallel sharding ``stage`` as a layout names it under ``framework``:
+    "distributed optimizer" / "分布式优化器" for stage 1 of a Megatron-family trainer,
+    else "ZeRO-{stage}" (DeepSpeed's and FSDP's own words)."""
+    if framework in DISTRIBUTED_OPTIMIZER and stage == 1:
+        return "分布式优化器" if lang == "zh" else "distributed optimizer"
+    return f"ZeRO-{stage}"
+
+
+def sharded_traffic(framework: str | None, lang: str) -> str:
+    """What the data-parallel traffic of ``framework`` is named after, beside "data
+    parallel" ("data-parallel/ZeRO traffic"; "data-parallel/distributed-optimizer" for
+    a Megatron-family trainer), as it stands before "通信" in zh (Latin words spaced)."""
+    if framework in DISTRIBUTED_OPTIMIZER:
+        return "分布式优化器" if lang == "zh" else "distributed-optimizer"
+    return "ZeRO " if lang == "zh" else "ZeRO"
+
 
 @dataclass(frozen=True, slots=True)
 class Parallelism:
@@ -191,8 +221,8 @@ FRAMEWORK_PARALLELISM: dict[str, Parallelism] = {
         kbit_stages=(),
         source="Megatron-LM: tensor, pipeline, context and data parallelism with the "
         "distributed optimizer (--use-distributed-optimizer shards the optimizer states "
-        "over data-parallel ranks, ZeRO-1-like; https://github.com/NVIDIA/Megatron-LM/blob/"
-        "main/docs/source/api-guide/dist_optimizer.md); no bitsandbytes bases",
+        "over data-parallel ranks, ZeRO-1-like; " + DISTRIBUTED_OPTIMIZER_SOURCE + "); "
+        "no bitsandbytes bases",
         limit_en=_MEGATRON_LIMIT_EN,
         limit_zh=_MEGATRON_LIMIT_ZH,
     ),
@@ -272,4 +302,6 @@ def framework_limit(framework: str, lang: str) -> str:
     """The sentence (no final stop) saying what ``framework`` rules out, in ``lang``."""
     cap = FRAMEWORK_PARALLELISM[framework]
     label = framework_profile(framework).label_in(lang)
-    return (cap.limit_zh if lang == "zh" else cap.limit_en).format(label=label)
+    if lang == "zh":  # no space after a full-width bracket ("MindSpeed（昇腾上的 Megatron）只切分")
+        return cap.limit_zh.format(label=label).replace("） ", "）")
+    return cap.limit_en.format(label=label)

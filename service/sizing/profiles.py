@@ -369,6 +369,14 @@ class EngineProfile:
     from its KV pool, and no default of TensorRT-LLM or MindIE is checked here: vLLM's
     256. Plain transformers ``generate()`` has no continuous batching: 1 (each replica
     serves one request at a time)."""
+    label_zh: str = ""
+    """The label in a Chinese sentence where ``label`` carries English words or half-width
+    brackets (empty: the label reads the same in both)."""
+
+    def label_in(self, lang: str) -> str:
+        """The label as a sentence in ``lang`` names the engine (session 11 W2: "MindIE
+        (Ascend) 的默认值未核实" in a zh reason)."""
+        return self.label_zh if lang == "zh" and self.label_zh else self.label
 
 
 ENGINES: dict[str, EngineProfile] = {
@@ -406,6 +414,7 @@ ENGINES: dict[str, EngineProfile] = {
     "lmdeploy": EngineProfile(
         name="lmdeploy",
         label="LMDeploy (TurboMind)",
+        label_zh="LMDeploy（TurboMind）",
         bandwidth_efficiency=1.0,
         step_overhead_s=1.0e-3,
         layer_overhead_s=40e-6,
@@ -453,6 +462,7 @@ ENGINES: dict[str, EngineProfile] = {
     "mindie": EngineProfile(
         name="mindie",
         label="MindIE (Ascend)",
+        label_zh="MindIE",  # Ascend's own engine: no bracket to say where it runs
         bandwidth_efficiency=0.9,
         step_overhead_s=2.0e-3,
         layer_overhead_s=80e-6,
