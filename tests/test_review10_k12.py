@@ -157,7 +157,11 @@ def test_a_long_job_on_a_month_it_fills_says_no_on_demand_total(
         },
         "en",
     )
-    for option in answer["options"]:
+    options = answer["options"]
+    assert options[0]["instance_type"] == "GN10X.2XLARGE40"  # 680 h of a ¥5,190 month
+    assert options[0]["hours"] >= options[0]["break_even_hours"]
+    assert "on demand" not in answer["summary"], answer["summary"]
+    for option in options:
         assert option["break_even_hours"] is not None, option
         if option["hours"] >= option["break_even_hours"]:
             assert not any("on demand" in r for r in option["reasons"]), option["reasons"]

@@ -1202,7 +1202,8 @@ def summary(
             "and the cloud's international site may need a separate account."
         )
     text += _unconfirmed(c, lang)
-    od_total = None if serving else on_demand_total(c)
+    # only a finite job's subscription says it (one comparison for every other answer)
+    od_total = on_demand_total(c) if c.offer.billing == "monthly" and not serving else None
     if od_total is not None:
         assert c.total_cost is not None
         assert c.hours is not None
