@@ -45,6 +45,12 @@ class Candidate:
     """Training of unknown length: CNY per million training tokens (what it ranks by)."""
     spot: SpotOverhead | None = None
     break_even_hours: float | None = None
+    on_demand_per_hour: float | None = None
+    """A monthly option: the same type's on-demand price per node-hour in its regions,
+    from the whole catalog (:func:`~service.planning.indexes.on_demand_quote`), set for
+    the options shown; ``None`` when the catalog has none."""
+    on_demand_estimated: bool = False
+    """That on-demand price is Suanli's estimate, not a published one."""
     pareto: bool = False
     regions: list[str] = field(default_factory=list)
     shown_spot: bool = False

@@ -23,9 +23,9 @@ from service.planning import texts
 from service.planning.advice import AdviceContext, build_advice, storage_shown
 from service.planning.candidates import Candidate
 from service.planning.context import PlanContext
-from service.planning.cost import CHECKPOINT_INTERVAL_H
+from service.planning.cost import CHECKPOINT_INTERVAL_H, break_even_hours
 from service.planning.filters import USER_CONSTRAINTS, OfferFilter, relaxed
-from service.planning.indexes import monthly_prices
+from service.planning.indexes import monthly_prices, on_demand_quote
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.options import (
@@ -344,6 +344,8 @@ def explain(
     options = []
     for i, c in enumerate(top):
         offer = c.offer
+        if offer.billing == "monthly" and c.on_demand_per_hour is None:
+            _on_demand_of(c, ctx, cache)
         part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
@@ -843,6 +845,23 @@ def _cheapest_by_cost(
     cheapest = msgspec.structs.replace(req, objective="cost", top_k=1)
     best = select(plan_for(ctx.snapshot.buckets, flt, placer, cheapest, relax=relax), 1)
     return best[0] if best and best[0].priced else None
+
+
+def _on_demand_of(c: Candidate, ctx: PlanContext, cache: PlanCache) -> None:
+    """A shown monthly option's on-demand price, from the whole catalog in its regions
+    (review 9 K12: ``billing: ["monthly"]`` leaves the planner no on-demand row to
+    compare with), and its break-even when the planner had none."""
+    offer = c.offer
+    quote = on_demand_quote(
+        ctx.snapshot.buckets, cache, (offer.provider, offer.instance.instance_type), c.regions
+    )
+    if quote is None:
+        return
+    c.on_demand_per_hour = quote.price_per_hour
+    c.on_demand_estimated = quote.estimated
+    price = offer.price
+    if c.break_even_hours is None and price is not None and price.price_per_month:
+        c.break_even_hours = break_even_hours(price.price_per_month, quote.price_per_hour)
 
 
 def _cheapest_priced(plan: Plan) -> Candidate | None:

@@ -531,7 +531,7 @@ def fill_option(
                     cheapest=cheapest, hours=texts.duration(c.hours, lang),
                     slow=texts.duration(slow, lang)))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
-        add(texts.month_used(c.total_cost, c.nodes, c.hours, lang))
+        add(texts.month_used(c, lang))
     if budget is not None and terms.open_ended:
         lasts = texts.serving_budget(budget, c, lang)
         if lasts is not None:

@@ -473,6 +473,19 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
         "job uses {hours:,.0f} h.",
     },
+    "month_used_on_demand": {
+        "zh": "包月是承诺：承诺整月 ¥{total:,.0f}{span}，任务只用其中 {hours:,.0f} 小时；"
+        "同一机型按量计费（{rate}）跑完这些小时{about} ¥{od_total:,.0f}。",
+        "en": "Monthly is a commitment: it commits ¥{total:,.0f} for {span}, of which the "
+        "job uses {hours:,.0f} h; on demand the same type ({rate}) costs {about} "
+        "¥{od_total:,.0f} for those hours.",
+    },
+    "summary_on_demand": {
+        "zh": "包月须预付 ¥{total:,.0f}，任务只用其中 {hours:,.0f} 小时；同一机型按量计费"
+        "{about} ¥{od_total:,.0f}。",
+        "en": " The subscription commits ¥{total:,.0f}, of which the job uses {hours:,.0f} h; "
+        "on demand the same type costs {about} ¥{od_total:,.0f} for the job.",
+    },
     "same_cost_faster": {
         "zh": "与最便宜的方案费用相差不到 {pct:g}%（¥{total:,.0f} 对 ¥{cheapest:,.0f}），"
         "但 {hours} 即可完成，而不是 {slow}：数据并行在多节点上近乎线性扩展，总卡时与费用"
@@ -980,9 +993,37 @@ def spot_reason(c: Candidate, lang: Lang) -> str:
     )
 
 
-def month_used(total: float, nodes: int, hours: float, lang: Lang) -> str:
+def on_demand_total(c: Candidate) -> float | None:
+    """What a monthly option's job would cost on demand on the same type (all its nodes,
+    the job's hours), when that is less than the months it commits: the figure said
+    beside the commitment (review 9 K12); ``None`` when the month pays off or is
+    open-ended, or no on-demand price is known."""
+    od, hours, total = c.on_demand_per_hour, c.hours, c.total_cost
+    if c.offer.billing != "monthly" or od is None or not hours or not total:
+        return None
+    cost = od * c.nodes * hours
+    return cost if cost < total else None
+
+
+def _on_demand_rate(c: Candidate, lang: Lang) -> dict[str, str]:
+    """The on-demand hourly price of all the option's nodes, and "about" for the total
+    (an estimated price says so)."""
+    assert c.on_demand_per_hour is not None
+    rate = c.on_demand_per_hour * c.nodes
+    if lang == "zh":
+        shown = f"约 ¥{rate:,.2f}/小时，估算价" if c.on_demand_estimated else f"¥{rate:,.2f}/小时"
+        return {"rate": shown, "about": "约"}
+    shown = f"about ¥{rate:,.2f}/h, estimated" if c.on_demand_estimated else f"¥{rate:,.2f}/h"
+    return {"rate": shown, "about": "about"}
+
+
+def month_used(c: Candidate, lang: Lang) -> str:
     """What a finite job's subscription commits, beside the hours the job uses of it
-    (a 17-hour job on a ¥5,190 month pays ¥305 per hour it runs)."""
+    (a 17-hour job on a ¥5,190 month pays ¥305 per hour it runs), and what those hours
+    cost on demand on the same type when that is less (:func:`on_demand_total`)."""
+    total, nodes, hours = c.total_cost, c.nodes, c.hours
+    assert total is not None
+    assert hours is not None
     months = max(1, math.ceil(hours / HOURS_PER_MONTH - 1e-9))
     if lang == "zh":
         parts = ([f"共 {months} 个月"] if months > 1 else []) + (
@@ -993,7 +1034,11 @@ def month_used(total: float, nodes: int, hours: float, lang: Lang) -> str:
         span = "a whole month" if months == 1 else f"{months} whole months"
         if nodes > 1:
             span += f" of {nodes} nodes"
-    return t("month_used", lang, total=total, span=span, hours=hours)
+    od_total = on_demand_total(c)
+    if od_total is None:
+        return t("month_used", lang, total=total, span=span, hours=hours)
+    return t("month_used_on_demand", lang, total=total, span=span, hours=hours,
+             od_total=od_total, **_on_demand_rate(c, lang))  # fmt: skip
 
 
 def rank_reason(
@@ -1161,6 +1206,13 @@ def summary(
             "and the cloud's international site may need a separate account."
         )
     text += _unconfirmed(c, lang)
+    # only a finite job's subscription says it (one comparison for every other answer)
+    od_total = on_demand_total(c) if c.offer.billing == "monthly" and not serving else None
+    if od_total is not None:
+        assert c.total_cost is not None
+        assert c.hours is not None
+        text += t("summary_on_demand", lang, total=c.total_cost, hours=c.hours,
+                  od_total=od_total, about=_on_demand_rate(c, lang)["about"])  # fmt: skip
     if c.price_per_hour is None:
         if alternative:
             text += (
