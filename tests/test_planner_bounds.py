@@ -212,3 +212,27 @@ def test_whole_answers_match_with_and_without_memo(real: CatalogSnapshot, worklo
     recommend(msgspec.convert(body, RecommendRequest), warm, "en")
     cold = msgspec.json.encode(recommend(req, _context(real), "en"))
     assert msgspec.json.encode(recommend(req, warm, "en")) == cold
+
+
+def test_a_run_of_lanes_ruled_out_by_their_own_bound_is_skipped_in_one_step() -> None:
+    """After the answer fills, the walk moves past the first list's built bounds that
+    their own lowest key (fixed hours at the lane's own rate) rules out, in one step: it
+    counts them with the arithmetic of ``Order.key_bound`` and stops at the first lane
+    that could still rank, and at a bound not built yet."""
+    from service.planning.bounds import BOUND_SLACK, LaneBound, Order
+    from service.planning.rank import _ruled_out
+
+    def bound(money: float, rate: float) -> LaneBound:
+        return LaneBound(None, 0.0, 0.0, money, 1.0, rate)  # type: ignore[arg-type]
+
+    scale, fixed = 10.0, 0.5
+    known = [bound(1.0, 1.0), bound(2.0, 50.0), bound(2.5, 60.0), bound(3.0, 1.0), None]
+    kth, over = (0.0, 30.0), 30.01
+    assert _ruled_out(known, 0, scale, fixed, kth, over, True) == 0  # 10.5 can rank
+    assert _ruled_out(known, 1, scale, fixed, kth, over, True) == 3  # 45, 55, 30.5
+    assert _ruled_out(known, 4, scale, fixed, kth, over, True) == 0  # not built: stop
+    # the last one is a cent over only after the fixed hours: with the key's own bound
+    order = Order("cost", [], [], None)
+    lowest = order.key_bound(known[3], scale, fixed)  # type: ignore[arg-type]
+    assert lowest == (0.0, 3.0 * scale + 1.0 * fixed * BOUND_SLACK)
+    assert _ruled_out(known, 3, scale, fixed, (0.0, 30.5), 30.51, True) == 0

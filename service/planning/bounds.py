@@ -498,6 +498,10 @@ class LazyList(_Bounds):
         self._fill(None)
         return len(self._out)
 
+    def known(self) -> Sequence[LaneBound]:
+        """The bounds handed out so far (a list that only grows), building none."""
+        return self._out
+
     def _at(self, i: int) -> LaneBound:
         out = self._out
         if 0 <= i < len(out):
@@ -531,6 +535,10 @@ class LazyBounds(_Bounds):
 
     def __len__(self) -> int:
         return len(self._order)
+
+    def known(self) -> Sequence[LaneBound | None]:
+        """The bounds built so far by position (``None``: not yet), building none."""
+        return self._made
 
     def _at(self, i: int) -> LaneBound:
         bound = self._made[i]

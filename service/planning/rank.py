@@ -28,6 +28,7 @@ from service.planning.bounds import (
     OPEN_MODES,
     BoundMode,
     LaneBound,
+    LazyBounds,
     LazyList,
     Order,
     order_lanes,
@@ -348,10 +349,16 @@ def _bounded_lanes(
     key_bound = order.key_bound
     full = False
     merge = _merged(order, placer, scale)
-    drop: bool | None = None  # None primes the merge
+    firsts = _known(order.first)
+    at_first = -1  # the first list's position of the last head read from it
+    drop: bool | int | None = None  # None primes the merge
     while (head := merge.send(drop)) is not None:
+        if drop.__class__ is int:
+            at_first += drop - 1  # the heads it moved past beyond the last one
         drop = False
         priority, bound, which = head
+        if not which and bound is not None:
+            at_first += 1
         if full:  # the answer is full: what can no longer rank is skipped, or ends the walk
             if kth < priority and (over < priority[-1] or _beyond(priority, kth, in_cents)):
                 break
@@ -365,6 +372,8 @@ def _bounded_lanes(
                 continue
             lowest = key_bound(bound, scale, fixed)
             if kth < lowest and (over < lowest[-1] or _beyond(lowest, kth, in_cents)):
+                if two and not which:  # and the lanes after it its own way: one step
+                    drop = 1 + _ruled_out(firsts, at_first + 1, scale, fixed, kth, over, in_cents)
                 continue
         elif bound is None:  # a held shape while the answer fills: the merge places it
             continue
@@ -481,12 +490,14 @@ Head = tuple[tuple[float, ...], "LaneBound | None", int]
 
 def _merged(
     order: Order, placer: Placer, scale: float
-) -> Generator[Head | None, bool | None, None]:
+) -> Generator[Head | None, bool | int | None, None]:
     """An order's two lists read as one, by priority (what :func:`_bounded_lanes` and
     :func:`_lanes_within` walk): each value is the lower head (ties go to the first
     list), ``None`` once both lists are read. Sent ``True``, the merge drops the rest of
-    the first list; else it moves past the head it gave, or, for a held shape (known only
-    by a lower bound of its priority), places it so that its priority is known.
+    the first list; sent an ``int`` n, it moves n bounds down the head's list (the head
+    and the n - 1 after it, known to be ruled out); else it moves past the head it gave,
+    or, for a held shape (known only by a lower bound of its priority), places it so that
+    its priority is known.
 
     A generator rather than an object with take/place methods: a ranking reads a few
     dozen heads, and one resume per head costs a fraction of the calls (head, peek,
@@ -515,17 +526,59 @@ def _merged(
             which = 0 if head_1 is not None and head_1[0] <= head_2[0] else 1
         head = heads[which]
         assert head is not None
-        if (yield head[0], head[1], which):
+        sent = yield head[0], head[1], which
+        if sent is True:
             heads[0] = None
             unread = ()
             continue
         if head[1] is None:
             place_held(lists[which], placer)
         else:
-            at[which] += 1
+            at[which] += sent if sent.__class__ is int else 1
         unread = (which,)
     while True:
         yield None
+
+
+def _known(bounds: Sequence[LaneBound]) -> Sequence[LaneBound | None]:
+    """The bounds of a list already built, by position (``None`` where one is not yet,
+    and past them), without building any: what :func:`_ruled_out` may read."""
+    if isinstance(bounds, LazyList | LazyBounds):
+        return bounds.known()
+    return bounds
+
+
+def _ruled_out(
+    known: Sequence[LaneBound | None],
+    start: int,
+    scale: float,
+    fixed: float,
+    kth: tuple[float, ...],
+    over: float,
+    in_cents: bool,
+) -> int:
+    """How many built bounds of the first list from ``start`` on are, one after the
+    other, ruled out by their own lowest cost key (:meth:`Order.key_bound`, the same
+    arithmetic) against the ``top_k``-th key ``kth``.
+
+    Such a run is what a walk reads after the answer fills when the fixed hours close
+    the list late (the cheap slow servers deep in it keep its lowest rate low): each
+    lane read through the merge only to be ruled out costs a resume, a peek, a priority
+    and a bound; here a few float operations. Moving past them changes nothing a walk
+    decides: the key only falls as the walk goes on, so a lane ruled out now is ruled
+    out when the merge would have reached it, and the priority of a later head of the
+    list is at least theirs (a stop or a close they would have caused, it causes)."""
+    n = 0
+    for i in range(start, len(known)):
+        bound = known[i]
+        if bound is None:
+            break
+        money = bound.money * scale + bound.fixed_rate * fixed * BOUND_SLACK
+        lowest = (bound.tier, money if money > bound.floor else bound.floor)
+        if not (kth < lowest and (over < lowest[1] or _beyond(lowest, kth, in_cents))):
+            break
+        n += 1
+    return n
 
 
 def _peeker(bounds: Sequence[LaneBound]) -> Peek:
