@@ -566,13 +566,17 @@ def lever_hint(
     ctx: PlanContext,
     lang: Lang,
     rollout_tp: int = 0,
+    key: str | None = None,
 ) -> tuple[RelaxHint, str]:
     """The hint and sentence of a lever that changes the job's memory (``field``: the
     workload field changed, ``method`` or ``framework``; or a serving lever,
     ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option
-    (``rollout_tp``: an RLHF trainer with vLLM rollouts, at this tensor degree there)."""
+    (``rollout_tp``: an RLHF trainer with vLLM rollouts, at this tensor degree there;
+    ``key``: the sentence's own text, e.g. a full fine-tune changed to LoRA)."""
     nearest = _describe(c, ctx, lang)
     hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    if key is not None:
+        return hint, texts.t(key, lang, best=nearest)
     if rollout_tp:
         fw = str(getattr(workload, "framework", ""))
         return hint, texts.t("lever_rollout", lang, fw=fw, r=rollout_tp, best=nearest)
@@ -587,6 +591,75 @@ def lever_hint(
     framework = str(getattr(workload, "framework", ""))
     label = {"unsloth": "Unsloth", "torchtune": "torchtune"}.get(framework, framework)
     return hint, texts.t(f"lever_{field}", lang, fw=label, best=nearest)
+
+
+def beyond_limit_hint(
+    limit: int,
+    cheapest: Candidate,
+    fewest: Candidate | None,
+    zero_stage: int | None,
+    full_finetune: bool,
+    removed: int,
+    ctx: PlanContext,
+    lang: Lang,
+    offloaded: Candidate | None = None,
+) -> tuple[RelaxHint, str]:
+    """The hint and sentence of a training job that no ``limit`` accelerators hold
+    (review 8 K9): ``fewest``, the option at the fewest accelerators the planner's fit
+    holds it on (its sharding: ``zero_stage``), and ``cheapest``, the planner's nearest
+    option without the limit (the same option when it is the fewest too; ``None``: the
+    planner did not confirm a count below the cheapest option's, which alone is said;
+    ``offloaded``: the cheapest option with ZeRO-Offload as well, said when it needs
+    fewer accelerators)."""
+    nearest = _describe(cheapest, ctx, lang)
+    hint = RelaxHint(constraint="max_accelerators", removed=removed, nearest=nearest)
+    what = texts.t("beyond_what_full" if full_finetune else "beyond_what", lang)
+    if fewest is None:  # the fewest were not confirmed by the planner: the cheapest only
+        return hint, texts.t("lever_beyond_limit_plain", lang, what=what, max=limit,
+                             best=nearest)  # fmt: skip
+    same = fewest is cheapest
+    text = texts.t(
+        "lever_beyond_limit_same" if same else "lever_beyond_limit",
+        lang,
+        what=what,
+        max=limit,
+        how=texts.t("beyond_how_zero3" if zero_stage == 3 else "beyond_how", lang),
+        count=fewest.devices,
+        layout=_layout(fewest, lang),
+        fewest=_describe(fewest, ctx, lang),
+        best=nearest,
+    )
+    if offloaded is not None and offloaded.devices < fewest.devices:
+        text += ("" if lang == "zh" else " ") + texts.t(
+            "lever_beyond_limit_offload",
+            lang,
+            count=offloaded.devices,
+            layout=_layout(offloaded, lang),
+            best=_describe(offloaded, ctx, lang),
+        )
+    return hint, text
+
+
+def _layout(c: Candidate, lang: Lang) -> str:
+    """An option's servers in words: "18 servers of 8×H20"."""
+    row = c.offer.instance
+    key = "beyond_layout" if c.nodes > 1 else "beyond_layout_one"
+    return texts.t(key, lang, s=c.nodes, n=max(row.accelerator_count, 1), acc=row.accelerator)
+
+
+def precision_short_sentence(resolved: Resolved, placer: Placer, ctx: PlanContext,
+                             lang: Lang) -> str | None:  # fmt: skip
+    """Serving: why even the lowest precision tried as a lever does not help (review 8
+    K10): the memory per device of the widest layout the request allows at that
+    precision (``resolved``; ``placer``: the replicas as the planner spans them), or
+    ``None`` when that layout holds the model (another constraint is the reason)."""
+    held, need = _memory_need(resolved.flt, resolved.rw, ctx, lang,
+                              placer.job.headroom_frac, _span_servers(placer))  # fmt: skip
+    if held is not False or need is None:
+        return None
+    precision = str(getattr(resolved.request.workload, "precision", "")).upper()
+    how = texts.LOWER_WEIGHTS.get(precision, {}).get(lang, "")
+    return texts.t("lever_precision_none", lang, p=precision, how=how, need=need)
 
 
 _GENERATIONS = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")

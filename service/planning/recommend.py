@@ -31,15 +31,26 @@ from collections.abc import Sequence
 import msgspec
 
 from service.catalog.aggregate import OfferBucket
+from service.catalog.models import AcceleratorSpec
+from service.planning.candidates import Candidate
 from service.planning.context import PlanContext
-from service.planning.explain import AnswerParts, Ranked, answer_terms, explain, lever_hint
+from service.planning.explain import (
+    FULL_SERVER,
+    AnswerParts,
+    Ranked,
+    answer_terms,
+    beyond_limit_hint,
+    explain,
+    lever_hint,
+    precision_short_sentence,
+)
 from service.planning.faster import with_faster
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
 from service.planning.rank import plan_for, select, with_best_spot
-from service.planning.resolve import Resolved, resolve
-from service.planning.schema import Lang, RecommendRequest, RecommendResponse
+from service.planning.resolve import DEADLINE_MAX_NODES, Resolved, node_limit, resolve
+from service.planning.schema import Lang, RecommendRequest, RecommendResponse, RelaxHint
 from service.runtime.errors import InputError
 from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
 from service.sizing.resolve import (
@@ -163,7 +174,8 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
     """Other ways to run the same fine-tune that need less memory, each with the field it
     changes (review 4 F11): QLoRA instead of LoRA (the frozen base in 4 bits); for a full
     fine-tune under a ZeRO trainer, ZeRO-Offload of the optimizer states and gradients to
-    CPU RAM (review 7 J16: 70B on exactly 16 A100-80GB fits only so); for long
+    CPU RAM (review 7 J16: 70B on exactly 16 A100-80GB fits only so); for a full
+    fine-tune, LoRA, else QLoRA (review 8 K9: a method change, said as such); for long
     sequences, a loss computed in chunks that keeps no fp32 copy of the logits: first
     Liger's fused loss in the same trainer (:data:`LIGER_FRAMEWORKS`), then a trainer
     built around one (Unsloth for LoRA/QLoRA, torchtune for full fine-tunes, often
@@ -188,6 +200,10 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
         and workload.framework in OFFLOAD_FRAMEWORKS
     ):
         found.append(("offload", msgspec.structs.replace(workload, offload="optimizer")))
+    if workload.method == "full":  # a method change: LoRA, else QLoRA (review 8 K9)
+        for method in ("lora", "qlora"):  # the adapters' optimizer needs no offload
+            adapted = msgspec.structs.replace(workload, method=method, offload="none")
+            found.append(("method", adapted))
     profile = PROFILES.get(workload.framework)
     if (
         workload.seq_len >= LONG_SEQUENCE
@@ -215,7 +231,10 @@ def _with_levers(
     (:func:`levers`, when memory removed options) or how it is served
     (:func:`serving_levers`), the nearest option it lets through under the same
     constraints: computed, not guessed (one bounded ranking per lever, only for an empty
-    answer; per field, the first lever that finds one)."""
+    answer; per field, the first lever that finds one). A training job short of memory
+    under ``max_accelerators`` is also told how many accelerators it needs
+    (:func:`_beyond_limit`); a served model that no lower precision lets through, why
+    (review 8 K10: the memory per device at the lowest one tried)."""
     hints, words = [], []
     short = removed.get("memory", 0)
     tried = [
@@ -223,6 +242,7 @@ def _with_levers(
         for field, workload in (levers(req.workload) if short else [])
     ]
     said: set[str] = set()
+    lowest: tuple[Resolved, Placer] | None = None  # serving: the lowest precision tried
     for field, changed in [*tried, *serving_levers(req, removed)]:
         if field in said:  # the first lever of a field that lets an option through
             continue
@@ -233,21 +253,160 @@ def _with_levers(
             continue  # the lever does not apply to this job (e.g. a model QLoRA cannot load)
         placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
         best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), 1)
+        if not best and field == "precision" and not resolved.job.cpu_only:
+            # as recommend() serves a model no server holds: replicas over several servers
+            placer = placer.spanning()
+            best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), 1)
+            lowest = (resolved, placer)
         if best:
             count = removed.get(field, 0) or short
             b, fit = resolved.rw.training, best[0].fit
             tp = 0
             if isinstance(asked.workload, Rlhf) and b is not None and fit is not None:
                 tp = rollout_tensor_parallel(b, best[0].devices, fit.tensor_parallel)
-            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang, tp)
+            key = None
+            if field == "method" and getattr(req.workload, "method", None) == "full":
+                key = f"lever_method_{getattr(asked.workload, 'method', '')}"
+            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang, tp, key)
             hints.append(hint)
             words.append(text)
             said.add(field)
-    if not hints:
+    beyond = _beyond_limit(answer, req, removed, ctx, cache, lang, said) if short else None
+    if beyond is not None:  # how many accelerators the job needs, said first
+        hints.insert(0, beyond[0])
+        words.insert(0, beyond[1])
+    advice = answer.advice
+    if short and lowest is not None and "precision" not in said:
+        sentence = precision_short_sentence(*lowest, ctx, lang)
+        if sentence is not None:  # and no advice that quantization would cut the memory
+            words.append(sentence)
+            advice = [a for a in advice if a.topic != "serving"]
+    if not hints and not words:
         return answer
     return msgspec.structs.replace(
-        answer, relax=[*answer.relax, *hints], warnings=[*answer.warnings, *words]
+        answer, relax=[*answer.relax, *hints], warnings=[*answer.warnings, *words], advice=advice
     )
+
+
+BEYOND_LIMIT_KINDS = 10
+"""Options a training job beyond its ``max_accelerators`` is ranked to (one planner run):
+the kinds of server among them are where the fewest accelerators are looked for."""
+
+
+def _beyond_limit(
+    answer: RecommendResponse,
+    req: RecommendRequest,
+    removed: Counter[str],
+    ctx: PlanContext,
+    cache: PlanCache,
+    lang: Lang,
+    said: set[str],
+) -> tuple[RelaxHint, str] | None:
+    """A training job that no ``max_accelerators`` hold (review 8 K9: DeepSeek-V3 full
+    fine-tune on 8 accelerators was told only its 1,388 GiB per device): the cheapest
+    option without the limit, over as many servers as a deadline may call for
+    (:data:`~service.planning.resolve.DEADLINE_MAX_NODES`, or the ``max_nodes`` asked),
+    and the fewest accelerators that hold it: for each kind of server among the options
+    ranked, the fewest servers the planner's own fit holds it on (a bisection below the
+    planner's node count, whose ladder doubles past 8 servers), priced by the planner at
+    that exact count (an unpriced one ranked by time); for a full fine-tune whose
+    ZeRO-Offload lever did not fit the limit (``said``: the levers that did), the cheapest
+    option with offload too, when it needs fewer. At most four planner runs; ``None``
+    when the relax hints already lifted the limit, or nothing fits without it either."""
+    c = req.constraints
+    limit = c.max_accelerators
+    if (
+        limit is None
+        or c.accelerator_count is not None
+        or isinstance(req.workload, Inference)
+        or any(h.constraint == "max_accelerators" for h in answer.relax)
+    ):
+        return None
+    nodes = c.max_nodes if c.max_nodes is not None else max(node_limit(req), DEADLINE_MAX_NODES)
+    wider = msgspec.structs.replace(c, max_accelerators=None, max_nodes=nodes)
+    asked = msgspec.structs.replace(req, constraints=wider, top_k=BEYOND_LIMIT_KINDS)
+    try:
+        resolved = resolve(asked, ctx, cache)
+    except InputError:
+        return None
+    if resolved.job.serving or resolved.job.cpu_only:
+        return None
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    found = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, asked), BEYOND_LIMIT_KINDS)
+    if not found:
+        return None
+    cheapest = found[0]
+    smallest: tuple[tuple[int, int], int, int, Candidate] | None = None
+    for option in found:
+        row = option.offer.instance
+        spec = ctx.accelerators.resolve(row.accelerator or "")
+        if spec is None:
+            continue
+        per_node = max(row.accelerator_count, 1)
+        servers = _fewest_servers(placer, spec, per_node, option.nodes)
+        # in whole servers of 8 first (140 devices as 35 × 4 read as 18 servers of 8: the
+        # 18 × 8 layout, fewer servers, is the one to name), then the fewest servers
+        devices = servers * per_node
+        rank = (-(-devices // FULL_SERVER), servers)
+        if smallest is None or rank < smallest[0]:
+            smallest = (rank, devices, servers, option)
+    fewest: Candidate | None = None
+    if smallest is not None:
+        _, devices, servers, option = smallest
+        if option is cheapest and servers == cheapest.nodes:
+            fewest = cheapest
+        else:
+            accelerator = option.offer.instance.accelerator or ""
+            exact = msgspec.structs.replace(wider, accelerator_count=devices,
+                                            accelerators=[accelerator])  # fmt: skip
+            at = msgspec.structs.replace(req, constraints=exact, top_k=1)
+            try:
+                exactly = resolve(at, ctx, cache)
+            except InputError:
+                exactly = None
+            if exactly is not None:
+                pinned = Placer(exactly.job, ctx.accelerators, cache, exactly.signature)
+                best = select(plan_for(ctx.snapshot.buckets, exactly.flt, pinned, at), 1)
+                if best and best[0].offer.price is None:  # unpriced: the cost ranking keeps
+                    # the catalog's order (96 h where another type of it takes 11 h)
+                    fastest = msgspec.structs.replace(at, objective="time")
+                    best = select(plan_for(ctx.snapshot.buckets, exactly.flt, pinned, fastest), 1)
+                fewest = best[0] if best else None
+    zero = None if fewest is None or fewest.fit is None else fewest.fit.zero_stage
+    workload = req.workload
+    full = isinstance(workload, Finetune) and workload.method == "full"
+    offloaded = None
+    offload = [w for field, w in levers(workload) if field == "offload"]
+    if fewest is not None and offload and "offload" not in said:
+        # ZeRO-Offload did not fit the limit either: how few it needs without it
+        light = msgspec.structs.replace(asked, workload=offload[0], top_k=1)
+        try:
+            moved = resolve(light, ctx, cache)
+        except InputError:
+            moved = None
+        if moved is not None:
+            placed = Placer(moved.job, ctx.accelerators, cache, moved.signature)
+            best = select(plan_for(ctx.snapshot.buckets, moved.flt, placed, light), 1)
+            offloaded = best[0] if best else None
+    count = removed.get("max_accelerators", 0) or removed.get("memory", 0)
+    return beyond_limit_hint(limit, cheapest, fewest, zero, full, count, ctx, lang, offloaded)
+
+
+def _fewest_servers(placer: Placer, spec: AcceleratorSpec, per_node: int, servers: int) -> int:
+    """The fewest servers of ``per_node`` × ``spec`` whose devices hold the job by the
+    planner's own fit (:meth:`~service.planning.place.FitCache.fit_within`), at most
+    ``servers`` (where the planner placed it): a bisection, the sharded memory per device
+    falling as the devices grow."""
+    fits = placer.fits
+    tp_max = fits.tp_limit(spec, per_node)
+    low, high = 0, servers  # low does not hold it, high does
+    while high - low > 1:
+        middle = (low + high) // 2
+        if fits.fit_within(spec, per_node * middle, tp_max) is not None:
+            high = middle
+        else:
+            low = middle
+    return high
 
 
 class AnswerClass:

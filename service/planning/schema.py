@@ -433,7 +433,9 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
         msgspec.Meta(
             description="The constraint that, relaxed, would let options through (e.g. "
             "`max_price_per_hour`, `accelerators`), or the workload field whose change "
-            "would (`method`: QLoRA instead of LoRA; `chunked_loss`: Liger's fused loss "
+            "would (`method`: QLoRA instead of LoRA, or LoRA/QLoRA instead of a full "
+            "fine-tune; `max_accelerators` for a training job: also how many accelerators "
+            "it needs at the fewest; `chunked_loss`: Liger's fused loss "
             "in the same trainer; `framework`: a chunked-loss trainer, or "
             "for RLHF a trainer with colocated vLLM rollouts; "
             "serving: `precision` for lower-precision weights, `target_tokens_per_s` or "

@@ -587,6 +587,65 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "With QLoRA instead of LoRA (the frozen base loaded in 4 bits), the nearest "
         "option would be: {best}.",
     },
+    # A full fine-tune changed to LoRA or QLoRA (review 8 K9): the base frozen, only the
+    # low-rank adapters trained, so the gradients and optimizer states are the adapters'.
+    "lever_method_lora": {
+        "zh": "改用 LoRA 代替全参微调（冻结基座，只训练低秩适配器，梯度和优化器状态"
+        "只需适配器那一小部分，但效果未必达到全参微调），最接近的方案是：{best}。",
+        "en": "With LoRA instead of a full fine-tune (the base frozen and only low-rank adapters "
+        "trained, so gradients and optimizer states are the adapters' alone, though the result "
+        "may not match a full fine-tune), the nearest option would be: {best}.",
+    },
+    "lever_method_qlora": {
+        "zh": "改用 QLoRA 代替全参微调（冻结的基座按 4 位量化加载，只训练低秩适配器，"
+        "效果未必达到全参微调），最接近的方案是：{best}。",
+        "en": "With QLoRA instead of a full fine-tune (the frozen base loaded in 4 bits and only "
+        "low-rank adapters trained, though the result may not match a full fine-tune), the "
+        "nearest option would be: {best}.",
+    },
+    # More accelerators than the limit asked (review 8 K9): the fewest the planner's fit
+    # holds the job on, priced at that count, and the cheapest option without the limit.
+    "lever_beyond_limit": {
+        "zh": "{what}超出了 {max} 张加速卡的上限：{how}，最少需要 {count} 张卡（{layout}），"
+        "如：{fewest}；不限卡数时最便宜的方案是：{best}。",
+        "en": "{what} needs more than the {max} accelerators allowed: {how}, the fewest that "
+        "hold it are {count} ({layout}), such as {fewest}; without the limit, the cheapest "
+        "option would be: {best}.",
+    },
+    "lever_beyond_limit_same": {
+        "zh": "{what}超出了 {max} 张加速卡的上限：{how}，最少需要 {count} 张卡（{layout}），"
+        "这也是不限卡数时最便宜的方案：{best}。",
+        "en": "{what} needs more than the {max} accelerators allowed: {how}, the fewest that "
+        "hold it are {count} ({layout}), which is also the cheapest option without the "
+        "limit: {best}.",
+    },
+    "lever_beyond_limit_plain": {
+        "zh": "{what}超出了 {max} 张加速卡的上限：不限卡数时最便宜的方案是：{best}。",
+        "en": "{what} needs more than the {max} accelerators allowed: without the limit, the "
+        "cheapest option would be: {best}.",
+    },
+    "lever_beyond_limit_offload": {
+        "zh": "若再用 ZeRO-Offload 把优化器状态和梯度卸载到 CPU 内存（每步经主机链路搬运，更慢，"
+        "主机内存需容纳它们），{count} 张卡即可（{layout}）：{best}。",
+        "en": "With ZeRO-Offload moving the optimizer states and gradients to CPU RAM as well "
+        "(slower: each step crosses the host link, and the hosts' RAM must hold them), {count} "
+        "would do ({layout}): {best}.",
+    },
+    "beyond_what_full": {"zh": "该模型的全参微调", "en": "A full fine-tune of this model"},
+    "beyond_what": {"zh": "该训练任务", "en": "This training job"},
+    "beyond_how_zero3": {
+        "zh": "按 ZeRO-3 切分参数、梯度和优化器状态",
+        "en": "with ZeRO-3 sharding the weights, gradients and optimizer states",
+    },
+    "beyond_how": {"zh": "按训练框架允许的切分方式", "en": "sharded as the trainer allows"},
+    "beyond_layout": {"zh": "{s} 台 {n}×{acc}", "en": "{s} servers of {n}×{acc}"},
+    "beyond_layout_one": {"zh": "1 台 {n}×{acc}", "en": "one server of {n}×{acc}"},
+    # Serving: even the lowest precision tried does not fit (review 8 K10).
+    "lever_precision_none": {
+        "zh": "改用 {p} 权重（{how}）也放不下该模型（按所要求的上下文和并发）：{need}",
+        "en": "With {p} weights ({how}) the model does not fit either at the context and "
+        "concurrency asked: {need}",
+    },
     "lever_framework": {
         "zh": "改用 {fw} 训练（分块计算交叉熵，不保留整份 fp32 logits，长序列省显存最多），"
         "最接近的方案是：{best}。",
