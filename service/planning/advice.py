@@ -129,26 +129,26 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "never wait for data.",
     },
     "storage": {
-        "zh": "存储：约 {disk:.0f} GiB 数据与检查点。原始数据放对象存储（OSS/COS/OBS/TOS），"
-        "通过并行文件系统（如 CPFS）或高性能云盘（ESSD PL2/PL3）读取，磁盘吞吐至少数百 MB/s。",
+        "zh": "存储：约 {disk:.0f} GiB 数据与检查点。原始数据放对象存储（{objects}），"
+        "通过并行文件系统（{pfs}）或高性能云盘{disks_zh}读取，磁盘吞吐至少数百 MB/s。",
         "en": "Storage: about {disk:.0f} GiB of data and checkpoints. Keep raw data in object "
-        "storage (OSS/COS/OBS/TOS) and read it through a parallel file system (e.g. CPFS) or "
-        "high-IOPS disks (ESSD PL2/PL3); aim for hundreds of MB/s or more.",
+        "storage ({objects}) and read it through a parallel file system ({pfs}) or "
+        "high-IOPS disks{disks_en}; aim for hundreds of MB/s or more.",
     },
     "storage_serving": {
-        "zh": "存储：约 {disk:.0f} GiB 系统盘与模型权重。权重放对象存储（OSS/COS/OBS/TOS）"
+        "zh": "存储：约 {disk:.0f} GiB 系统盘与模型权重。权重放对象存储（{objects}）"
         "或打进镜像，启动时拷到本地 NVMe 或高性能云盘，新副本才能快速上线。",
         "en": "Storage: about {disk:.0f} GiB for the system image and the model weights. Keep "
-        "the weights in object storage (OSS/COS/OBS/TOS) or bake them into the image, and "
+        "the weights in object storage ({objects}) or bake them into the image, and "
         "copy them to local NVMe or a fast cloud disk at start so new replicas come up "
         "quickly.",
     },
     "storage_preprocess": {
-        "zh": "存储：约 {disk:.0f} GiB 输入数据与中间结果。原始数据放对象存储（OSS/COS/OBS/TOS），"
-        "中间结果写本地 NVMe 或高 IOPS 云盘（ESSD PL2/PL3），磁盘吞吐至少数百 MB/s。",
+        "zh": "存储：约 {disk:.0f} GiB 输入数据与中间结果。原始数据放对象存储（{objects}），"
+        "中间结果写本地 NVMe 或高 IOPS 云盘{disks_zh}，磁盘吞吐至少数百 MB/s。",
         "en": "Storage: about {disk:.0f} GiB of input data and intermediate results. Keep raw "
-        "data in object storage (OSS/COS/OBS/TOS) and write intermediates to local NVMe or "
-        "high-IOPS disks (ESSD PL2/PL3); aim for hundreds of MB/s or more.",
+        "data in object storage ({objects}) and write intermediates to local NVMe or "
+        "high-IOPS disks{disks_en}; aim for hundreds of MB/s or more.",
     },
     "spot": {
         "zh": "抢占式/竞价实例通常只需按量价格的一到三折，但可能被回收："
@@ -366,9 +366,9 @@ _TEXT: dict[str, dict[Lang, str]] = {
     },
     "preprocess": {
         "zh": "数据预处理无需 GPU：选高主频计算型或大内存型 CPU 实例，数据放对象存储，"
-        "用高 IOPS 云盘（ESSD PL2/PL3）做中间结果。",
+        "用高 IOPS 云盘{disks_zh}做中间结果。",
         "en": "Preprocessing needs no GPU: use compute- or memory-optimized CPU instances, keep "
-        "data in object storage and use high-IOPS disks (ESSD PL2/PL3) for intermediates.",
+        "data in object storage and use high-IOPS disks{disks_en} for intermediates.",
     },
     "unpriced": {
         "zh": "部分方案没有可核实的公开价格（显示为未知），请以控制台或询价 API 为准。",
@@ -401,6 +401,8 @@ class AdviceContext:
     ram_gib: float
     disk_gib: float
     checkpoint_interval_h: float
+    providers: tuple[str, ...] = ()
+    """The clouds of the options, in the answer's order (the storage products named)."""
     single_stream_target: float | None = None
     """Serving with a throughput target at concurrency 1: the target, met only by adding
     replicas (each decodes one sequence at a time)."""
@@ -448,6 +450,38 @@ def build_advice(
     return advice
 
 
+STORAGE_NAMES: dict[str, tuple[str, str, str | None]] = {
+    # https://www.alibabacloud.com/help/id/cpfs/bmcpfs/user-guide/cpfs-for-lingjun-data-flow-overview
+    # (CPFS for Lingjun moves data to and from OSS buckets for training jobs)
+    "alibaba": ("OSS", "CPFS", "ESSD PL2/PL3"),
+    # https://cloud.tencent.com/document/product/851/104893 (CFS: "the Turbo series ... is
+    # more suitable for high-performance computing scenarios in AI")
+    "tencent": ("COS", "CFS Turbo", None),
+    # https://support.huaweicloud.com/intl/en-us/usermanual-sfs/sfs_01_0334.html (SFS Turbo
+    # in front of OBS buckets "in scenarios like AI training and inference")
+    "huawei": ("OBS", "SFS Turbo", None),
+    # https://volcengine.com/docs/6645/1524288 (vePFS, Volcano Engine's parallel file
+    # system, measured for AI training against 3FS)
+    "volcengine": ("TOS", "vePFS", None),
+}
+"""Each cloud's object storage, parallel file system for training data and, where its
+name is the advice's, its high-IOPS disk class: the storage advice names the products of
+the clouds its options are on (review 10 words: CPFS, Alibaba's, on Huawei-only answers)."""
+
+
+def storage_names(providers: tuple[str, ...]) -> dict[str, str]:
+    """The storage sentence's product names for options on ``providers`` (every cloud's
+    when none: an answer without options, or a cloud without an entry)."""
+    known = list(dict.fromkeys(p for p in providers if p in STORAGE_NAMES)) or list(STORAGE_NAMES)
+    disks = [d for p in known if (d := STORAGE_NAMES[p][2]) is not None]
+    return {
+        "objects": "/".join(STORAGE_NAMES[p][0] for p in known),
+        "pfs": "/".join(STORAGE_NAMES[p][1] for p in known),
+        "disks_zh": f"（{'/'.join(disks)}）" if disks else "",
+        "disks_en": f" ({'/'.join(disks)})" if disks else "",
+    }
+
+
 STORAGE_ADVICE_GIB = 200.0
 """Data disk from which a job's advice says how to store its data (preprocessing always
 does)."""
@@ -470,15 +504,18 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
     topics: list[tuple[str, dict[str, object]]] = []
     training = ctx.kind in ("pretrain", "finetune", "rlhf")
     serving = ctx.kind == "inference"
+    names = storage_names(ctx.providers)
     if ctx.kind == "preprocess":
-        topics.append(("preprocess", {}))
+        topics.append(
+            ("preprocess", {"disks_zh": names["disks_zh"], "disks_en": names["disks_en"]})
+        )
     else:
         topics.append(_cpu_ratio(ctx, serving))
     if storage_shown(ctx.kind, ctx.disk_gib):
         storage = "storage_serving" if serving else "storage"
         if ctx.kind == "preprocess":
             storage = "storage_preprocess"
-        topics.append((storage, {"disk": ctx.disk_gib}))
+        topics.append((storage, {"disk": ctx.disk_gib, **names}))
     if training:
         if ctx.interruptible:
             topics.append(("spot", {"interval": ctx.checkpoint_interval_h}))

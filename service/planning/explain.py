@@ -1042,6 +1042,7 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
         ram_gib=host.ram_gib,
         disk_gib=host.disk_gib,
         checkpoint_interval_h=CHECKPOINT_INTERVAL_H,
+        providers=per["providers"],
         has_options=per["has_options"],
         image_loader=base["image_loader"],
         moe_expert_loop=base["moe_expert_loop"],
@@ -1059,9 +1060,11 @@ def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
     """What the advice reads of the answer's options (in a fixed order: the values are a
     memo key)."""
     names: set[str] = set()
+    providers: dict[str, None] = {}
     uses_spot = multi_node = unpriced = snapshot_prices = False
     for c in top:
         offer = c.offer
+        providers[offer.provider] = None
         if offer.instance.accelerator:
             names.add(offer.instance.accelerator)
         uses_spot = uses_spot or offer.billing == "spot"
@@ -1078,6 +1081,7 @@ def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
         "unpriced": unpriced,
         "snapshot_prices": snapshot_prices,
         "has_options": bool(top),
+        "providers": tuple(providers),
     }
 
 
