@@ -179,6 +179,13 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "batch sizes and queueing; low utilization usually means batches that are too small, "
         "not a need for a bigger machine.",
     },
+    "monitoring_ascend_image_serving": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存，并看服务自身的批量大小与排队时延；"
+        "利用率低通常是批量太小，而不是需要更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi, and the server's own "
+        "batch sizes and queueing; low utilization usually means batches that are too small, "
+        "not a need for a bigger machine.",
+    },
     "monitoring_ascend": {
         "zh": "监控：用 npu-smi 观察 NPU 利用率与显存（可配合 MindStudio Insight 做性能分析）；"
         "若长期低于 50%，瓶颈在数据加载或 IO，先优化数据管道，而不是换更大的机器。",
@@ -475,7 +482,7 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append((f"containers{suffix}", {}))
         role = ("_encoder" if ctx.encoder else "_serving") if serving else ""
         if serving and ctx.image_serving:
-            role = "_encoder" if suffix else "_image_serving"  # batches, no KV cache
+            role = "_image_serving"  # batches, no KV cache, no engine (review 10 S7c4)
         topics.append((f"monitoring{suffix}{role}", {}))
     if serving and ctx.single_stream_target is not None and not (ctx.encoder or ctx.image_serving):
         topics.append(("concurrency", {"target": ctx.single_stream_target}))
@@ -535,6 +542,7 @@ _TOPIC = {
     "cpu_ratio_image_serving_any": "cpu_ratio",
     "serving_images": "serving",
     "monitoring_ascend_encoder": "monitoring",
+    "monitoring_ascend_image_serving": "monitoring",
     "cpu_ratio_encoder": "cpu_ratio",
     "cpu_ratio_encoder_any": "cpu_ratio",
     "containers_ascend": "containers",
