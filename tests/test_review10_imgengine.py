@@ -16,6 +16,8 @@ as vLLM jobs:
 * S7c4: an Ascend NPU said "serve with the vllm-ascend plugin or MindIE, not CUDA vLLM"
   and its monitoring advice "the engine's batch sizes"; a PyTorch pipeline runs there
   through torch_npu and batches in its own server;
+* S7c6: a batch job of images (``output_tokens``) was advised to keep "the engine's batch
+  full (vLLM's offline LLM.generate ...)";
 * S7c5: the estimate's overhead note named CUDA graphs and engine buffers (an LLM
   engine's), where a PyTorch pipeline's extra memory is cuDNN's workspaces and the
   caching allocator's pool.
@@ -78,7 +80,8 @@ CASES = [
     (SDXL4, "T4"), (SDXL4, "A10"), (SDXL4, "L20"), ({**SDXL4, "precision": "fp16"}, "A10"),
     ({**SDXL4, "precision": "fp16"}, "T4"), (SD15_8, "T4"), (SD15_8, "A10"), (SD15_8, "V100"),
     (SDXL4, "V100"), (VIT, "V100"), (RESNET, "V100"), (SD15_8, "Ascend-910B"),
-    (VIT, "T4"), (RESNET, "T4"),
+    (VIT, "T4"), (RESNET, "T4"), ({**SDXL4, "output_tokens": 10_000}, "A10"),
+    ({**RESNET, "output_tokens": 1_000_000}, "T4"),
 ]  # fmt: skip
 
 

@@ -286,6 +286,18 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "the servers when it ends, with no autoscaling; INT8/INT4 quantization (TensorRT, "
         "vLLM, ONNX Runtime) cuts memory and cost.",
     },
+    # an image batch job runs the pipeline itself, not a text engine's offline batch
+    # (review 10 S7c6): each call batches the images its memory holds (diffusers'
+    # ``num_images_per_prompt`` / a list of prompts; torchvision/timm a batched tensor)
+    "serving_batch_images": {
+        "zh": "批量推理：作为离线任务运行，每次调用处理显存放得下的一批图片"
+        "（扩散模型的耗时取决于去噪步数），跑完即释放服务器，无需弹性伸缩；"
+        "可用 torch.compile 或 TensorRT 编译模型，缩短每次调用的时间。",
+        "en": "Batch inference: run it as an offline job whose every call takes as many images "
+        "as the memory here holds (a diffusion model's time is set by its denoising steps) "
+        "and release the servers when it ends, with no autoscaling; compiling the model "
+        "(torch.compile or TensorRT) shortens each call.",
+    },
     "serving_batch_quantized": {
         "zh": "批量推理：作为离线任务运行，让推理引擎始终满批处理，跑完即释放服务器，无需弹性伸缩；"
         "权重已是 {precision}，显存与成本已按量化计算，"
@@ -516,8 +528,8 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     batch = "_batch" if ctx.batch else ""
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
-    if ctx.image_serving and not ctx.batch:
-        return "serving_images", {}
+    if ctx.image_serving:
+        return ("serving_batch_images" if ctx.batch else "serving_images"), {}
     if _ascend_only(ctx):
         return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
     if ctx.batch:
@@ -550,6 +562,7 @@ _TOPIC = {
     "serving_batch": "serving",
     "serving_batch_quantized": "serving",
     "serving_batch_ascend": "serving",
+    "serving_batch_images": "serving",
     "serving_encoder": "serving",
     "release_fp8": "precision",
     "serving_ascend": "serving",
