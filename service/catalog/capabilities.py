@@ -223,6 +223,15 @@ def engine_outdated(spec: AcceleratorSpec, engine: str) -> bool:
     )
 
 
+def pipeline_outdated(spec: AcceleratorSpec) -> bool:
+    """Serving an image model (a PyTorch pipeline) on ``spec`` runs its 16-bit math
+    without tensor cores (Pascal: :data:`PIPELINE_SERVING_NOTE`): it runs, but is
+    ranked after the devices with them unless asked for by name (review 10 S7c3), as a
+    device an engine's current release does not run is (:func:`engine_outdated`)."""
+    gen = generation(spec)
+    return gen is not None and gen.name in BELOW_SM70
+
+
 def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:
     """Keys of the sentences a fine-tune ``method`` on ``spec`` must carry: QLoRA where
     bitsandbytes NF4 has no native kernels (Ascend: a PyTorch fallback)."""
@@ -232,21 +241,45 @@ def method_notes(spec: AcceleratorSpec, method: str | None) -> tuple[str, ...]:
     return ()
 
 
+PIPELINE_SERVING_NOTE = (
+    "An image model (diffusion pipeline, CNN, ViT) is served as a PyTorch program "
+    "(diffusers, torchvision/timm), under no text engine: vLLM's and the other engines' "
+    "hardware floors and Volta caveats do not apply (diffusers' attention is PyTorch's "
+    "scaled_dot_product_attention, AttnProcessor2_0 'enabled by default if you're using "
+    "PyTorch 2.0', huggingface/diffusers src/diffusers/models/attention_processor.py, "
+    "which picks its memory-efficient kernel where FlashAttention-2 does not run: "
+    "https://pytorch.org/docs/stable/generated/"
+    "torch.nn.functional.scaled_dot_product_attention.html). "
+    "Pascal has no tensor cores, which Volta introduced (NVIDIA Tesla V100 GPU "
+    "Architecture whitepaper, https://images.nvidia.com/content/volta-architecture/pdf/"
+    "volta-architecture-whitepaper.pdf): its 16-bit math runs on CUDA cores (review 10 S7c)."
+)
+
+
 def hardware_notes(
-    spec: AcceleratorSpec, precision: str, serving: bool, engine: str | None = None
+    spec: AcceleratorSpec,
+    precision: str,
+    serving: bool,
+    engine: str | None = None,
+    images: bool = False,
 ) -> tuple[str, ...]:
     """Keys of the sentences (:mod:`service.planning.texts`) an option on ``spec`` must
     carry: the precision fallback, the engine caveat of old generations, unverified
     kernels. The Volta caveat follows the serving ``engine`` (``None``: the default,
     vLLM): vLLM's V1 engine for vLLM, none for an engine that runs there
     (:data:`VOLTA_ENGINES`), the missing FlashAttention-2 for plain PyTorch (``hf``);
-    SGLang never gets here (:func:`engine_verdict` drops Volta)."""
+    SGLang never gets here (:func:`engine_verdict` drops Volta). Serving an image model
+    (``images``): no engine caveat, only Pascal's missing tensor cores
+    (:data:`PIPELINE_SERVING_NOTE`)."""
     notes: list[str] = []
     gen = generation(spec)
     volta_ok = serving and engine in VOLTA_ENGINES
     if precision_verdict(spec, precision, serving) == "fp16":
         notes.append("fp16_serving" if serving else "fp16_training")
-    if gen is not None and not gen.modern_engines and serving:
+    if serving and images:
+        if gen is not None and gen.name in BELOW_SM70:
+            notes.append("old_pipeline")
+    elif gen is not None and not gen.modern_engines and serving:
         if gen.name != "Volta":
             notes.append("old_engine")
         elif engine == "hf":

@@ -193,6 +193,13 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "batch sizes and queueing; low utilization usually means batches that are too small, "
         "not a need for a bigger machine.",
     },
+    "monitoring_ascend_image_serving": {
+        "zh": "监控：用 npu-smi 观察 NPU 利用率与显存，并看服务自身的批量大小与排队时延；"
+        "利用率低通常是批量太小，而不是需要更大的机器。",
+        "en": "Monitoring: watch NPU utilization and memory with npu-smi, and the server's own "
+        "batch sizes and queueing; low utilization usually means batches that are too small, "
+        "not a need for a bigger machine.",
+    },
     "monitoring_ascend": {
         "zh": "监控：用 npu-smi 观察 NPU 利用率与显存（可配合 MindStudio Insight 做性能分析）；"
         "若长期低于 50%，瓶颈在数据加载或 IO，先优化数据管道，而不是换更大的机器。",
@@ -292,6 +299,18 @@ _TEXT: dict[str, dict[Lang, str]] = {
         "(vLLM's offline LLM.generate, or many requests in flight to a server) and release "
         "the servers when it ends, with no autoscaling; INT8/INT4 quantization (TensorRT, "
         "vLLM, ONNX Runtime) cuts memory and cost.",
+    },
+    # an image batch job runs the pipeline itself, not a text engine's offline batch
+    # (review 10 S7c6): each call batches the images its memory holds (diffusers'
+    # ``num_images_per_prompt`` / a list of prompts; torchvision/timm a batched tensor)
+    "serving_batch_images": {
+        "zh": "批量推理：作为离线任务运行，每次调用处理显存放得下的一批图片"
+        "（扩散模型的耗时取决于去噪步数），跑完即释放服务器，无需弹性伸缩；"
+        "可用 torch.compile 或 TensorRT 编译模型，缩短每次调用的时间。",
+        "en": "Batch inference: run it as an offline job whose every call takes as many images "
+        "as the memory here holds (a diffusion model's time is set by its denoising steps) "
+        "and release the servers when it ends, with no autoscaling; compiling the model "
+        "(torch.compile or TensorRT) shortens each call.",
     },
     "serving_batch_quantized": {
         "zh": "批量推理：作为离线任务运行，让推理引擎始终满批处理，跑完即释放服务器，无需弹性伸缩；"
@@ -526,7 +545,7 @@ def _topics(ctx: AdviceContext) -> list[tuple[str, dict[str, object]]]:
         topics.append((f"containers{suffix}", {}))
         role = ("_encoder" if ctx.encoder else "_serving") if serving else ""
         if serving and ctx.image_serving:
-            role = "_encoder" if suffix else "_image_serving"  # batches, no KV cache
+            role = "_image_serving"  # batches, no KV cache, no engine (review 10 S7c4)
         topics.append((f"monitoring{suffix}{role}", {}))
     if serving and ctx.single_stream_target is not None and not (ctx.encoder or ctx.image_serving):
         topics.append(("concurrency", {"target": ctx.single_stream_target}))
@@ -560,7 +579,9 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     batch = "_batch" if ctx.batch else ""
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
-    if ctx.image_serving and not ctx.batch:
+    if ctx.image_serving:
+        if ctx.batch:
+            return "serving_batch_images", {}
         return ("serving_images_ascend" if _ascend_only(ctx) else "serving_images"), {}
     if _ascend_only(ctx):
         return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
@@ -587,6 +608,7 @@ _TOPIC = {
     "serving_images": "serving",
     "serving_images_ascend": "serving",
     "monitoring_ascend_encoder": "monitoring",
+    "monitoring_ascend_image_serving": "monitoring",
     "cpu_ratio_encoder": "cpu_ratio",
     "cpu_ratio_encoder_any": "cpu_ratio",
     "containers_ascend": "containers",
@@ -594,6 +616,7 @@ _TOPIC = {
     "serving_batch": "serving",
     "serving_batch_quantized": "serving",
     "serving_batch_ascend": "serving",
+    "serving_batch_images": "serving",
     "serving_encoder": "serving",
     "release_fp8": "precision",
     "serving_ascend": "serving",

@@ -220,6 +220,7 @@ def answer_terms(
         sequences=_sequences(placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
         fp16_upcast=placer.job.rw.no_bf16 is not None,
+        image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )
@@ -263,6 +264,16 @@ def _limit_said(placer: Placer, ctx: PlanContext) -> Callable[[InstanceType, Fit
         return found
 
     return said
+
+
+def _image_peak(rw: ResolvedWorkload) -> str | None:
+    """What sets a served image model's peak (:attr:`~service.planning.options.
+    OptionTerms.image_peak`); ``None`` for a text model."""
+    if not rw.image_model:
+        return None
+    if rw.decode_peak:
+        return "decode"
+    return "unet" if rw.arch is not None and rw.arch.kind == "diffusion" else "forward"
 
 
 def _encoded_len(rw: ResolvedWorkload) -> int | None:

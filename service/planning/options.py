@@ -94,7 +94,7 @@ def offer_part(
     cann = spec is not None and spec.stack == "cann"
     hardware: tuple[str, ...] = ()
     if spec is not None and row.accelerator:
-        hardware = hardware_notes(spec, precision, serving, engine)
+        hardware = hardware_notes(spec, precision, serving, engine, images)
         if fp16_upcast:
             hardware = tuple("fp16_serving_upcast" if k == "fp16_serving" else k for k in hardware)
         if serving and not spec.mem_bandwidth_gbps:
@@ -379,6 +379,10 @@ class OptionTerms:
     the device allows. Whether a length is given is in the class's key."""
     generates: bool = False
     """The job has an RLHF rollout, which a device without a bandwidth cannot time."""
+    image_peak: str | None = None
+    """Serving an image model: what sets its peak working set, ``decode`` (a diffusion
+    pipeline's VAE decode), ``unet`` (its UNet step) or ``forward`` (a CNN/ViT/detector's
+    forward pass); ``None`` for a text model (review 10 S7c1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,22 +451,11 @@ def option_part(
     serving, lang, accelerators, precision = (
         terms.serving, terms.lang, terms.accelerators, terms.precision
     )  # fmt: skip
-    engine, upcast = terms.engine, terms.fp16_upcast
+    engine, upcast, images = terms.engine, terms.fp16_upcast, terms.images
     sold = cache.template(
-        (
-            "offer",
-            offer,
-            nodes,
-            serving,
-            lang,
-            accelerators,
-            precision,
-            engine,
-            upcast,
-            terms.images,
-        ),
+        ("offer", offer, nodes, serving, lang, accelerators, precision, engine, upcast, images),
         lambda: offer_part(
-            offer, nodes, serving, lang, accelerators, precision, engine, upcast, terms.images
+            offer, nodes, serving, lang, accelerators, precision, engine, upcast, images
         ),
     )
     framework = terms.framework
@@ -521,6 +514,10 @@ def fill_option(
         edge = _engine_budget(c, terms.engine, lang)
         if edge is not None:
             add(edge)
+    elif terms.serving and terms.image_peak is not None and c.fit is not None:
+        tight = _pipeline_tight(c, terms.image_peak, lang)
+        if tight is not None:
+            add(tight)
     if c.spot is not None:
         add(texts.spot_reason(c, lang))
     if c.shown_spot:
@@ -564,6 +561,8 @@ def fill_option(
 def _outdated_reason(c: Candidate, terms: OptionTerms) -> str:
     """Why a device the engine's current release does not run ranks after the others."""
     accelerator = c.offer.instance.accelerator or ""
+    if terms.images:  # a PyTorch pipeline, no engine: Pascal has no tensor cores
+        return texts.t("rank_no_tensor_cores", terms.lang, acc=accelerator)
     engine = texts.engine_name(terms.engine or "vllm")
     return texts.t("rank_outdated_engine", terms.lang, acc=accelerator, engine=engine)
 
@@ -572,6 +571,34 @@ ENGINE_SPARE_GIB = 1.0
 """Below this much of the engine's memory budget left per device, a serving plan is said
 to be at the budget's edge: its KV-cache pool holds about the planned batch and nothing
 for longer prompts or a bigger batch."""
+
+
+PIPELINE_MARGIN = 0.25
+"""A served image model's fit is said to be tight when the device's memory left over is
+below this share of the pipeline's modelled peak (weights + working set): the tolerance
+its model is checked to (tests/test_review10_sdxl.py, ``MEASURED_REL``), which Hugging
+Face's SDXL measurement uses a good part of (21.72 GiB ``max_memory_allocated`` for
+18.6 modelled, https://huggingface.co/blog/simple_sdxl_optimizations), before the
+caching allocator's pool and cuDNN's workspaces. A PyTorch pipeline reserves no share of
+the card up front, unlike vLLM's ``gpu_memory_utilization``: only its own peak counts."""
+
+
+def _pipeline_tight(c: Candidate, peak: str, lang: Lang) -> str | None:
+    """The sentence for a served image model whose peak leaves little of the device
+    (review 10 S7c1: it said vLLM's 0.9 budget and KV-cache pool), else ``None``."""
+    memory = c.offer.instance.accelerator_memory_gib
+    if not memory or c.fit is None:
+        return None
+    m = c.fit.memory
+    spare = memory - m.per_device_gib
+    if spare >= PIPELINE_MARGIN * (m.weights_gib + m.activations_gib):
+        return None
+    fix = "pipeline_fix_images" if peak == "forward" else "pipeline_fix_diffusion"
+    return texts.t(
+        "pipeline_tight", lang, w=m.weights_gib, a=m.activations_gib,
+        what=texts.t(f"pipeline_peak_{peak}", lang), need=m.per_device_gib,
+        spare=spare, mem=memory, fix=texts.t(fix, lang),
+    )  # fmt: skip
 
 
 def _engine_budget(c: Candidate, engine: str, lang: Lang) -> str | None:

@@ -23,6 +23,7 @@ from service.catalog.capabilities import (
     engine_outdated,
     engine_stack_verdict,
     engine_verdict,
+    pipeline_outdated,
     precision_verdict,
 )
 from service.catalog.models import AcceleratorSpec, InstanceType
@@ -240,9 +241,11 @@ class Placer:
         if found is None:
             spec = self.accelerators.resolve(accelerator or "")
             engine = self.job.engine
-            found = self._outdated[accelerator] = (
-                spec is not None and engine is not None and engine_outdated(spec, engine)
-            )
+            if self.job.serving and self.job.rw.image_model:  # no engine: Pascal's cores
+                found = spec is not None and pipeline_outdated(spec)
+            else:
+                found = spec is not None and engine is not None and engine_outdated(spec, engine)
+            self._outdated[accelerator] = found
         return found
 
     def timed(self, placed: Placements) -> list[Variant]:

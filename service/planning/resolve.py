@@ -52,7 +52,8 @@ class Job:
     """The job's weights/compute format, checked against each device's capabilities."""
     engine: str | None = None
     """Serving: the engine asked for (default vLLM), checked against each device's
-    generation; ``None`` for training and preprocessing."""
+    generation; ``None`` for training and preprocessing, and for serving an image model
+    (a plain PyTorch pipeline, which runs on every CUDA generation tabulated)."""
     batch_ceiling: int | None = None
     """Serving to a throughput target, or a batch job, without a concurrency: each server
     is batched (:mod:`service.sizing.batch`) up to this many sequences; ``None`` = as
@@ -370,7 +371,13 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
         accelerator_count=c.accelerator_count,
         max_accelerators=c.max_accelerators,
         precision=getattr(req.workload, "precision", "bf16"),
-        engine=req.workload.engine if isinstance(req.workload, Inference) else None,
+        # an image model is served by a PyTorch pipeline (diffusers, torchvision/timm),
+        # under no text engine: no vLLM release, fraction or caveat applies (review 10 S7c)
+        engine=(
+            req.workload.engine
+            if isinstance(req.workload, Inference) and not rw.image_model
+            else None
+        ),
         batch_ceiling=(
             batch_ceiling(req.workload)
             if isinstance(req.workload, Inference)

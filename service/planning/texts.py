@@ -148,6 +148,12 @@ _T: dict[str, dict[Lang, str]] = {
         "{engine} has only its V1 engine, which does not run on {acc} (Volta), so serving "
         "there pins an unmaintained release before 0.11.",
     },
+    "rank_no_tensor_cores": {
+        "zh": "排在有 Tensor Core 的加速卡之后：{acc}（Pascal 架构）能运行 PyTorch 流水线，"
+        "但 16 位运算只能用 CUDA 核心，每张图要慢得多。",
+        "en": "Ranked after the accelerators with tensor cores: {acc} (Pascal) runs the "
+        "PyTorch pipeline, but on its CUDA cores only, so each image takes far longer.",
+    },
     "engine_budget_edge": {
         "zh": "{engine} 默认占用每张卡的 gpu_memory_utilization {f:g}（{budget:.1f} GiB），"
         "用于权重、激活和 KV 缓存池：本方案需要其中 {need:.1f} GiB，只剩 {spare:.1f} GiB，"
@@ -411,6 +417,42 @@ _T: dict[str, dict[Lang, str]] = {
         "请用旧版 vLLM（V0 引擎 + xformers）、LMDeploy 或 TGI，以 FP16 部署。",
         "en": "{acc} (Volta) is not supported by vLLM's V1 engine or FlashAttention-2: serve "
         "with an older vLLM (V0 engine with xformers), LMDeploy or TGI, in FP16.",
+    },
+    "old_pipeline": {
+        "zh": "{acc}（Pascal 架构）没有 Tensor Core（Volta 起才有）：PyTorch 流水线在这张卡上"
+        "只能用 CUDA 核心做 16 位运算，比 Volta 及更新的卡慢得多。",
+        "en": "{acc} (Pascal) has no tensor cores, which came with Volta: a PyTorch pipeline "
+        "runs its 16-bit math on the CUDA cores there, far slower than on Volta or newer.",
+    },
+    "pipeline_tight": {
+        "zh": "显存偏紧：流水线的峰值是权重 {w:.1f} GiB 加上{what} {a:.1f} GiB，连同运行时上下文"
+        "共 {need:.1f} GiB，{mem:g} GiB 的卡只剩 {spare:.1f} GiB；PyTorch 缓存分配器和 cuDNN "
+        "工作区还会在此之上占用显存。若显存不足，{fix}。",
+        "en": "Tight for the pipeline: its peak is {w:.1f} GiB of weights plus {a:.1f} GiB "
+        "{what}, {need:.1f} GiB with the runtime context, leaving {spare:.1f} GiB of the "
+        "{mem:g} GiB card, and PyTorch's caching allocator and cuDNN's workspaces take "
+        "some of that; if it runs out of memory, {fix}.",
+    },
+    "pipeline_peak_decode": {
+        "zh": " VAE 以全分辨率解码一次调用的全部图片所需的",
+        "en": "while the VAE decodes a call's images at full resolution",
+    },
+    "pipeline_peak_unet": {
+        "zh": "UNet 一步处理一次调用的全部潜变量所需的",
+        "en": "for the UNet's step over a call's latents",
+    },
+    "pipeline_peak_forward": {
+        "zh": "一次调用的全部图片前向计算所需的",
+        "en": "for the forward pass over a call's images",
+    },
+    "pipeline_fix_diffusion": {
+        "zh": "可逐张解码（diffusers 的 enable_vae_slicing）或减少每次调用的图片数",
+        "en": "decode one image at a time (diffusers' enable_vae_slicing) or send fewer "
+        "images per call",
+    },
+    "pipeline_fix_images": {
+        "zh": "可减少每次调用的图片数",
+        "en": "send fewer images per call",
     },
     "old_engine": {
         "zh": "{acc} 架构过旧，主流推理引擎（vLLM 需计算能力 7.0 以上）不支持，"

@@ -837,6 +837,19 @@ def _overhead_note(rw: ResolvedWorkload, notes: list[str], ascend: bool = False)
             f"Overhead: {TRAIN_OVERHEAD_GIB:g} GiB per device for the CUDA/CANN context and "
             f"communication buffers plus {FRAGMENTATION:.0%} allocator fragmentation."
         )
+    elif rw.image_model:
+        # review 10 S7c5: an image model runs as a PyTorch pipeline (diffusers,
+        # torchvision/timm), no engine's graphs or buffers: what it may hold beyond the
+        # tensors is the caching allocator's pool ("unused memory managed by the allocator
+        # will still show as if used in nvidia-smi", https://pytorch.org/docs/stable/notes/cuda.html#memory-management)
+        # and cuDNN's convolution workspaces (torch.backends.cudnn.benchmark tries
+        # algorithms by their workspace, https://pytorch.org/docs/stable/backends.html)
+        notes.append(
+            f"Overhead: {INFER_OVERHEAD_GIB:g} GiB per device for the "
+            f"{'CANN' if ascend else 'CUDA'} context (PyTorch's caching allocator and "
+            f"{'CANN' if ascend else 'cuDNN'}'s convolution workspaces may hold more than "
+            "the tensors' peak)."
+        )
     else:
         notes.append(
             f"Overhead: {INFER_OVERHEAD_GIB:g} GiB per device for the runtime context "

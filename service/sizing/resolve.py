@@ -295,6 +295,9 @@ class ResolvedWorkload:
     checkpoint: tuple[str, str] | None = None
     """(the name sent, how its weights are stored) when ``model`` named a quantized
     checkpoint of the preset (``…-GPTQ-Int4``: ``GPTQ int4``); ``None`` otherwise."""
+    decode_peak: bool = False
+    """Serving a diffusion pipeline whose peak working set is the VAE decoding the call's
+    images (not the UNet's step): what a sentence on a tight fit names (review 10 S7c1)."""
 
     @property
     def params_b(self) -> float:
@@ -1552,6 +1555,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             sample_flops=sample_flops,
             beyond_positions=beyond,
             no_bf16=_fp16_serving(workload, preset, models),
+            decode_peak=image_model and _decode_peaks(workload, arch, preset),
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
@@ -1764,6 +1768,16 @@ def _image_inference(
         act_unsharded=act,
         act_sharded=0.0,
     )
+
+
+def _decode_peaks(w: Inference, arch: Arch, preset: ModelPreset | None) -> bool:
+    """The served diffusion pipeline peaks in its VAE decode (:attr:`ResolvedWorkload.
+    decode_peak`), as :func:`_diffusion_serving_bytes` sizes it."""
+    if arch.kind != "diffusion" or preset is None or preset.unet is None:
+        return False
+    size = w.image_size or preset.image_size or 512
+    ws = serving_working_set(preset.unet, size, w.streams, w.precision)
+    return ws.vae >= ws.unet
 
 
 def _fp16_serving(
