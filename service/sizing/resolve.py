@@ -1498,6 +1498,24 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     return _resolve_workload(workload, models)
 
 
+def _image_engine_error(model_id: str, engine: str) -> InputError:
+    """An engine asked for an image model, which none of them serves: the service plans
+    the model's own PyTorch pipeline (diffusers, torchvision/timm), so the field would
+    otherwise be ignored. (``vllm`` is also the field's default, so it cannot be told
+    from a request that left the field out, and is planned the same way.)"""
+    names = {"sglang": "SGLang", "lmdeploy": "LMDeploy", "tensorrt-llm": "TensorRT-LLM",
+             "mindie": "MindIE", "hf": "Hugging Face transformers"}  # fmt: skip
+    name = names.get(engine, engine)
+    return InputError(
+        "workload.engine",
+        f"{name} serves language models, not {model_id}: an image model is served by its "
+        "own PyTorch pipeline (diffusers, torchvision or timm), which the plan sizes; "
+        "leave engine out",
+        zh=f"{name} 服务的是语言模型，不能服务 {model_id}：图像模型由其自身的 PyTorch "
+        "流水线（diffusers、torchvision 或 timm）运行，方案即按此估算；请去掉 engine 字段",
+    )
+
+
 def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkload:
     notes: list[str] = []
     if isinstance(workload, Preprocess):
@@ -1535,6 +1553,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     if isinstance(workload, Inference):
         if arch.kind == "encoder":
             _check_encoder_serving(workload, preset)
+        if image_model and workload.engine != "vllm":
+            raise _image_engine_error(model_id or "this model", workload.engine)
         said = len(notes)
         inf = inference_budget(workload, arch, notes)
         if image_model:

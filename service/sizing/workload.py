@@ -505,10 +505,11 @@ class Inference(
     engine: Annotated[
         ServeEngine,
         msgspec.Meta(
-            description="Serving engine, which sets the decode bandwidth efficiency and the "
-            "prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, `tensorrt-llm`, "
-            "`mindie` (chunked prefill) or `hf` (plain transformers: whole-prompt prefill, "
-            "eager decode)."
+            description="Serving engine of a language model, which sets the decode bandwidth "
+            "efficiency and the prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, "
+            "`tensorrt-llm`, `mindie` (chunked prefill) or `hf` (plain transformers: "
+            "whole-prompt prefill, eager decode). An image model is served by its own PyTorch "
+            "pipeline (diffusers, torchvision, timm): another engine for one is a 400."
         ),
     ] = "vllm"
 
