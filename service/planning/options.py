@@ -511,7 +511,7 @@ def fill_option(
     if c.outdated_engine and terms.objective != "time":
         add(_outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:
-        edge = _engine_budget(c, terms.engine, lang)
+        edge = _engine_budget(c, terms.engine, lang, bool(terms.encoded_len))
         if edge is not None:
             add(edge)
     elif terms.serving and terms.image_peak is not None and c.fit is not None:
@@ -601,9 +601,10 @@ def _pipeline_tight(c: Candidate, peak: str, lang: Lang) -> str | None:
     )  # fmt: skip
 
 
-def _engine_budget(c: Candidate, engine: str, lang: Lang) -> str | None:
+def _engine_budget(c: Candidate, engine: str, lang: Lang, encoder: bool = False) -> str | None:
     """The sentence for a fit at (or past) the edge of the engine's default memory budget
-    (vLLM's gpu_memory_utilization 0.9: 28.8 of a 32 GiB card), else ``None``."""
+    (vLLM's gpu_memory_utilization 0.9: 28.8 of a 32 GiB card), else ``None``
+    (``encoder``: an encoder's budget holds weights and activations, no KV-cache pool)."""
     fraction = engine_profile(engine).memory_fraction
     memory = c.offer.instance.accelerator_memory_gib
     if fraction is None or not memory or c.fit is None:
@@ -618,7 +619,8 @@ def _engine_budget(c: Candidate, engine: str, lang: Lang) -> str | None:
         needed = math.ceil(need / memory * 100) / 100
         return texts.t("engine_budget_over", lang, engine=name, f=fraction,
                        budget=budget, need=need, raise_to=needed)  # fmt: skip
-    return texts.t("engine_budget_edge", lang, engine=name, f=fraction,
+    edge = "engine_budget_edge_encoder" if encoder else "engine_budget_edge"
+    return texts.t(edge, lang, engine=name, f=fraction,
                    budget=budget, need=need, spare=spare)  # fmt: skip
 
 

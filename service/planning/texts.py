@@ -162,6 +162,15 @@ _T: dict[str, dict[Lang, str]] = {
         "weights, activations and its KV-cache pool: this plan needs {need:.1f} GiB of it, "
         "leaving {spare:.1f} GiB, so the pool holds about the planned batch and no more.",
     },
+    "engine_budget_edge_encoder": {
+        "zh": "{engine} 默认占用每张卡的 gpu_memory_utilization {f:g}（{budget:.1f} GiB），"
+        "用于权重与前向激活（编码模型没有 KV 缓存）：本方案需要其中 {need:.1f} GiB，"
+        "只剩 {spare:.1f} GiB，计划的批量已接近其中能容纳的上限。",
+        "en": "{engine} takes gpu_memory_utilization {f:g} of each card ({budget:.1f} GiB) for "
+        "the weights and the forward pass's activations (an encoder keeps no KV cache): this "
+        "plan needs {need:.1f} GiB of it, leaving {spare:.1f} GiB, so the planned batch is "
+        "about the most it holds.",
+    },
     "engine_budget_over": {
         "zh": "{engine} 默认只占用每张卡的 gpu_memory_utilization {f:g}（{budget:.1f} GiB），"
         "本方案需要 {need:.1f} GiB：启动时须把 gpu_memory_utilization 调到 {raise_to:g} 以上。",
