@@ -62,6 +62,9 @@ class Candidate:
     balanced: tuple[bool, Cheapest] | None = None
     """``balanced``: whether the option costs within the premium of the cheapest (ranked
     by speed) or more (ranked by cost after them), and that cheapest figure."""
+    width_bound: int | None = None
+    """A fine-tune not spread wider because its global batch (these many sequences) has
+    no room for more data-parallel replicas (``Variant.width_bound``, planning/place)."""
     outdated_engine: bool = False
     """Served on a device the engine's current release does not run (V100 under vLLM):
     ranked after the others (:data:`~service.planning.price.DEMOTED_TIER`)."""

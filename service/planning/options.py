@@ -31,6 +31,7 @@ from service.planning.faster import SAME_COST
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
+from service.planning.width import FINETUNE_GLOBAL_BATCH, replicas
 from service.sizing import Fit, HostRequirements
 from service.sizing.batch import batch_limit_words
 from service.sizing.compute import peak_tflops
@@ -508,6 +509,11 @@ def fill_option(
     add = reasons.append
     if part.fixed_time is not None and c.hours is not None:
         add(part.fixed_time)
+    if rank == 1 and terms.objective == "time" and c.width_bound and c.fit is not None:
+        fit = c.fit
+        copies = replicas(c.devices, fit.tensor_parallel, fit.pipeline_parallel)
+        short = c.width_bound < FINETUNE_GLOBAL_BATCH
+        add(texts.width_bound(c.width_bound, copies, short, lang))
     if c.outdated_engine and terms.objective != "time":
         add(_outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:

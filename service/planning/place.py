@@ -32,6 +32,8 @@ from service.planning.filters import Shape, shape_of
 from service.planning.memo import PlanCache
 from service.planning.network import node_network
 from service.planning.resolve import Job
+from service.planning.width import replica_ceiling
+from service.planning.width import replicas as dp_replicas
 from service.sizing import (
     Fit,
     Layout,
@@ -96,6 +98,9 @@ class Variant(msgspec.Struct, frozen=True, gc=False):
     hours_per_token: float | None = None
     """Training: wall-clock hours per training token (known without the job's length:
     what a job of unknown length is ranked by, per token)."""
+    width_bound: int | None = None
+    """A fine-tune's widest placement on its row when the global batch, not the servers
+    allowed, stopped it: that global batch in sequences (:mod:`service.planning.width`)."""
 
 
 class Placements(msgspec.Struct, frozen=True, gc=False):
@@ -103,6 +108,9 @@ class Placements(msgspec.Struct, frozen=True, gc=False):
 
     spec: AcceleratorSpec
     items: tuple[Placement, ...]
+    trimmed: bool = False
+    """Training: wider placements the servers allowed were left out because the
+    fine-tune's global batch (at any length) has no replicas for them."""
 
 
 class Placer:
@@ -128,6 +136,12 @@ class Placer:
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
         self._fixed: float | None = None
+        self._trimmed = False
+        """:meth:`_place` left wider placements out for the global batch."""
+        self._ceiling = replica_ceiling(job.rw.workload, job.rw.tokens)
+        """(most data-parallel replicas, global batch) at this request's length."""
+        self._any_length = replica_ceiling(job.rw.workload, None)
+        """The same bound at any length (what the length-free placements use)."""
         self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
         self._outdated: dict[str | None, bool] = {}
@@ -216,7 +230,11 @@ class Placer:
             return registered
         spec = self.fits.spec_for(registered, row.accelerator_memory_gib)
         placed = self._place(spec, row)
-        return placed if isinstance(placed, str) else Placements(spec, tuple(placed))
+        if isinstance(placed, str):
+            return placed
+        trimmed = self._trimmed
+        self._trimmed = False
+        return Placements(spec, tuple(placed), trimmed)
 
     def _supported(self, accelerator: str) -> AcceleratorSpec | str:
         """The registered spec of ``accelerator`` if it can run the job (precision,
@@ -257,7 +275,21 @@ class Placer:
         job = self.job
         tokens = job.rw.tokens
         fixed = self.fixed_hours()
-        for nodes, devices, fit, throughput, hours_per_token in placed.items:
+        items = placed.items
+        ceiling = self._any_length if placed.trimmed else None
+        if self._ceiling is not None and not job.serving and len(items) > 1:
+            # a short run's smaller global batch: the first (fewest nodes) always stays
+            most = self._ceiling[0]
+            kept = items[:1] + tuple(p for p in items[1:] if _replicas(p) <= most)
+            if len(kept) < len(items):
+                items, ceiling = kept, self._ceiling
+        widest = max(p[0] for p in items)
+        bound = None
+        if ceiling is not None:
+            last = next(p for p in items if p[0] == widest)
+            # said only where the widest kept has exactly the replicas the batch allows
+            bound = ceiling[1] if _replicas(last) == ceiling[0] else None
+        for nodes, devices, fit, throughput, hours_per_token in items:
             if job.serving:
                 hours = None
                 if job.output_tokens and throughput:
@@ -270,7 +302,8 @@ class Placer:
                 else hours_per_token * tokens + fixed
             )
             spot = None if hours is None else spot_overhead(hours, nodes)
-            variants.append(Variant(nodes, devices, fit, hours, spot, None, hours_per_token))
+            width = bound if nodes == widest else None
+            variants.append(Variant(nodes, devices, fit, hours, spot, None, hours_per_token, width))
         self._timed[id(placed)] = variants
         return variants
 
@@ -403,9 +436,25 @@ class Placer:
             hours = fits.hours_per_token(spec, devices, fit_min, cluster)
             return [(exact, devices, fit_min, None, hours)]
         placements: list[Placement] = []
-        for nodes in node_counts(n_min, max_nodes, network is not None, job.scale_out):
+        counts = node_counts(n_min, max_nodes, network is not None, job.scale_out)
+        ceiling = self._any_length
+        if ceiling is not None and len(counts) > 1 and fit_min is not None:
+            counts = _within_batch(counts, n_min, max_nodes, per_node, fit_min, ceiling[0])
+            per_copy = (fit_min.tensor_parallel, fit_min.pipeline_parallel)
+            self._trimmed = (
+                counts[-1] < max_nodes
+                and dp_replicas(per_node * counts[-1], *per_copy) <= ceiling[0]
+            )
+        for nodes in counts:
             devices = per_node * nodes
             fit = fit_min if nodes == n_min else fits.fit(spec, devices, per_node)
+            if (
+                fit is not None
+                and nodes != n_min
+                and ceiling is not None
+                and dp_replicas(devices, fit.tensor_parallel, fit.pipeline_parallel) > ceiling[0]
+            ):
+                continue
             if fit is not None:
                 hours = fits.hours_per_token(spec, devices, fit, _cluster(per_node, nodes, network))
                 placements.append((nodes, devices, fit, None, hours))
@@ -781,6 +830,22 @@ def node_counts(n_min: int, max_nodes: int, multi_node: bool, scale_out: bool) -
         if counts[-1] < max_nodes:
             counts.append(max_nodes)
     return counts
+
+
+def _within_batch(
+    counts: list[int], n_min: int, max_nodes: int, per_node: int, fit: Fit, most: int
+) -> list[int]:
+    """A fine-tune's node counts with no more than ``most`` data-parallel replicas (at the
+    fewest nodes' layout), ending at the widest such count (the largest cluster the time
+    objective may reach, as ``max_nodes`` is without a batch)."""
+    per_copy = max(1, fit.tensor_parallel * fit.pipeline_parallel)
+    widest = max(n_min, min(max_nodes, most * per_copy // per_node))
+    return sorted({n for n in counts if n <= widest} | {widest})
+
+
+def _replicas(p: Placement) -> int:
+    fit = p[2]
+    return p[1] if fit is None else dp_replicas(p[1], fit.tensor_parallel, fit.pipeline_parallel)
 
 
 def smallest_fitting_nodes(

@@ -710,6 +710,7 @@ def select(plan: Plan, top_k: int) -> list[Candidate]:
         if cheapest is not None:
             candidate.balanced = (k[0] == 0.0, cheapest)
         candidate.outdated_engine = demoted is not None and demoted(offer.instance.accelerator)
+        candidate.width_bound = v.width_bound
         scale = ranked_money_scale(offer)  # the front is over ranked money
         candidate.pareto = (
             total is not None and hours is not None and front.get(hours) == total * scale

@@ -21,6 +21,7 @@ from service.planning.cost import (
     ranked_money_scale,
 )
 from service.planning.schema import Lang, Objective
+from service.planning.width import MIN_OPTIMIZER_STEPS
 from service.sizing.batch import (
     BATCHED_JOB,
     BATCHED_ROOM,
@@ -248,6 +249,18 @@ _T: dict[str, dict[Lang, str]] = {
     "rank_time": {
         "zh": "按耗时排序：约 {dur}。",
         "en": "Ranked by time: about {dur}.",
+    },
+    "width_bound": {
+        "zh": "再加服务器也不会更快：这次微调每 {batch} 条序列更新一次参数{why}，{replicas} 个"
+        "数据并行副本已是这个全局批量能容纳的上限；再扩大只会改变训练配方，而不会缩短时间。",
+        "en": "More servers would not make it faster: this fine-tune takes an optimizer step "
+        "every {batch} sequences{why}, and {replicas} data-parallel replicas are as many as "
+        "that global batch has room for; going wider would change the training recipe, not "
+        "shorten it.",
+    },
+    "width_bound_short": {
+        "zh": "（这次训练的数据不多，仍需约 {steps} 个优化步）",
+        "en": " (a run this short still needs about {steps} optimizer steps)",
     },
     "rank_throughput": {
         "zh": "按解码吞吐排序（最快优先）：约 {tps:,.0f} tokens/秒。",
@@ -975,6 +988,14 @@ _BILLING: dict[str, dict[Lang, str]] = {
     "monthly": {"zh": "包月", "en": "monthly"},
     "spot": {"zh": "竞价", "en": "spot"},
 }
+
+
+def width_bound(batch: int, replicas: int, short: bool, lang: Lang) -> str:
+    """Why a time-ranked fine-tune is not spread wider: its global batch (``batch``
+    sequences, smaller than the recipes' for a ``short`` run) has room for ``replicas``
+    data-parallel replicas (:mod:`service.planning.width`)."""
+    why = t("width_bound_short", lang, steps=MIN_OPTIMIZER_STEPS) if short else ""
+    return t("width_bound", lang, batch=batch, why=why, replicas=replicas)
 
 
 def t(key: str, lang: Lang, **values: object) -> str:
