@@ -45,8 +45,9 @@ from service.sizing import (
     preprocess_hours,
     time_for,
 )
-from service.sizing.batch import at_concurrency, batch_for
+from service.sizing.batch import at_concurrency, batch_for, copies_batch
 from service.sizing.compute import Cluster, device_hours_floor
+from service.sizing.memory import serving_degrees
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
 from service.sizing.replicas import fastest_fit, replica_fit, server_rate
@@ -549,20 +550,25 @@ class Placer:
     def _batched(
         self, spec: AcceleratorSpec, devices: int, ceiling: int
     ) -> tuple[FitCache, Fit | None]:
-        """Serving batched to the throughput target (:func:`batch_for`): the fit cache of
-        the batch one server of ``devices`` runs, and its fit marked with that batch."""
+        """Serving batched to the throughput target, or a batch job at the batch its
+        memory holds (:func:`copies_batch`: ``ceiling`` is per engine instance, so each
+        copy of the model on the server runs its own batch up to it): the fit cache of the
+        sequences one server of ``devices`` runs, and its fit marked with that batch."""
         # a batch job has no target: the largest batch its memory holds
         target = self.job.target_tokens_per_s or math.inf
-        batch = batch_for(
-            lambda b: self._at(b).fit(spec, devices, devices) is not None,
-            lambda b: self._at(b).served_rate(spec, devices),
+        chosen = copies_batch(
+            serving_degrees(self.job.rw, devices),
+            lambda t: devices // t,
+            lambda n, t: self._at(n).degree_fit(spec, devices, t) is not None,
+            lambda n, t: self._at(n).throughput(spec, devices, t),
             ceiling,
             target,
         )
-        if batch is None:
+        if chosen is None:
             return self.fits, None
+        batch, degree = chosen
         fits = self._at(batch)
-        fit = fits.fit(spec, devices, devices)
+        fit = fits.degree_fit(spec, devices, degree)
         assert fit is not None
         return fits, msgspec.structs.replace(fit, batch=batch)
 
@@ -669,6 +675,22 @@ class FitCache:
                     fit = first_fit(
                         ladder, spec, self.headroom_frac, safe=safe, tp_max=tp_max or None
                     )
+            self._fits[key] = fit
+        return cast(Fit | None, fit)
+
+    def degree_fit(self, spec: AcceleratorSpec, devices: int, degree: int) -> Fit | None:
+        """Serving on one server of ``devices``: the fit at tensor-parallel ``degree``
+        (its copies at their share of the sequences), ``None`` when it does not fit or is
+        not one of the server's degrees (:func:`~service.sizing.memory_ladder`); memoized
+        with :meth:`fit_within`'s (a negative degree keys it apart)."""
+        key = (spec.name, spec.memory_gib, devices, -degree)
+        fit = self._fits.get(key, _UNSIZED)
+        if fit is _UNSIZED:
+            fit = None
+            if self.rw.arch is not None and devices >= 1:
+                safe = self.headroom_frac > DEFAULT_HEADROOM
+                layouts = [layout for layout in self._layouts(devices) if layout[1] == degree]
+                fit = first_fit(layouts, spec, self.headroom_frac, safe=safe)
             self._fits[key] = fit
         return cast(Fit | None, fit)
 

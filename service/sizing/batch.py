@@ -15,7 +15,8 @@ memory holds.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import msgspec
@@ -38,20 +39,20 @@ BATCHED_TARGET: dict[Literal["zh", "en"], str] = {
 """The words for a batch that reaches the target on one server (both routes say them)."""
 BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
-    "即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限）。",
+    "即该机显存中 KV 缓存能容纳的数量（每个引擎实例不超过引擎默认的批上限）。",
     "en": "No concurrency was given: assumed about {b} requests served at once per node "
     "(the engine's continuous batching), as many as its KV cache holds (at most the "
-    "engine's default batch limit).",
+    "engine's default batch limit per engine instance).",
 }
 """The words for a batch as large as one server holds (the target needs more servers)."""
 BATCHED_JOB: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
-    "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（不超过引擎默认的批上限，"
-    "{lim}）。",
+    "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（每个引擎实例不超过引擎默认的"
+    "批上限，{lim}）。",
     "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
     "with the engine's continuous batching, so assumed about {b} sequences generated at "
     "once per node, as many as its KV cache holds (at most the engine's default batch "
-    "limit, {lim}).",
+    "limit per engine instance, {lim}).",
 }
 """The words for a batch job's batch (no target: as many as one server holds; both routes
 say them); ``{lim}``: :func:`batch_limit_words` of the job's engine."""
@@ -163,3 +164,79 @@ def batch_for(
         else:
             lo = mid + 1
     return lo
+
+
+RATE_TIE_REL = 1e-9
+"""Rates of two degrees this close are one rate (see
+:data:`service.sizing.replicas.RATE_TIE_REL`, the same rule)."""
+
+
+def copies_batch(
+    degrees: Sequence[int],
+    copies: Callable[[int], int],
+    fits: Callable[[int, int], bool],
+    rate: Callable[[int, int], float],
+    ceiling: int,
+    target: float,
+) -> tuple[int, int] | None:
+    """(sequences on the server, tensor-parallel degree) of a server batched without a
+    concurrency, when it may hold several copies of the model (review 10 K6/R7).
+
+    The engine's batch limit (``ceiling``: vLLM ``max_num_seqs``, LMDeploy
+    ``max_batch_size``, :attr:`~service.sizing.profiles.EngineProfile.max_batch`) is a
+    setting of one engine instance's scheduler, and each data-parallel copy is its own
+    instance with its own KV-cache pool (vLLM's data-parallel deployment guide:
+    "model weights are replicated across separate instances/GPUs to process independent
+    batches of requests", https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/).
+    So each ``degree`` is batched on its own: ``copies(degree)`` copies, each at the
+    largest batch up to ``ceiling`` that ``fits`` its memory (``fits(sequences on the
+    server, degree)``), timed by ``rate(sequences, degree)``, and the fastest degree is
+    kept (a wider one only when strictly faster, as
+    :func:`~service.sizing.replicas.fastest` keeps it).
+
+    A target one server reaches within ``ceiling`` sequences keeps the fewest that reach
+    it, as before (:func:`batch_for` over the server's sequences, the degree the fastest
+    at that batch); one reached only with more keeps the fastest degree at the fewest
+    sequences per copy that reach it. ``None``: not even one sequence fits."""
+
+    def fitting(n: int) -> list[int]:
+        return [t for t in degrees if -(-n // copies(t)) <= ceiling and fits(n, t)]
+
+    def best(n: int) -> tuple[int, float] | None:
+        found: tuple[int, float] | None = None
+        for t in fitting(n):
+            r = rate(n, t)
+            if found is None or r > found[1] * (1.0 + RATE_TIE_REL):
+                found = (t, r)
+        return found
+
+    if math.isfinite(target):
+        server = batch_for(
+            lambda n: bool(fitting(n)), lambda n: (best(n) or (0, 0.0))[1], ceiling, target
+        )
+        if server is None:
+            return None
+        chosen = best(server)
+        assert chosen is not None
+        if chosen[1] >= target:
+            return server, chosen[0]
+
+    def own(t: int, c: int) -> int | None:  # the largest batch each copy's memory holds
+        return batch_for(lambda b: fits(c * b, t), lambda b: 0.0, ceiling, math.inf)
+
+    top: tuple[int, int, float] | None = None  # (degree, batch per copy, rate)
+    for t in degrees:
+        c = copies(t)
+        each = own(t, c)
+        if each is None:
+            continue
+        r = rate(c * each, t)
+        if top is None or r > top[2] * (1.0 + RATE_TIE_REL):
+            top = (t, each, r)
+    if top is None:
+        return None
+    t, each, r = top
+    c = copies(t)
+    if r >= target:
+        each = batch_for(lambda b: True, lambda b: rate(c * b, t), each, target) or each
+    return c * each, t

@@ -385,16 +385,23 @@ def _place_serving(
         memory = memory_for(layout.rw, layout.devices, None, tp, pp)
     _fit_notes(spec, memory, fit, notes)
     b = layout.rw.inference
+    batch_job = (
+        layout.batch is not None and getattr(layout.rw.workload, "target_tokens_per_s", 0) is None
+    )
     if tp > 1 and pp == 1 and fits:
-        notes.append(
-            f"Tensor parallel degree {tp}"
-            + (
+        why = "."
+        if placement.tensor_parallel is None and batch_job:
+            # each degree batched on its own (review 10 K6: the limit is per engine instance)
+            why = (
+                " (of the degrees that fit, the fastest with each copy of the model at the "
+                "batch its own memory and the engine's per-instance limit allow)."
+            )
+        elif placement.tensor_parallel is None and b is not None:
+            why = (
                 f" (of the degrees that fit, the one that serves {b.concurrency} sequences "
                 "per server fastest)."
-                if placement.tensor_parallel is None and b is not None
-                else "."
             )
-        )
+        notes.append(f"Tensor parallel degree {tp}{why}")
     if layout.copies > 1 and b is not None:
         notes.append(
             copies_sentence("en", layout.copies, tp, b.concurrency, b.engine, b.experts > 1)
@@ -476,7 +483,8 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
                     f"the fewest with which each of the {layout.replicas} replicas reaches its "
                     "share of the target."
                     if reached
-                    else "as many as its KV cache holds (at most the engine's default batch limit)."
+                    else "as many as its KV cache holds (at most the engine's default batch "
+                    "limit per engine instance)."
                 )
             )
     if target is not None and 0 < rate < target * (1 - 1e-9):

@@ -260,6 +260,12 @@ def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
     return out
 
 
+def serving_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
+    """Tensor-parallel degrees one server of ``devices`` may serve ``rw`` at, smallest
+    first (:func:`_tp_degrees`): ``devices // t`` copies of the model at degree ``t``."""
+    return _tp_degrees(rw, devices)
+
+
 def _busy_degrees(rw: ResolvedWorkload, devices: int, pp: int) -> list[int]:
     """Serving degrees to try on ``devices``: :func:`_tp_degrees`, less those that would
     make more copies of the model than there are sequences (a copy without one leaves

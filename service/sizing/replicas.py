@@ -61,10 +61,17 @@ from service.sizing.batch import (
     batch_ceiling,
     batch_for,
     batches,
+    copies_batch,
 )
 from service.sizing.compute import inference_throughput
 from service.sizing.host import DEVICES_PER_NODE
-from service.sizing.memory import Layout, first_fit, fit_placement, memory_ladder
+from service.sizing.memory import (
+    Layout,
+    first_fit,
+    fit_placement,
+    memory_ladder,
+    serving_degrees,
+)
 from service.sizing.resolve import ResolvedWorkload
 from service.sizing.results import Fit
 from service.sizing.workload import Inference
@@ -310,12 +317,35 @@ def _replica(
         # a batch job (output tokens, no target) runs at the batch its memory holds, as
         # the planner runs it (``planning.place.Placer._batched``): no target to stop at
         target = (workload.target_tokens_per_s or math.inf) / replicas
-        batch = batch_for(
-            lambda b: fits(at_concurrency(rw, b), BATCH_HEADROOM_FRAC) is not None,
-            lambda b: _batch_rate(at_concurrency(rw, b), spec, per_node, fits),
-            batch_ceiling(workload),
-            target,
-        )
+        if pipeline == 1:
+            # each copy of the model on the server is an engine instance with its own
+            # batch limit and KV room (:func:`~service.sizing.batch.copies_batch`)
+            degrees = (
+                [tensor_parallel] if tensor_parallel is not None else serving_degrees(rw, per_node)
+            )
+            chosen = copies_batch(
+                degrees,
+                lambda t: per_node // t,
+                lambda n, t: (
+                    _degree_fit(at_concurrency(rw, n), spec, per_node, t, BATCH_HEADROOM_FRAC)
+                    is not None
+                ),
+                lambda n, t: server_rate(at_concurrency(rw, n), spec, per_node, t),
+                batch_ceiling(workload),
+                target,
+            )
+            if chosen is not None:
+                batch, degree = chosen
+                served = at_concurrency(rw, batch)
+                fit = _degree_fit(served, spec, per_node, degree, headroom_frac)
+                return ServingLayout(servers, per_node, pipeline, served, batch, fit)
+        else:
+            batch = batch_for(
+                lambda b: fits(at_concurrency(rw, b), BATCH_HEADROOM_FRAC) is not None,
+                lambda b: _batch_rate(at_concurrency(rw, b), spec, per_node, fits),
+                batch_ceiling(workload),
+                target,
+            )
     if batch is not None:
         served = at_concurrency(rw, batch)
     elif replicas > 1 and rw.arch is not None and rw.inference is not None and not rw.image_model:
@@ -325,6 +355,14 @@ def _replica(
         served = rw
     fit = fits(served, headroom_frac)
     return ServingLayout(servers, per_node, pipeline, served, batch, fit)
+
+
+def _degree_fit(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, per_node: int, degree: int, headroom: float
+) -> Fit | None:
+    """One server's fit at tensor-parallel ``degree`` (its ``per_node // degree`` copies
+    at their share of the sequences), ``None`` when it does not fit."""
+    return first_fit(memory_ladder(rw, per_node, None, degree), spec, headroom)
 
 
 def _batch_rate(
