@@ -360,18 +360,10 @@ def _beyond_limit(
             exact = msgspec.structs.replace(wider, accelerator_count=devices,
                                             accelerators=[accelerator])  # fmt: skip
             at = msgspec.structs.replace(req, constraints=exact, top_k=1)
-            try:
-                exactly = resolve(at, ctx, cache)
-            except InputError:
-                exactly = None
-            if exactly is not None:
-                pinned = Placer(exactly.job, ctx.accelerators, cache, exactly.signature)
-                best = select(plan_for(ctx.snapshot.buckets, exactly.flt, pinned, at), 1)
-                if best and best[0].offer.price is None:  # unpriced: the cost ranking keeps
-                    # the catalog's order (96 h where another type of it takes 11 h)
-                    fastest = msgspec.structs.replace(at, objective="time")
-                    best = select(plan_for(ctx.snapshot.buckets, exactly.flt, pinned, fastest), 1)
-                fewest = best[0] if best else None
+            fewest = _first_option(at, ctx, cache)
+            if fewest is not None and fewest.offer.price is None:  # unpriced: the cost
+                # ranking keeps the catalog's order (96 h where another type of it takes 11 h)
+                fewest = _first_option(msgspec.structs.replace(at, objective="time"), ctx, cache)
     zero = None if fewest is None or fewest.fit is None else fewest.fit.zero_stage
     workload = req.workload
     full = isinstance(workload, Finetune) and workload.method == "full"
@@ -380,16 +372,21 @@ def _beyond_limit(
     if fewest is not None and offload and "offload" not in said:
         # ZeRO-Offload did not fit the limit either: how few it needs without it
         light = msgspec.structs.replace(asked, workload=offload[0], top_k=1)
-        try:
-            moved = resolve(light, ctx, cache)
-        except InputError:
-            moved = None
-        if moved is not None:
-            placed = Placer(moved.job, ctx.accelerators, cache, moved.signature)
-            best = select(plan_for(ctx.snapshot.buckets, moved.flt, placed, light), 1)
-            offloaded = best[0] if best else None
+        offloaded = _first_option(light, ctx, cache)
     count = removed.get("max_accelerators", 0) or removed.get("memory", 0)
     return beyond_limit_hint(limit, cheapest, fewest, zero, full, count, ctx, lang, offloaded)
+
+
+def _first_option(at: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Candidate | None:
+    """The first option the planner ranks for ``at`` (a lever's request), ``None`` when it
+    has none or is not a request the service takes."""
+    try:
+        resolved = resolve(at, ctx, cache)
+    except InputError:
+        return None
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    best = select(plan_for(ctx.snapshot.buckets, resolved.flt, placer, at), 1)
+    return best[0] if best else None
 
 
 def _fewest_servers(placer: Placer, spec: AcceleratorSpec, per_node: int, servers: int) -> int:
