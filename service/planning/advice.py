@@ -631,15 +631,23 @@ def _ascend_only(ctx: AdviceContext) -> bool:
 
 
 def _ascend_topic(ctx: AdviceContext, serving: bool) -> str:
-    """The Ascend caveat that follows the stack (review 4 F14): training code runs through
-    torch_npu; MindIE serves its built-in models from the weights, with no user code to
-    migrate (MindIE LLM's architecture: "Modeling: 内置模型 ... 支持 Weight 在线 Tensor 切分加载",
+    """The Ascend caveat that follows the stack (review 4 F14): :func:`ascend_caveat` of
+    the job."""
+    return ascend_caveat(serving, ctx.engine, ctx.image_serving)
+
+
+def ascend_caveat(serving: bool, engine: str | None, images: bool = False) -> str:
+    """The text key of the Ascend caveat that follows the stack, the advice's and an
+    Ascend option's alike: training code, and a served image model, run as PyTorch code
+    through torch_npu; MindIE serves its built-in models from the weights, with no user
+    code to migrate (MindIE LLM's architecture: "Modeling: 内置模型 ... 支持 Weight 在线
+    Tensor 切分加载",
     https://www.hiascend.com/document/detail/zh/mindie/10RC2/mindiellm/llmdev/mindie_llm0000.html);
     vLLM on Ascend is the vllm-ascend plugin, whose recommended quantizer is msModelSlim
     (W8A8, https://docs.vllm.ai/projects/ascend/en/v0.13.0/user_guide/feature_guide/quantization.html)."""
-    if not serving or ctx.image_serving:  # an image model runs as PyTorch code on torch_npu
+    if not serving or images:
         return "ascend"
-    return "ascend_mindie" if ctx.engine == "mindie" else "ascend_serving"
+    return "ascend_mindie" if engine == "mindie" else "ascend_serving"
 
 
 def _cpu_ratio(ctx: AdviceContext, serving: bool) -> tuple[str, dict[str, object]]:

@@ -24,7 +24,7 @@ from service.catalog.capabilities import hardware_notes, method_notes
 from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.catalog.names import price_source_label
 from service.planning import texts
-from service.planning.advice import SUPPLY_LIMITED
+from service.planning.advice import SUPPLY_LIMITED, ascend_caveat
 from service.planning.candidates import Candidate
 from service.planning.cost import money_text, ranked_money_scale, shown_money
 from service.planning.faster import SAME_COST
@@ -166,15 +166,6 @@ def offer_part(
         warnings=[],
     )
     return OfferPart(template, tuple(price_texts), tuple(price_warnings), tuple(row_warnings))
-
-
-def ascend_caveat(serving: bool, engine: str | None, images: bool = False) -> str:
-    """The text key of an Ascend option's CANN caveat, which follows the stack as the
-    advice's does (:func:`service.planning.advice._ascend_topic`): training and a served
-    image model port PyTorch code to torch_npu; MindIE and vllm-ascend serve the weights."""
-    if not serving or images:
-        return "ascend"
-    return "ascend_mindie" if engine == "mindie" else "ascend_serving"
 
 
 def said_in_advice(
