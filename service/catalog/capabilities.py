@@ -201,6 +201,40 @@ def engine_stack_verdict(spec: AcceleratorSpec, engine: str) -> Verdict:
     return "ok"
 
 
+CANN_ONLY_FRAMEWORKS = frozenset({"mindspeed"})
+"""Training frameworks that run on Ascend NPUs only (review 11t T1). MindSpeed is
+Huawei's acceleration library that patches Megatron-LM for the CANN stack: "MindSpeed
+supports Atlas 800T A2 and other Ascend training hardware" (its version table pairs each
+release with a Megatron core, torch_npu and CANN version, https://gitee.com/ascend/MindSpeed
+README), and MindSpeed-LLM's install guide lists the Ascend NPU driver and firmware, CANN
+and torch_npu as its dependencies
+(https://gitcode.com/Ascend/MindSpeed-LLM/blob/master/docs/pytorch/install_guide.md), so a
+MindSpeed plan on an NVIDIA GPU is no plan: there Megatron-LM itself runs the same
+layouts."""
+
+CUDA_ONLY_FRAMEWORKS = frozenset({"megatron"})
+"""Training frameworks built for CUDA whose Ascend port is another framework: NVIDIA's
+Megatron-LM needs CUDA (its fused kernels, Apex, Transformer Engine); on Ascend it runs
+through MindSpeed, which patches it for torch_npu with the same tensor/pipeline layouts
+and distributed optimizer (MindSpeed-LLM's install steps clone NVIDIA/Megatron-LM and copy
+its ``megatron`` package into MindSpeed-LLM, same guide as above). The option stays (the
+sizing is Megatron's either way) and says so (:func:`framework_port`)."""
+
+
+def framework_stack_verdict(spec: AcceleratorSpec, framework: str | None) -> Verdict:
+    """``unsupported`` for an Ascend-only training framework on a device of another
+    stack (MindSpeed on an NVIDIA GPU)."""
+    if framework in CANN_ONLY_FRAMEWORKS and spec.stack != "cann":
+        return "unsupported"
+    return "ok"
+
+
+def framework_port(spec: AcceleratorSpec, framework: str | None) -> bool:
+    """A CUDA training framework asked for on an Ascend NPU, where its Ascend port runs
+    the job (Megatron-LM as MindSpeed): the option must say so."""
+    return framework in CUDA_ONLY_FRAMEWORKS and spec.stack == "cann"
+
+
 V1_ONLY_ENGINES = frozenset({"vllm"})
 """Engines whose current release has only the V1 engine, which does not run on Volta:
 vLLM removed its V0 engine in v0.11.0 ("[V0 Deprecation] Remove LLMEngine",

@@ -752,7 +752,7 @@ def _describe(c: Candidate, ctx: PlanContext, lang: Lang) -> str:
     return ("，" if lang == "zh" else ", ").join(parts)
 
 
-_REFUSED_DEVICE = ("engine", "engine_stack", "precision")
+_REFUSED_DEVICE = ("engine", "engine_stack", "framework_stack", "precision")
 """Constraints under which a device cannot run the job at all (the engine does not start
 on it or not on its stack — MindIE on a GPU —, it has no units for the precision): with
 ``constraints.accelerators``, the reason the accelerators asked for are gone (review 9b S4;

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import msgspec
 
 from service.catalog.accelerators import AcceleratorRegistry
-from service.catalog.capabilities import hardware_notes, method_notes
+from service.catalog.capabilities import framework_port, hardware_notes, method_notes
 from service.catalog.models import AcceleratorRef, InstanceType, Offer
 from service.catalog.names import price_source_label
 from service.planning import texts
@@ -719,6 +719,10 @@ def _texts(
         spec = terms.accelerators.resolve(row.accelerator)
         if spec is not None:
             warnings.extend(texts.t(key, lang) for key in method_notes(spec, terms.method))
+    if terms.framework is not None and row.accelerator:
+        spec = terms.accelerators.resolve(row.accelerator)
+        if spec is not None and framework_port(spec, terms.framework):
+            warnings.append(texts.t("megatron_on_ascend", lang))  # review 11t T2
     if price is not None and price.price_source == "live" and c.offer.provider in terms.stale_live:
         warnings.append(texts.t("live_stale", lang, as_of=price.as_of))
     return tuple(head), tuple(middle), sold.price, tuple(warnings), sold.row_warnings

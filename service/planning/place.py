@@ -23,6 +23,7 @@ from service.catalog.capabilities import (
     engine_outdated,
     engine_stack_verdict,
     engine_verdict,
+    framework_stack_verdict,
     pipeline_outdated,
     precision_verdict,
 )
@@ -250,6 +251,7 @@ class Placer:
                 job.serving,
                 job.checkpoint_scheme,
                 job.engine,
+                job.framework,
             )
         return found
 
@@ -796,6 +798,7 @@ def support_verdict(
     serving: bool,
     checkpoint_scheme: str | None,
     engine: str | None,
+    framework: str | None = None,
 ) -> AcceleratorSpec | str:
     """The registered spec of ``accelerator`` if it can run a job of ``precision``,
     ``checkpoint_scheme`` and ``engine`` (serving or not), else the reason
@@ -813,6 +816,8 @@ def support_verdict(
         return "engine"
     if engine is not None and engine_stack_verdict(registered, engine) != "ok":
         return "engine_stack"
+    if framework_stack_verdict(registered, framework) != "ok":
+        return "framework_stack"  # MindSpeed on an NVIDIA GPU (review 11t T1)
     return registered
 
 

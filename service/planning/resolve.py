@@ -54,6 +54,9 @@ class Job:
     """Serving: the engine asked for (default vLLM), checked against each device's
     generation; ``None`` for training and preprocessing, and for serving an image model
     (a plain PyTorch pipeline, which runs on every CUDA generation tabulated)."""
+    framework: str | None = None
+    """Training: the framework asked for, checked against each device's stack (MindSpeed
+    runs on Ascend NPUs only); ``None`` for serving and preprocessing."""
     batch_ceiling: int | None = None
     """Serving to a throughput target, or a batch job, without a concurrency: each server
     is batched (:mod:`service.sizing.batch`) up to this many sequences; ``None`` = as
@@ -377,6 +380,11 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
             req.workload.engine
             if isinstance(req.workload, Inference) and not rw.image_model
             else None
+        ),
+        framework=(
+            None
+            if isinstance(req.workload, (Inference, Preprocess))
+            else getattr(req.workload, "framework", None)
         ),
         batch_ceiling=(
             batch_ceiling(req.workload)

@@ -372,6 +372,14 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "昇腾 NPU 需要 CANN 迁移（torch_npu），非 CUDA 环境。",
         "en": "Ascend NPU: needs CANN migration (torch_npu), not CUDA.",
     },
+    "megatron_on_ascend": {
+        "zh": "Megatron-LM 依赖 CUDA，不能直接在昇腾 NPU 上运行：请改用 MindSpeed"
+        "（为 CANN/torch_npu 适配的 Megatron-LM，张量/流水线并行和分布式优化器相同，"
+        "本方案的显存与时间按此估算）。",
+        "en": "Megatron-LM needs CUDA and does not run on an Ascend NPU as is: run it through "
+        "MindSpeed, Megatron-LM adapted to CANN and torch_npu, with the same tensor/pipeline "
+        "layouts and distributed optimizer this plan is sized for.",
+    },
     "ascend_mindie": {
         "zh": "昇腾 NPU（CANN，非 CUDA）：MindIE 直接加载权重运行内置模型，"
         "用户代码无需迁移到 torch_npu。",
@@ -834,6 +842,13 @@ _REMOVED: dict[str, dict[Lang, str]] = {
     "engine_stack": {"zh": "{n} 个报价的加速卡不是昇腾 NPU，而 {engine} 只在昇腾上运行。",
                      "en": "{n} offers have accelerators other than Ascend NPUs, and {engine} "
                      "runs on Ascend only."},
+    "framework_stack": {"zh": "{n} 个报价的加速卡不是昇腾 NPU，而 MindSpeed 只在昇腾上运行"
+                        "（它是为 CANN/torch_npu 适配的 Megatron-LM）；在 NVIDIA GPU 上请用 "
+                        "Megatron-LM 本身（framework 设为 megatron），并行方式相同。",
+                        "en": "{n} offers have accelerators other than Ascend NPUs, and MindSpeed "
+                        "runs on Ascend only (it is Megatron-LM adapted to CANN and torch_npu); "
+                        "on NVIDIA GPUs, Megatron-LM itself runs the same layouts (framework "
+                        "megatron)."},
     "accelerator_count": {"zh": "{n} 个报价无法恰好组成 {n_acc} 张加速卡"
                           "（单机卡数不整除，或需多机但无 RDMA）。",
                           "en": "{n} offers cannot make exactly {n_acc} accelerators (the "

@@ -12,6 +12,7 @@ from typing import Protocol
 
 import msgspec
 
+from service.catalog.capabilities import framework_port, framework_stack_verdict
 from service.catalog.models import AcceleratorSpec
 from service.runtime.errors import InputError
 from service.sizing import encoder
@@ -738,6 +739,7 @@ def _time_notes(
             notes.append("No output_tokens given: time is not estimated.")
         return
     assert isinstance(w, Pretrain | Finetune | Rlhf)
+    notes.extend(framework_stack_notes(spec, getattr(w, "framework", None)))
     peak = peak_tflops(spec, w.precision)
     if not timed:
         why = untimed_reason(rw, spec)
@@ -917,3 +919,23 @@ def _lone_replica_note(
         f"{name} over {where} shards nothing: the weights, gradients and optimizer "
         "states stay whole on each device; use CPU offload or more devices to spread them."
     )
+
+
+def framework_stack_notes(spec: AcceleratorSpec, framework: str | None) -> list[str]:
+    """What a placement on ``spec`` says of a training framework built for another stack
+    (review 11t T1/T2): MindSpeed runs on Ascend NPUs only, NVIDIA's Megatron-LM needs CUDA
+    and runs on Ascend as MindSpeed. The figures stay Megatron's either way (the two share
+    the layouts and the accounting), so the estimate is kept and says which one runs."""
+    if framework_stack_verdict(spec, framework) != "ok":
+        return [
+            f"MindSpeed runs on Ascend NPUs only (it is Megatron-LM adapted to CANN and "
+            f"torch_npu): on a {spec.name} run Megatron-LM itself (framework megatron), which "
+            "has the same layouts and accounting as the figures here."
+        ]
+    if framework_port(spec, framework):
+        return [
+            f"Megatron-LM needs CUDA and does not run on an {spec.name} as is: it runs there "
+            "through MindSpeed (Megatron-LM adapted to CANN and torch_npu), with the same "
+            "layouts and accounting as the figures here."
+        ]
+    return []

@@ -661,6 +661,32 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "at 224x224); Dosovitskiy et al. 2020 (12 layers, hidden 768, MLP 3072, 12 heads)",
         ),
         ModelPreset(
+            id="vit-l-16",
+            display_name="ViT-L/16",
+            kind="vit",
+            params_b=304_326_632 / 1e9,
+            layers=24,
+            hidden=1024,
+            heads=16,
+            kv_heads=16,
+            head_dim=64,
+            intermediate=4096,
+            vocab=None,
+            tied_embeddings=True,
+            qkv_bias=True,
+            glu=False,
+            dropout=False,
+            image_size=224,
+            forward_gflops=2 * 61.555,
+            activation_source="Korthikanti et al. 2022 per-layer formula with s = (224/16)^2 + 1 "
+            "= 197 patch tokens (no dropout in torchvision's default ViT)",
+            aliases=("vit_l_16", "google/vit-large-patch16-224", "vit-large-patch16-224"),
+            source="torchvision ViT_L_16_Weights.IMAGENET1K_V1 (304,326,632 params, 61.555 GFLOPs "
+            "at 224x224; vit_l_16: num_layers 24, num_heads 16, hidden_dim 1024, mlp_dim 4096, "
+            "pytorch/vision torchvision/models/vision_transformer.py); Dosovitskiy et al. 2020 "
+            "Table 1 (ViT-Large: 24 layers, hidden 1024, MLP 4096, 16 heads, 307M)",
+        ),
+        ModelPreset(
             id="yolov8-m",
             display_name="YOLOv8-m",
             kind="detector",
