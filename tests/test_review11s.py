@@ -1,0 +1,121 @@
+"""Review 11s (serving and inference, docs/answer-review.md session 12, branch
+``review11s``): each defect reproduced through the real HTTP app, with its numbers.
+
+V1: the FP8 releases of the MoE models (Qwen3-30B-A3B-FP8, Qwen3-235B-A22B-FP8,
+DeepSeek-V3/R1) store their weights in 128 x 128 blocks, each with its own scale
+(``weight_block_size [128, 128]`` in their ``config.json``). A tensor-parallel rank holds
+``moe_intermediate_size / tp`` rows of every expert's gate/up projection, and vLLM's and
+SGLang's block-FP8 MoE methods refuse to load unless that is a multiple of 128: "The
+output_size of gate's and up's weight = 192 is not divisible by weight quantization
+block_n = 128" (Qwen3-235B-A22B-FP8 at TP 8, 1536 / 8, vllm-project/vllm#17569;
+Qwen3-30B-A3B-FP8 at TP 4, 768 / 4, vllm-project/vllm#25292; the mechanism,
+vllm-project/vllm#48173). The planner chose TP 4 for Qwen3-30B-A3B in FP8 and the
+estimate TP 8 for Qwen3-235B-A22B in FP8: layouts that do not start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Litestar
+from litestar.testing import TestClient
+
+from tests.answers import recommend
+
+FP8_BLOCK = 128
+"""Rows of one FP8 weight block (``weight_block_size`` [128, 128])."""
+
+EXPERT_WIDTH = {"qwen3-30b-a3b": 768, "qwen3-235b-a22b": 1536, "deepseek-v3": 2048}
+"""``moe_intermediate_size`` of each model's ``config.json`` (Hugging Face)."""
+
+
+def _loads(model: str, tp: int) -> bool:
+    """Whether a block-FP8 checkpoint of ``model`` loads at tensor parallel ``tp``."""
+    width = EXPERT_WIDTH[model]
+    return width % tp == 0 and (width // tp) % FP8_BLOCK == 0
+
+
+def _serving(model: str, context: int, concurrency: int) -> dict[str, Any]:
+    return {
+        "kind": "inference",
+        "model": model,
+        "precision": "fp8",
+        "context_len": context,
+        "concurrency": concurrency,
+    }
+
+
+def test_v1_fp8_moe_options_use_a_degree_whose_expert_shards_hold_whole_blocks(
+    client: TestClient[Litestar],
+) -> None:
+    answer = recommend(
+        client,
+        {
+            "workload": _serving("qwen3-30b-a3b", 32768, 64),
+            "constraints": {"accelerators": ["H20"]},
+            "top_k": 5,
+        },
+        lang="en",
+    )
+    options = answer["options"]
+    assert options
+    for option in options:
+        assert _loads("qwen3-30b-a3b", option["tensor_parallel"]), option["tensor_parallel"]
+    assert _loads("qwen3-30b-a3b", answer["estimate"]["placement"]["tensor_parallel"])
+
+
+def test_v1_fp8_moe_estimate_picks_a_degree_that_loads(client: TestClient[Litestar]) -> None:
+    response = client.post(
+        "/v1/estimate",
+        json={
+            "workload": _serving("qwen3-235b-a22b", 32768, 16),
+            "placement": {"accelerator": "H20", "count": 8},
+        },
+    )
+    assert response.status_code == 200, response.text
+    placement = response.json()["placement"]
+    assert placement["fits"]
+    # 1536 / 4 = 384 = 3 blocks: tensor parallel 4, two copies on the 8 cards
+    assert placement["tensor_parallel"] == 4
+    assert _loads("qwen3-235b-a22b", placement["tensor_parallel"])
+
+
+def test_v1_an_fp8_moe_degree_that_splits_a_block_is_refused_in_words(
+    client: TestClient[Litestar],
+) -> None:
+    body = {
+        "workload": _serving("qwen3-235b-a22b", 8192, 8),
+        "placement": {"accelerator": "H20", "count": 8, "tensor_parallel": 8},
+    }
+    en = client.post("/v1/estimate", json=body)
+    assert en.status_code == 400, en.text
+    message = en.json()["extra"][0]["message"]
+    for figure in ("1,536", "192", "128", "1, 2, 4"):
+        assert figure in message, message
+    assert "tensor_parallel" in en.json()["extra"][0]["key"]
+    zh = client.post("/v1/estimate", json=body, headers={"Accept-Language": "zh"})
+    assert zh.status_code == 400
+    assert "192" in zh.json()["extra"][0]["message"]
+    assert "FP8" in zh.json()["extra"][0]["message"]
+
+
+def test_v1_bf16_and_dense_fp8_keep_every_degree(client: TestClient[Litestar]) -> None:
+    """Only the block-FP8 MoE is limited: BF16 Qwen3-235B-A22B still runs at TP 8."""
+    response = client.post(
+        "/v1/estimate",
+        json={
+            "workload": {**_serving("qwen3-235b-a22b", 8192, 8), "precision": "bf16"},
+            "placement": {"accelerator": "H20", "count": 8, "tensor_parallel": 8},
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["placement"]["tensor_parallel"] == 8
+    # DeepSeek-V3's 2048-wide experts split into 256 rows at TP 8: two whole blocks
+    v3 = client.post(
+        "/v1/estimate",
+        json={
+            "workload": _serving("deepseek-v3", 4096, 4),
+            "placement": {"accelerator": "H20", "count": 8, "tensor_parallel": 8},
+        },
+    )
+    assert v3.status_code == 200, v3.text
