@@ -119,3 +119,39 @@ def test_v1_bf16_and_dense_fp8_keep_every_degree(client: TestClient[Litestar]) -
         },
     )
     assert v3.status_code == 200, v3.text
+
+
+# V2: a vision-language model named (Qwen2-VL-7B-Instruct, Qwen2.5-VL-7B-Instruct) got
+# "unknown model preset … did you mean qwen2-7b, qwen2-72b, qwen2.5-7b?": text models
+# offered with no word that they leave out the vision encoder and the images' tokens.
+
+
+def _refusal(client: TestClient[Litestar], model: str, lang: str) -> dict[str, Any]:
+    response = client.post(
+        "/v1/recommend",
+        json={
+            "workload": {"kind": "inference", "model": model, "context_len": 8192},
+            "lang": lang,
+        },
+    )
+    assert response.status_code == 400, response.text
+    extra: dict[str, Any] = response.json()["extra"][0]
+    return extra
+
+
+def test_v2_a_vision_language_model_is_said_to_be_one(client: TestClient[Litestar]) -> None:
+    en = _refusal(client, "Qwen/Qwen2-VL-7B-Instruct", "en")
+    assert en["key"] == "workload.model"
+    assert en["suggestions"][0] == "qwen2-7b"
+    assert "vision-language model" in en["message"]
+    assert "vision encoder" in en["message"]
+    assert "16,384" in en["message"]  # 12,845,056 max_pixels / (28 x 28) per token
+    zh = _refusal(client, "Qwen/Qwen2.5-VL-7B-Instruct", "zh")
+    assert zh["suggestions"][0] == "qwen2.5-7b"
+    assert "视觉语言模型" in zh["message"]
+    assert "vision-language" not in zh["message"]
+
+
+def test_v2_a_text_model_typo_keeps_the_plain_refusal(client: TestClient[Litestar]) -> None:
+    en = _refusal(client, "qwen2.5-7b-instrcut-x", "en")
+    assert "vision" not in en["message"]
