@@ -155,3 +155,27 @@ def test_v2_a_vision_language_model_is_said_to_be_one(client: TestClient[Litesta
 def test_v2_a_text_model_typo_keeps_the_plain_refusal(client: TestClient[Litestar]) -> None:
     en = _refusal(client, "qwen2.5-7b-instrcut-x", "en")
     assert "vision" not in en["message"]
+
+
+# V3: Qwen3-235B-A22B in FP8 on Ascend 910B: "No option meets every constraint. 6 offers
+# have accelerators that cannot run FP8", and the only lever lifted the accelerator limit
+# (4 x H20). The 910B has no FP8 units but serves W8A8 (INT8) weights (msModelSlim, loaded
+# by MindIE or vllm-ascend: Qwen3-235B-A22B-W8A8 on one Atlas 800I A2 of 8 x 64 GB,
+# https://docs.vllm.ai/projects/ascend/en/latest/tutorials/models/Qwen3-235B-A22B.html).
+
+
+def test_v3_fp8_refused_by_the_device_is_answered_with_its_int8_lever(
+    client: TestClient[Litestar],
+) -> None:
+    body = {
+        "workload": _serving("qwen3-235b-a22b", 8192, 16),
+        "constraints": {"accelerators": ["910B"]},
+    }
+    en = recommend(client, body, lang="en")
+    assert en["options"] == []
+    levers = {hint["constraint"]: hint for hint in en["relax"]}
+    assert "precision" in levers, en["relax"]
+    assert "910B" in levers["precision"]["nearest"]
+    assert any(w.startswith("With INT8 weights") for w in en["warnings"]), en["warnings"]
+    zh = recommend(client, body, lang="zh")
+    assert any(w.startswith("改用 INT8 权重") for w in zh["warnings"]), zh["warnings"]
