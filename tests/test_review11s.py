@@ -179,3 +179,19 @@ def test_v3_fp8_refused_by_the_device_is_answered_with_its_int8_lever(
     assert any(w.startswith("With INT8 weights") for w in en["warnings"]), en["warnings"]
     zh = recommend(client, body, lang="zh")
     assert any(w.startswith("改用 INT8 权重") for w in zh["warnings"]), zh["warnings"]
+
+
+def test_v1_tensorrt_llm_keeps_tensor_parallel_8_for_its_own_fp8(
+    client: TestClient[Litestar],
+) -> None:
+    """TensorRT-LLM serves a ModelOpt FP8 conversion: NVIDIA measures Qwen3-235B-A22B at
+    TP 8 in FP8 on 8 x H100 (TensorRT-LLM perf-overview.md @00f37686)."""
+    response = client.post(
+        "/v1/estimate",
+        json={
+            "workload": {**_serving("qwen3-235b-a22b", 4096, 8), "engine": "tensorrt-llm"},
+            "placement": {"accelerator": "H100-80GB", "count": 8, "tensor_parallel": 8},
+        },
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["placement"]["tensor_parallel"] == 8
