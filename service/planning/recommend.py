@@ -113,6 +113,15 @@ SERVED_LOWER = {
 format is the planner's own capability check, so a lever names only devices that do."""
 
 
+UNITS_MISSING = {"fp8": "int8"}
+"""Serving: the weight format a device without FP8 units serves at the same memory, tried
+as a lever when the precision asked removed devices (review 11s V3): A100 and Ascend 910B
+run W8A8 INT8 (vLLM's compressed-tensors INT8 on Ampere; msModelSlim W8A8 loaded by MindIE
+or vllm-ascend, e.g. Qwen3-235B-A22B-W8A8 on one Atlas 800I A2,
+https://docs.vllm.ai/projects/ascend/en/latest/tutorials/models/Qwen3-235B-A22B.html).
+Whether a device runs it is the planner's own capability check."""
+
+
 LOAD_SHARES = (0.5, 0.25)
 """Serving: the shares of the asked load (throughput target, else concurrent sequences)
 tried as levers, the larger first: what the servers allowed do reach, to a factor of 2."""
@@ -129,6 +138,10 @@ def serving_levers(
     if not isinstance(workload, Inference):
         return []
     found: list[tuple[str, RecommendRequest]] = []
+    if removed.get("precision") and workload.precision in UNITS_MISSING:
+        # the devices asked have no units for the format: the one they serve instead
+        instead = msgspec.structs.replace(workload, precision=UNITS_MISSING[workload.precision])
+        found.append(("precision", msgspec.structs.replace(req, workload=instead)))
     if removed.get("memory") or removed.get("max_nodes") or removed.get("max_price_per_hour"):
         for precision in SERVED_LOWER.get(workload.precision, ()):
             lower = msgspec.structs.replace(workload, precision=precision)

@@ -52,7 +52,14 @@ from service.sizing.host import (
     loader_vcpus_per_device,
     with_data,
 )
-from service.sizing.memory import _tp_degrees, fit_placement, limit_decides, memory_for
+from service.sizing.memory import (
+    FP8_BLOCK_ROWS,
+    _tp_degrees,
+    fit_placement,
+    fp8_block_split,
+    limit_decides,
+    memory_for,
+)
 from service.sizing.mfu import attention_utilization, generation
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
@@ -507,6 +514,27 @@ def _check_heads(rw: ResolvedWorkload, placement: Placement) -> None:
             f"{heads} attention heads",
             zh=f"tensor_parallel（{placement.tensor_parallel}）必须整除模型的 {heads} 个注意力头",
         )
+    rows = fp8_block_split(rw, placement.tensor_parallel or 1)
+    if rows is not None and rw.arch is not None and rw.arch.expert_intermediate is not None:
+        width, t = rw.arch.expert_intermediate, placement.tensor_parallel
+        raise InputError(
+            "placement.tensor_parallel",
+            f"tensor_parallel {t} splits each expert's {width:,}-wide feed-forward into "
+            f"{rows}-row shards, which the FP8 checkpoint's {FP8_BLOCK_ROWS}-row weight "
+            "blocks do not divide: vLLM and SGLang refuse to load it; use a degree whose "
+            f"shards hold whole blocks ({_whole_block_degrees(width)}) or BF16 weights",
+            zh=f"tensor_parallel {t} 会把每个专家 {width:,} 宽的前馈层切成每份 {rows} 行，"
+            f"而 FP8 权重按 {FP8_BLOCK_ROWS} 行一块量化，切不开整块：vLLM 和 SGLang 无法加载；"
+            f"请改用每份为整块的并行度（{_whole_block_degrees(width)}）或 BF16 权重",
+        )
+
+
+def _whole_block_degrees(width: int) -> str:
+    """The power-of-two degrees up to 8 whose shards of ``width`` rows hold whole FP8
+    blocks, as ``1, 2, 4``."""
+    return ", ".join(
+        str(t) for t in (1, 2, 4, 8) if width % t == 0 and (width // t) % FP8_BLOCK_ROWS == 0
+    )
 
 
 VLLM_ASCEND_NOTE = (

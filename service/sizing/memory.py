@@ -254,10 +254,50 @@ def _tp_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:
         return [devices]
     out, t = [], 1
     while t <= devices:
-        if heads is None or heads % t == 0:
+        if (heads is None or heads % t == 0) and fp8_block_split(rw, t) is None:
             out.append(t)
         t *= 2
     return out
+
+
+FP8_BLOCK_ROWS = 128
+"""Rows of one weight block of the block-wise FP8 releases of the MoE models: DeepSeek-V3
+/R1 (``quantization_config.weight_block_size`` [128, 128] in their ``config.json``,
+https://huggingface.co/deepseek-ai/DeepSeek-V3) and Qwen3's MoE FP8 checkpoints
+("fine-grained fp8 quantization with block size of 128",
+https://huggingface.co/Qwen/Qwen3-30B-A3B-FP8)."""
+
+
+FP8_BLOCK_ENGINES = frozenset({"vllm", "sglang"})
+"""Engines that load the releases' block-FP8 checkpoints as they are, hence refuse a degree
+that splits a block. TensorRT-LLM serves its own ModelOpt FP8 conversion (per-tensor
+scales): NVIDIA's perf overview measures Qwen3-235B-A22B at TP 8 (FP8) on 8 x H100
+(NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @00f37686), while Qwen's
+SGLang speed benchmark serves the FP8 release at TP 4 and BF16 at TP 8 on H20
+(QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md @c7f51a1a)."""
+
+
+def fp8_block_split(rw: ResolvedWorkload, t: int) -> int | None:
+    """The rows of each expert's gate/up projection one rank holds at tensor parallel
+    ``t`` when they do not fill whole FP8 blocks, else ``None``. A block-FP8 MoE loads
+    only when ``moe_intermediate_size / t`` is a multiple of the block's 128 rows: vLLM's
+    and SGLang's FP8 MoE methods raise "The output_size of gate's and up's weight = 192
+    is not divisible by weight quantization block_n = 128" otherwise (Qwen3-235B-A22B-FP8
+    at 8, vllm-project/vllm#17569; Qwen3-30B-A3B-FP8 at 4, vllm-project/vllm#25292; the
+    mechanism, vllm-project/vllm#48173). Only served FP8 MoE models under those engines
+    (:data:`FP8_BLOCK_ENGINES`) are limited: a BF16 checkpoint has no blocks, and a dense
+    FP8 checkpoint may be per-channel."""
+    arch, inf = rw.arch, rw.inference
+    if t <= 1 or arch is None or inf is None or inf.precision != "fp8" or arch.experts <= 1:
+        return None
+    if inf.engine not in FP8_BLOCK_ENGINES:
+        return None
+    width = arch.expert_intermediate
+    if width is None or width % FP8_BLOCK_ROWS:
+        return None  # not a block-quantized release's shape
+    if width % t == 0 and (width // t) % FP8_BLOCK_ROWS == 0:
+        return None
+    return width // t
 
 
 def serving_degrees(rw: ResolvedWorkload, devices: int) -> list[int]:

@@ -575,6 +575,48 @@ def _encoder_hint(params_b: float, base: ModelPreset, models: ModelRegistry) -> 
     )
 
 
+_VISION_LANGUAGE = re.compile(
+    r"(?:^|[-_/ .])(?:vl|vlm)(?:$|[-_/ .\d])|llava|internvl|minicpm-?v|glm-?4v|cogvlm",
+    re.IGNORECASE,
+)
+"""Names of vision-language models (Qwen2-VL, Qwen2.5-VL, LLaVA, InternVL, MiniCPM-V,
+GLM-4V, CogVLM): a language model behind a vision encoder."""
+
+_QWEN_VL = re.compile(r"qwen2(?:\.5)?-vl", re.IGNORECASE)
+
+QWEN_VL_FACTS = (
+    " (Qwen2-VL and Qwen2.5-VL: a vision encoder of about 675M parameters, and one token "
+    "per 28 x 28 pixels, up to 16,384 per image at the processor's default max_pixels)"
+)
+"""Qwen2-VL's vision encoder is a 675M-parameter ViT (Qwen2-VL report,
+https://arxiv.org/abs/2409.12191, section 2.1); its processor merges 2 x 2 patches of 14
+pixels into one token, up to ``max_pixels`` 12,845,056 per image (``preprocessor_config
+.json`` of https://huggingface.co/Qwen/Qwen2-VL-7B-Instruct): 12,845,056 / 784 = 16,384."""
+
+QWEN_VL_FACTS_ZH = (
+    "（Qwen2-VL 与 Qwen2.5-VL 的视觉编码器约 6.75 亿参数，每 28 × 28 像素一个 token，"
+    "按处理器默认的 max_pixels 每张图最多 16,384 个）"
+)
+
+
+def vision_language_note(model: str) -> tuple[str, str]:
+    """(en, zh) sentences added to an unknown preset's refusal when ``model`` names a
+    vision-language model: the suggestions are text models, which size its language
+    half only; empty strings for any other name."""
+    if not _VISION_LANGUAGE.search(model):
+        return "", ""
+    qwen = bool(_QWEN_VL.search(model))
+    return (
+        f" {model} is a vision-language model: no preset sizes its vision encoder or its "
+        "images' tokens. A text model suggested sizes its language half only; add the "
+        f"images' tokens to context_len{QWEN_VL_FACTS if qwen else ''} and keep memory "
+        "free for the vision encoder.",
+        f"{model} 是视觉语言模型：没有预设能估算它的视觉编码器和图像 token。建议的文本模型"
+        f"只覆盖其语言部分；请把图像的 token 数计入 context_len{QWEN_VL_FACTS_ZH if qwen else ''}，"
+        "并为视觉编码器留出显存。",
+    )
+
+
 def resolve_model(
     model: str | ModelSpec, models: ModelRegistry, notes: list[str]
 ) -> tuple[str | None, Arch, ModelPreset | None]:
@@ -592,12 +634,15 @@ def resolve_model(
     if preset is None:
         suggestions = models.suggest(model)
         hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        vl_en, vl_zh = vision_language_note(model)
         raise InputError(
             "workload.model",
-            f"unknown model preset {model!r} (GET /v1/models lists them){hint}",
+            f"unknown model preset {model!r} (GET /v1/models lists them){hint}{vl_en}",
             suggestions,
             zh=f"未知模型预设 {model!r}（GET /v1/models 列出全部预设）"
-            + (f"；是否想写 {', '.join(suggestions)}？" if suggestions else ""),
+            + (f"；是否想写 {', '.join(suggestions)}？" if suggestions else "")
+            + ("" if suggestions or not vl_zh else "。")
+            + vl_zh,
         )
     notes.append(f"Model {preset.id}: {preset.params_b:.3f}B parameters ({preset.source}).")
     return preset.id, arch_from_preset(preset), preset
