@@ -137,6 +137,7 @@ class AnswerParts:
         interruptible: bool,
         host: HostRequirements,
         ctx: PlanContext,
+        asked: frozenset[str] | None = None,
     ) -> list[Advice]:
         """The answer's advice (:func:`build_advice` of :func:`_advice_of`), kept per
         what it depends on beyond the class: the options' accelerators, billing and
@@ -149,7 +150,7 @@ class AnswerParts:
         base = self._class_advice
         if base is None:
             base = self._class_advice = _class_advice(rw, req, interruptible, ctx)
-        per = _answer_advice(top, bool(base["serving"]))
+        per = _answer_advice(top, bool(base["serving"]), asked)
         disk = host.disk_gib if storage_shown(base["kind"], host.disk_gib) else None
         key = (*per.values(), host.vcpus, host.ram_gib, disk)
         found = self._advice_lists.get(key)
@@ -376,7 +377,7 @@ def explain(
     return RecommendResponse(
         options=options,
         estimate=estimate,
-        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx),
+        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
         summary=texts.summary(
             lang,
             parts.name(ctx, first.offer.provider) if first else "",
@@ -1067,9 +1068,13 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
     )
 
 
-def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
+def _answer_advice(
+    top: Sequence[Candidate], serving: bool, asked: frozenset[str] | None = None
+) -> dict[str, Any]:
     """What the advice reads of the answer's options (in a fixed order: the values are a
-    memo key)."""
+    memo key). An answer without options reads the accelerators the user ``asked`` for
+    instead, so a job asked on Ascend NPUs alone is not advised in GPU words (CUDA images,
+    DCGM, serverless GPU: review 11s V8)."""
     names: set[str] = set()
     providers: dict[str, None] = {}
     uses_spot = multi_node = unpriced = snapshot_prices = False
@@ -1085,6 +1090,8 @@ def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
         snapshot_prices = snapshot_prices or (
             price is not None and price.price_source == "snapshot"
         )
+    if not top and asked:
+        names = set(asked)
     return {
         "accelerators": frozenset(names),
         "uses_spot": uses_spot,
