@@ -35,7 +35,8 @@ def _twin(answer: dict[str, Any]) -> dict[str, Any]:
     first, last = answer["options"][0], answer["options"][-1]
     assert first["billing"] == "monthly"
     assert first["hours"] > 24 * 365  # the cheapest really is the 19-month plan
-    assert last["nodes"] >= 8 and last["billing"] != "monthly"
+    assert last["nodes"] >= 8
+    assert last["billing"] != "monthly"
     assert last["total_cost"] is not None
     assert last["hours"] <= first["hours"] * 0.1  # weeks, not months
     return last

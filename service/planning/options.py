@@ -522,10 +522,14 @@ def fill_option(
     if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
         cheapest, slow = c.same_cost_as
         dearer = c.total_cost > cheapest * (1 + SAME_COST) + 0.005
-        key, pct = ("faster_than_monthly", (c.total_cost / cheapest - 1) * 100) if dearer else (
-            "same_cost_faster", SAME_COST * 100)
+        key, pct = (
+            ("faster_than_monthly", (c.total_cost / cheapest - 1) * 100)
+            if dearer
+            else ("same_cost_faster", SAME_COST * 100)
+        )
+        hours, slow_hours = texts.duration(c.hours, lang), texts.duration(slow, lang)
         add(texts.t(key, lang, pct=pct, total=c.total_cost, cheapest=cheapest,
-                    hours=texts.duration(c.hours, lang), slow=texts.duration(slow, lang)))  # fmt: skip
+                    hours=hours, slow=slow_hours))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         add(texts.month_used(c, lang))
     if budget is not None and terms.open_ended:

@@ -572,11 +572,11 @@ _T: dict[str, dict[Lang, str]] = {
         "但 {hours} 即可完成，而不是 {slow}：最便宜的方案只是靠包月折扣更省，"
         "而运行这么久，期间的故障、重启风险和日历时间本身就是代价；"
         "同样的机器若按量计费，费用与本方案相差在估算的不确定范围之内。",
-        "en": "Costs about ¥{total:,.0f}, {pct:.0f}% more than the cheapest plan (¥{cheapest:,.0f}), "
-        "but finishes in {hours} instead of {slow}: the cheapest plan is cheaper only through "
-        "its monthly discount, and a run that long pays in calendar time and in months of "
-        "failure and restart risk; on demand, its servers would cost about what this plan "
-        "does, within the estimate's uncertainty.",
+        "en": "Costs about ¥{total:,.0f}, {pct:.0f}% more than the cheapest plan "
+        "(¥{cheapest:,.0f}), but finishes in {hours} instead of {slow}: the cheapest plan is "
+        "cheaper only through its monthly discount, and a run that long pays in calendar "
+        "time and in months of failure and restart risk; on demand, its servers would cost "
+        "about what this plan does, within the estimate's uncertainty.",
     },
     "budget_hours": {
         "zh": "预算 ¥{budget:,.0f} 按此价格（¥{per_hour:,.2f}/小时）可运行约 {hours} 小时"
