@@ -219,12 +219,24 @@ def answer_terms(
         images=isinstance(req.workload, Inference) and placer.job.rw.image_model,
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
+        streams=_streams(req, placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
         fp16_upcast=placer.job.rw.no_bf16 is not None,
         image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
     )
+
+
+def _streams(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:
+    """The requests a user waits on at once (:attr:`OptionTerms.streams`): online serving
+    of a text model at the concurrency the request gives, above one."""
+    workload = req.workload
+    if not isinstance(workload, Inference) or rw.image_model or rw.encoder:
+        return None
+    if workload.output_tokens is not None or (workload.concurrency or 1) <= 1:
+        return None
+    return workload.concurrency
 
 
 def _sequences(rw: ResolvedWorkload) -> int | None:

@@ -371,6 +371,10 @@ class OptionTerms:
     the device allows. Whether a length is given is in the class's key."""
     generates: bool = False
     """The job has an RLHF rollout, which a device without a bandwidth cannot time."""
+    streams: int | None = None
+    """Online serving of a text model at a concurrency above 1: the requests each server
+    runs at once, among which its decode rate is shared (each option says what one of them
+    sees, review 11s V4); ``None`` for one stream, an offline batch job or an encoder."""
     image_peak: str | None = None
     """Serving an image model: what sets its peak working set, ``decode`` (a diffusion
     pipeline's VAE decode), ``unet`` (its UNet step) or ``forward`` (a CNN/ViT/detector's
@@ -706,15 +710,14 @@ def _texts(
             sps = c.throughput_tokens_per_s / terms.encoded_len
         elif terms.images:
             key = key.replace("serving", "imaging")
-        middle.append(
-            texts.t(
-                key,
-                lang,
-                tps=c.throughput_tokens_per_s,
-                pmt=_pmt(c.price_per_million_tokens),
-                sps=sps,
-            )
+        rate = texts.t(
+            key, lang, tps=c.throughput_tokens_per_s, pmt=_pmt(c.price_per_million_tokens), sps=sps
         )
+        if terms.streams and key.startswith("serving"):
+            per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)
+            if per > 0:
+                rate += texts.t("per_request", lang, n=terms.streams, per=per, ms=1000 / per)
+        middle.append(rate)
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
     price = c.offer.price

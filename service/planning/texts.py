@@ -300,6 +300,12 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt} / 百万 tokens。",
         "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt} per million tokens.",
     },
+    "per_request": {
+        "zh": "在 {n:,} 个并发请求下，每个请求约 {per:,.1f} tokens/秒"
+        "（约每 {ms:,.0f} 毫秒一个 token）。",
+        "en": " At {n:,} concurrent requests, each sees about {per:,.1f} tokens/s (a token every "
+        "{ms:,.0f} ms or so).",
+    },
     "serving_unpriced": {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
