@@ -9,6 +9,7 @@ for."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from litestar import Litestar
@@ -104,3 +105,35 @@ def test_v7_spot_only_for_a_job_marked_not_interruptible(client: TestClient[Lite
     assert "constraints." not in en
     assert "not interruptible" in en
     assert "checkpoint" in en
+
+
+def test_v9_a_servers_batch_and_its_engines_limit_read_as_one_statement(
+    client: TestClient[Litestar],
+) -> None:
+    """Review 11s V9: "about 1024 sequences generated at once per node, ... (at most the
+    engine's default batch limit per engine instance, vLLM max_num_seqs 256)" before "4
+    copies ... with 256 sequences each" read as a contradiction; the server's figure is now
+    said as its copies' (each engine instance up to the limit), and the two agree."""
+    body = {
+        "workload": {
+            "kind": "inference",
+            "model": "qwen2.5-7b",
+            "context_len": 2048,
+            "output_tokens": 1e9,
+        },
+        "constraints": {"accelerators": ["A100-80GB"]},
+    }
+    answer = recommend(client, body, lang="en")
+    checked = 0
+    for option in answer["options"]:
+        reasons = " ".join(option["reasons"])
+        node = re.search(r"assumed about (\d+) sequences generated at once per node", reasons)
+        copies = re.search(r"(\d+) copies of the model on each server.*? with (\d+) sequences each",
+                           reasons)  # fmt: skip
+        assert node is not None, reasons
+        assert "at most the engine's default batch limit per engine instance" not in reasons
+        assert "each engine instance on it runs as many as its KV cache holds" in reasons
+        if copies is not None:
+            assert int(node.group(1)) == int(copies.group(1)) * int(copies.group(2))
+            checked += 1
+    assert checked >= 1
