@@ -103,7 +103,9 @@ def test_the_lora_8192_reading_is_bounded_by_the_full_run_of_the_same_data() -> 
     """Qwen-1.8B at 8,192 tokens, the same 1,000 samples (seed 42, same tokenizer): full
     fine-tuning reads 38.93 GiB and holds everything the LoRA run holds plus the gradients
     and AdamW moments of 1.84 B parameters in bf16 (2 + 4 B each, 10.3 GiB, alive at the loss
-    peak from the second accumulated micro-batch on). So the LoRA run needs at most 28.7 GiB
+    peak from the second accumulated micro-batch and the first optimizer step on: the
+    bound assumes one of the run's longest samples comes later, as all but the first 16 of
+    1,000 do, less one in 16 at the head of a cycle). So the LoRA run needs at most 28.7 GiB
     where it reads 37.03: at least 8.4 GiB of that reading is cache. The engine's LoRA
     tensors (32.2 GiB at ms-swift's 24 B per logit) exceed that need; at the tensor count
     of Hugging Face's loss (16 B) they would not. Kept as an expected failure: lowering the
