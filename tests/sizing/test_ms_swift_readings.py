@@ -118,3 +118,28 @@ def test_the_lora_8192_reading_is_bounded_by_the_full_run_of_the_same_data() -> 
     bound = reading("swift-bench-q1.8b-full-s8192-mem") - states
     assert reading("swift-bench-q1.8b-lora-s8192-mem") - bound > 8.3
     assert tensors("swift-bench-q1.8b-lora-s8192-mem") <= bound
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the allocator slack (10 %) is charged on ms-swift's loss figure, which is already "
+    "a reserved-pool figure: 83.1 GiB estimated for a run measured at 76.14 GiB on 80 GiB",
+)
+def test_a_run_the_benchmark_ran_needs_no_more_than_the_device_it_ran_on() -> None:
+    """Qwen-7B LoRA at batch 8 x 2,048 tokens ran on one A100-80GB and read 76.14 GiB
+    reserved (dev row): the estimate should not exceed that device's 80 GiB. ms-swift's
+    loss figure (24 B per logit) is already what the caching allocator reserves for the
+    loss's transient buffers, and the allocator's slack (10 % on the tensors) is added on
+    it again: the estimate reads 83.1 GiB, 3.1 GiB more than the device holds; without the
+    second count, 77.5. (The run filled about 96 % of the device, reserved pool plus CUDA
+    context, so the estimate's own 5 % headroom would still call it too tight: a policy,
+    not a size.) Not fixed in session 13: the change scores the same dev cases (46 of 53)
+    but widens the training-memory spread's high end from 1.266 to 1.323 (the 2,048-token
+    rows' cache sets it), so every training range and 37 of the replay's answers move for
+    one verdict; the patch is described in docs/answer-review.md (session 13, calib13)."""
+    case = BY_ID["swift-bench-q7b-lora-bs8-mem"]
+    assert case["split"] == "dev"
+    r = cal._run(case)
+    assert r.placement.headroom_gib > 0
+    assert r.memory.per_device_gib == pytest.approx(77.5, abs=0.1)
+    assert r.memory.per_device_gib >= reading("swift-bench-q7b-lora-bs8-mem")
