@@ -531,9 +531,9 @@ def fill_option(
             if dearer
             else ("same_cost_faster", SAME_COST * 100)
         )
-        hours, slow_hours = texts.duration(c.hours, lang), texts.duration(slow, lang)
+        fast_words, slow_words = texts.duration(c.hours, lang), texts.duration(slow, lang)
         add(texts.t(key, lang, pct=pct, total=c.total_cost, cheapest=cheapest,
-                    hours=hours, slow=slow_hours))  # fmt: skip
+                    hours=fast_words, slow=slow_words))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         add(texts.month_used(c, lang))
     if budget is not None and terms.open_ended:
