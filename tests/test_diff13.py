@@ -199,3 +199,32 @@ def test_a_device_without_a_16bit_rate_stays_unknown(client: TestClient[Litestar
     answer = _answer(client, "sdxl", "P40", "en")
     assert "not estimated" in answer["summary"]
     assert answer["options"][0]["throughput_tokens_per_s"] is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_balanced_and_target_reasons_speak_of_images_not_tokens(
+    client: TestClient[Litestar], lang: str
+) -> None:
+    for extra in ({"objective": "balanced"}, {}):
+        workload: dict[str, Any] = {"kind": "inference", "model": "sdxl"}
+        if extra:
+            workload["concurrency"] = 2
+        else:
+            workload["target_tokens_per_s"] = 2  # two images a second
+        answer = recommend(client, {"workload": workload, **extra}, lang=lang)
+        said = " ".join(r for o in answer["options"] for r in o["reasons"])
+        assert "tokens" not in said, said
+        assert ("图像" if lang == "zh" else "images") in said
+
+
+def test_an_ascend_rate_is_said_to_be_unverified(client: TestClient[Litestar]) -> None:
+    response = client.post(
+        "/v1/estimate",
+        json={
+            "workload": {"kind": "inference", "model": "sdxl"},
+            "placement": {"accelerator": "Ascend-910B3", "count": 1},
+        },
+    )
+    assert response.status_code == 200, response.text
+    notes = " ".join(response.json()["assumptions"])
+    assert "unverified" in notes

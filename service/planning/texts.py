@@ -234,6 +234,12 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Every option reaches the throughput target, so ranked by hourly price: "
         "¥{price:,.2f}/h (about ¥{pmt} per million tokens at full load).",
     },
+    "rank_target_hourly_images": {
+        "zh": "每个方案都达到目标吞吐，按每小时价格排序：¥{price:,.2f}/小时"
+        "（满载时约 ¥{pmt}/百万张图像）。",
+        "en": "Every option reaches the throughput target, so ranked by hourly price: "
+        "¥{price:,.2f}/h (about ¥{pmt} per million images at full load).",
+    },
     "rank_estimated": {
         "zh": "价格为估算值，排序按其区间上限计（{ranked}），"
         "只有明显更便宜时才排在有报价的方案之前。",
@@ -289,6 +295,7 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "cheapest_total": {"zh": "总费用", "en": "total"},
     "cheapest_per_million": {"zh": "每百万 tokens 价格", "en": "price per million tokens"},
+    "cheapest_per_million_images": {"zh": "每百万张图像价格", "en": "price per million images"},
     "cheapest_per_million_training": {
         "zh": "每百万训练 tokens 费用",
         "en": "cost per million training tokens",
@@ -1308,7 +1315,7 @@ def _rank_reason(
     if c.price_per_hour is None:
         return t("rank_unpriced", lang) if objective != "time" else None
     if objective == "balanced" and c.balanced is not None:
-        said = _balanced_reason(c, c.balanced, serving, lang)
+        said = _balanced_reason(c, c.balanced, serving, lang, images)
         if said is not None:
             return said
     if c.total_cost is not None and c.hours is not None and not serving:
@@ -1316,7 +1323,8 @@ def _rank_reason(
     if serving and c.hours is None and c.price_per_million_tokens is not None:
         if to_target:
             pmt = money_text(c.price_per_million_tokens)
-            return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
+            key = "rank_target_hourly_images" if images else "rank_target_hourly"
+            return t(key, lang, price=c.price_per_hour, pmt=pmt)
         pmt = money_text(c.price_per_million_tokens)
         key = "rank_per_million_images" if images else "rank_per_million"
         return t(key, lang, pmt=pmt, price=c.price_per_hour)
@@ -1327,7 +1335,7 @@ def _rank_reason(
 
 
 def _balanced_reason(
-    c: Candidate, balanced: tuple[bool, Cheapest], serving: bool, lang: Lang
+    c: Candidate, balanced: tuple[bool, Cheapest], serving: bool, lang: Lang, images: bool = False
 ) -> str | None:
     """``balanced``: the rule that put the option where it is, with the cheapest figure it
     weighed against (:func:`~service.planning.rank.balanced_plan`); ``None`` for an
@@ -1346,7 +1354,8 @@ def _balanced_reason(
         money = t("money_hourly", lang, money=ref.figure)
     else:
         money = t("money", lang, money=money_text(ref.figure))
-    words = {"what": t(f"cheapest_{ref.unit}", lang), "cheapest": money,
+    unit = f"cheapest_{ref.unit}" + ("_images" if images and ref.unit == "per_million" else "")
+    words = {"what": t(unit, lang), "cheapest": money,
              "pct": round(ref.premium * 100)}  # fmt: skip
     if not within:
         said = t("rank_balanced_over", lang, **words)

@@ -625,6 +625,12 @@ def _diffusion_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -
         f"{work.blocks} UNet blocks; {b.concurrency} image{'s' if b.concurrency > 1 else ''} "
         "per call, shared evenly over the devices, each running its own pipeline. Fewer "
         "steps or a compiled pipeline serve more."
+        + (
+            " No diffusers timing on an Ascend NPU is published: this rate takes the A100's "
+            "share of the peak and is unverified there."
+            if generation(spec) == "ascend"
+            else ""
+        )
     )
 
 
