@@ -475,7 +475,7 @@ def option_part(
         price_per_hour=_round(c.price_per_hour),
         price_low_per_hour=_estimate_bound(c, "low"),
         price_high_per_hour=_estimate_bound(c, "high"),
-        throughput_tokens_per_s=_round(c.throughput_tokens_per_s, 1),
+        throughput_tokens_per_s=_round(c.throughput_tokens_per_s, _rate_digits(c)),
         price_per_million_tokens=_shown(c.price_per_million_tokens),
         break_even_hours=_round(c.break_even_hours, 1),
         per_device_gib=held.per_device_gib,
@@ -668,6 +668,13 @@ def _round(value: float | None, digits: int = 2) -> float | None:
     return None if value is None else round(value, digits)
 
 
+def _rate_digits(c: Candidate) -> int:
+    """Decimals of an option's rate: one, or three below 10 per second (a diffusion
+    pipeline's 0.073 images per second would otherwise read 0.1)."""
+    rate = c.throughput_tokens_per_s
+    return 1 if rate is None or rate >= 10 else 3
+
+
 def _shown(money: float | None) -> float | None:
     return None if money is None else shown_money(money)
 
@@ -711,7 +718,13 @@ def _texts(
         elif terms.images:
             key = key.replace("serving", "imaging")
         rate = texts.t(
-            key, lang, tps=c.throughput_tokens_per_s, pmt=_pmt(c.price_per_million_tokens), sps=sps
+            key,
+            lang,
+            tps=c.throughput_tokens_per_s,
+            pmt=_pmt(c.price_per_million_tokens),
+            sps=sps,
+            rate=texts.image_rate(c.throughput_tokens_per_s) if terms.images else None,
+            every=texts.image_every(c.throughput_tokens_per_s, lang) if terms.images else None,
         )
         if terms.streams and key.startswith("serving"):
             per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)

@@ -234,6 +234,12 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Every option reaches the throughput target, so ranked by hourly price: "
         "¥{price:,.2f}/h (about ¥{pmt} per million tokens at full load).",
     },
+    "rank_target_hourly_images": {
+        "zh": "每个方案都达到目标吞吐，按每小时价格排序：¥{price:,.2f}/小时"
+        "（满载时约 ¥{pmt}/百万张图像）。",
+        "en": "Every option reaches the throughput target, so ranked by hourly price: "
+        "¥{price:,.2f}/h (about ¥{pmt} per million images at full load).",
+    },
     "rank_estimated": {
         "zh": "价格为估算值，排序按其区间上限计（{ranked}），"
         "只有明显更便宜时才排在有报价的方案之前。",
@@ -289,6 +295,7 @@ _T: dict[str, dict[Lang, str]] = {
     },
     "cheapest_total": {"zh": "总费用", "en": "total"},
     "cheapest_per_million": {"zh": "每百万 tokens 价格", "en": "price per million tokens"},
+    "cheapest_per_million_images": {"zh": "每百万张图像价格", "en": "price per million images"},
     "cheapest_per_million_training": {
         "zh": "每百万训练 tokens 费用",
         "en": "cost per million training tokens",
@@ -311,12 +318,12 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
     },
     "imaging": {
-        "zh": "每秒约处理 {tps:,.0f} 张图像，每百万张约 ¥{pmt}。",
-        "en": "About {tps:,.0f} images per second, about ¥{pmt} per million images.",
+        "zh": "每秒约处理 {rate} 张图像{every}，每百万张约 ¥{pmt}。",
+        "en": "About {rate} images per second{every}, about ¥{pmt} per million images.",
     },
     "imaging_unpriced": {
-        "zh": "每秒约处理 {tps:,.0f} 张图像。",
-        "en": "About {tps:,.0f} images per second.",
+        "zh": "每秒约处理 {rate} 张图像{every}。",
+        "en": "About {rate} images per second{every}.",
     },
     "rank_per_million_images": {
         "zh": "按每百万张图像的价格排序：约 ¥{pmt}（¥{price:,.2f}/小时）。",
@@ -327,8 +334,8 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "about ¥{pmt} per million images",
     },
     "rank_images_throughput": {
-        "zh": "按图像吞吐排序（最快优先）：每秒约 {tps:,.0f} 张图像。",
-        "en": "Ranked by image throughput (fastest first): about {tps:,.0f} images per second.",
+        "zh": "按图像吞吐排序（最快优先）：每秒约 {rate} 张图像{every}。",
+        "en": "Ranked by image throughput (fastest first): about {rate} images per second{every}.",
     },
     "encoding": {
         "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒），约 ¥{pmt} / 百万 tokens。",
@@ -1099,6 +1106,26 @@ WEEK_HOURS = 168.0
 """From a week on, a length is said in days too."""
 
 
+def image_rate(per_second: float) -> str:
+    """Images per second as a reader takes them in: whole above 10 (ResNet's thousands
+    read as before), one decimal above 1, two significant figures below (a diffusion
+    pipeline's 0.073; :func:`image_every` then says how long one image takes)."""
+    if per_second >= 10:
+        return f"{per_second:,.0f}"
+    if per_second >= 1:
+        return f"{per_second:.1f}"
+    return f"{per_second:.2g}"
+
+
+def image_every(per_second: float, lang: Lang) -> str:
+    """How long one image takes, said after a rate below one image a second ("" above)."""
+    if per_second >= 1:
+        return ""
+    every = 1 / per_second
+    said = f"{every:.1f}" if every < 10 else f"{every:,.0f}"
+    return f"（约每 {said} 秒一张）" if lang == "zh" else f" (one every {said} s)"
+
+
 def duration(hours: float, lang: Lang) -> str:
     """A job's length as a person says it: minutes below an hour (0.069 h and 0.137 h
     are 4 and 8 minutes, not both "0.1 h"), hours with one decimal from there, and from
@@ -1280,14 +1307,15 @@ def _rank_reason(
     if objective == "time" and serving and c.throughput_tokens_per_s and encoded_len:
         return t("rank_encoding", lang, sps=c.throughput_tokens_per_s / encoded_len)
     if objective == "time" and serving and c.throughput_tokens_per_s and images:
-        return t("rank_images_throughput", lang, tps=c.throughput_tokens_per_s)
+        tps = c.throughput_tokens_per_s
+        return t("rank_images_throughput", lang, rate=image_rate(tps), every=image_every(tps, lang))
     if objective == "time" and serving and c.throughput_tokens_per_s:
         # open-ended serving by time: the key is decode throughput, not a price
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
     if c.price_per_hour is None:
         return t("rank_unpriced", lang) if objective != "time" else None
     if objective == "balanced" and c.balanced is not None:
-        said = _balanced_reason(c, c.balanced, serving, lang)
+        said = _balanced_reason(c, c.balanced, serving, lang, images)
         if said is not None:
             return said
     if c.total_cost is not None and c.hours is not None and not serving:
@@ -1295,7 +1323,8 @@ def _rank_reason(
     if serving and c.hours is None and c.price_per_million_tokens is not None:
         if to_target:
             pmt = money_text(c.price_per_million_tokens)
-            return t("rank_target_hourly", lang, price=c.price_per_hour, pmt=pmt)
+            key = "rank_target_hourly_images" if images else "rank_target_hourly"
+            return t(key, lang, price=c.price_per_hour, pmt=pmt)
         pmt = money_text(c.price_per_million_tokens)
         key = "rank_per_million_images" if images else "rank_per_million"
         return t(key, lang, pmt=pmt, price=c.price_per_hour)
@@ -1306,7 +1335,7 @@ def _rank_reason(
 
 
 def _balanced_reason(
-    c: Candidate, balanced: tuple[bool, Cheapest], serving: bool, lang: Lang
+    c: Candidate, balanced: tuple[bool, Cheapest], serving: bool, lang: Lang, images: bool = False
 ) -> str | None:
     """``balanced``: the rule that put the option where it is, with the cheapest figure it
     weighed against (:func:`~service.planning.rank.balanced_plan`); ``None`` for an
@@ -1325,7 +1354,8 @@ def _balanced_reason(
         money = t("money_hourly", lang, money=ref.figure)
     else:
         money = t("money", lang, money=money_text(ref.figure))
-    words = {"what": t(f"cheapest_{ref.unit}", lang), "cheapest": money,
+    unit = f"cheapest_{ref.unit}" + ("_images" if images and ref.unit == "per_million" else "")
+    words = {"what": t(unit, lang), "cheapest": money,
              "pct": round(ref.premium * 100)}  # fmt: skip
     if not within:
         said = t("rank_balanced_over", lang, **words)
@@ -1527,7 +1557,7 @@ def _summary_line(
         if serving and image_model:
             if not tps:
                 return f"{head}{price}，每秒可处理的图像数无法估计。"
-            return f"{head}{price}，预计每秒约 {tps:,.0f} 张图像。"
+            return f"{head}{price}，预计每秒约 {image_rate(tps)} 张图像{image_every(tps, lang)}。"
         if serving and encoded_len:
             if not tps:
                 return f"{head}{price}，编码吞吐无法估计。"
@@ -1560,7 +1590,7 @@ def _summary_line(
     if serving and image_model:
         if not tps:
             return f"{head}{price}; how many images per second it serves is not estimated."
-        return f"{head}{price}; expect about {tps:,.0f} images/s."
+        return f"{head}{price}; expect about {image_rate(tps)} images/s{image_every(tps, lang)}."
     if serving and encoded_len:
         if not tps:
             return f"{head}{price}; how many sequences per second it encodes is not estimated."

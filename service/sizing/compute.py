@@ -24,7 +24,7 @@ from typing import Literal
 import msgspec
 
 from service.catalog.models import AcceleratorSpec
-from service.sizing import encoder
+from service.sizing import diffusion, encoder
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import (
     IMAGE_FORWARD_FLOOR_S,
@@ -829,6 +829,8 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
     if b is None or arch is None or devices < 1:
         return 0.0
     peak = accelerator.dense_tflops_16bit
+    if rw.diffusion is not None:
+        return diffusion_throughput(rw, accelerator, devices)
     if rw.image_model:
         per_sample = _image_forward_flops(rw)
         if not peak or not per_sample:
@@ -873,6 +875,40 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         prefill = prefill_seconds(rw, b.prompt_len, concurrency, peak, devices)
         return concurrency * output_len / (prefill + output_len * step)
     return concurrency / step
+
+
+def diffusion_rates(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec
+) -> tuple[float | None, float | None, float]:
+    """(TFLOPS of the UNet steps and text encoders, TFLOPS of the VAE decode, utilization)
+    of a served diffusion pipeline on ``accelerator``: the dense 16-bit peak (quantized
+    weights still compute in 16-bit), an fp32 pipeline's fp32 rate, and a decode upcast
+    to fp32 at the TF32 rate cuDNN's convolutions use (:func:`~service.sizing.diffusion.
+    tf32_rate`); ``None`` where the registry has no such figure."""
+    work = rw.diffusion
+    assert work is not None
+    precision = getattr(rw.workload, "precision", "bf16")
+    if precision == "fp32":
+        peak = accelerator.fp32_tflops
+        decode = peak
+    else:
+        peak = accelerator.dense_tflops_16bit
+        decode = (
+            diffusion.tf32_rate(peak, accelerator.supports_bf16, accelerator.fp32_tflops)
+            if peak and work.upcast_decode
+            else peak
+        )
+    return peak, decode, diffusion.utilization_for(generation(accelerator))
+
+
+def diffusion_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:
+    """Images per second of a served diffusion pipeline on ``devices``
+    (:func:`service.sizing.diffusion.images_per_second`); 0.0 without the device's rates."""
+    b, work = rw.inference, rw.diffusion
+    assert b is not None
+    assert work is not None
+    peak, decode, utilization = diffusion_rates(rw, accelerator)
+    return diffusion.images_per_second(work, b.concurrency, devices, peak, decode, utilization)
 
 
 def encoder_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int) -> float:

@@ -35,6 +35,8 @@ from service.sizing.compute import (
     compute_for,
     data_parallel_link_gbps,
     decode_peak_tflops,
+    diffusion_rates,
+    diffusion_throughput,
     generation_time,
     inference_throughput,
     offload_seconds,
@@ -45,6 +47,7 @@ from service.sizing.compute import (
     training_utilization,
     untimed_reason,
 )
+from service.sizing.diffusion import TURING_UTILIZATION, UNET_BLOCK_LAUNCH_S
 from service.sizing.host import (
     VCPUS_PER_DEVICE_MIN,
     VCPUS_PER_DEVICE_RECOMMENDED,
@@ -562,6 +565,8 @@ def _serving_notes(
     if rw.encoder:
         rate = layout.rate(spec) / layout.replicas if layout is not None else None
         notes.append(_encoder_note(rw, spec, devices, rate))
+    elif rw.diffusion is not None:
+        notes.append(_diffusion_note(rw, spec, devices))
     elif spec.mem_bandwidth_gbps and not rw.image_model:  # an image model has no decode
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
@@ -591,6 +596,42 @@ def _serving_notes(
             f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
             "no time or price per token) is estimated."
         )
+
+
+def _diffusion_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
+    """How a diffusion pipeline's images per second were reached (:mod:`service.sizing.
+    diffusion`), or why there are none."""
+    work, b = rw.diffusion, rw.inference
+    assert work is not None
+    assert b is not None
+    peak, decode, utilization = diffusion_rates(rw, spec)
+    if not peak or not decode:
+        return (
+            f"{spec.name}: no published 16-bit (or fp32) compute rate, so how many images per "
+            "second it serves is not estimated."
+        )
+    rate = diffusion_throughput(rw, spec, devices)
+    return (
+        f"Images per second about {rate:.3g}: each image is {work.steps} denoising steps of "
+        f"the UNet over its latent twice (classifier-free guidance), "
+        f"{work.unet_per_step / 1e12:.2f} TFLOPs a step, plus the VAE decode "
+        f"({work.vae_decode / 1e12:.2f} TFLOPs"
+        + (", in fp32" if work.upcast_decode else "")
+        + f") and the text encoders: {work.per_image / 1e12:,.0f} TFLOPs (diffusers' default "
+        f"50 steps), at {utilization:.0%} of {peak:g} TFLOPS (a PyTorch diffusers pipeline "
+        f"with SDPA, measured on {'a T4' if utilization == TURING_UTILIZATION else 'an A100'}; "
+        "no torch.compile or TensorRT), and each step at "
+        f"least {work.blocks * UNET_BLOCK_LAUNCH_S * 1e3:.0f} ms to launch its "
+        f"{work.blocks} UNet blocks; {b.concurrency} image{'s' if b.concurrency > 1 else ''} "
+        "per call, shared evenly over the devices, each running its own pipeline. Fewer "
+        "steps or a compiled pipeline serve more."
+        + (
+            " No diffusers timing on an Ascend NPU is published: this rate takes the A100's "
+            "share of the peak and is unverified there."
+            if generation(spec) == "ascend"
+            else ""
+        )
+    )
 
 
 def _encoder_note(

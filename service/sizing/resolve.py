@@ -18,6 +18,7 @@ import msgspec
 
 from service.runtime.errors import InputError
 from service.sizing import formulas as f
+from service.sizing.diffusion import DiffusionWork, pipeline_work
 from service.sizing.encoder import workspace_bytes as encoder_workspace
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
 from service.sizing.profiles import (
@@ -298,6 +299,9 @@ class ResolvedWorkload:
     decode_peak: bool = False
     """Serving a diffusion pipeline whose peak working set is the VAE decoding the call's
     images (not the UNet's step): what a sentence on a tight fit names (review 10 S7c1)."""
+    diffusion: DiffusionWork | None = None
+    """Serving a diffusion pipeline: the work of one image of a call, by phase, which
+    times it (:mod:`service.sizing.diffusion`); ``None`` for every other job."""
 
     @property
     def params_b(self) -> float:
@@ -1621,6 +1625,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             beyond_positions=beyond,
             no_bf16=_fp16_serving(workload, preset, models),
             decode_peak=image_model and _decode_peaks(workload, arch, preset),
+            diffusion=_diffusion_work(workload, arch, preset),
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
@@ -1843,6 +1848,15 @@ def _decode_peaks(w: Inference, arch: Arch, preset: ModelPreset | None) -> bool:
     size = w.image_size or preset.image_size or 512
     ws = serving_working_set(preset.unet, size, w.streams, w.precision)
     return ws.vae >= ws.unet
+
+
+def _diffusion_work(w: Inference, arch: Arch, preset: ModelPreset | None) -> DiffusionWork | None:
+    """What one image of a served diffusion pipeline's call computes, at the request's
+    image size (the preset's default) and diffusers' default 50 steps with guidance."""
+    if arch.kind != "diffusion" or preset is None or preset.unet is None:
+        return None
+    size = w.image_size or preset.image_size or 512
+    return pipeline_work(preset.unet, size, w.precision)
 
 
 def _fp16_serving(
