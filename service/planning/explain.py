@@ -53,6 +53,7 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
+from service.planning.width import asked_global_batch
 from service.runtime.errors import InputError
 from service.sizing import (
     EstimateResponse,
@@ -70,7 +71,7 @@ from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import fit_placement, limit_decides
 from service.sizing.moe import moe_training_factor
 from service.sizing.uncertainty import hours_range
-from service.sizing.workload import Inference, Placement
+from service.sizing.workload import Inference, Placement, Pretrain
 
 WHERE_KEPT = 64
 """Places to buy kept per class of answers (one per provider and regions its top
@@ -223,6 +224,8 @@ def answer_terms(
         image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
+        batch_asked=asked_global_batch(req.workload) is not None,
+        pretraining=isinstance(req.workload, Pretrain),
     )
 
 

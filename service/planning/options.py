@@ -371,6 +371,10 @@ class OptionTerms:
     the device allows. Whether a length is given is in the class's key."""
     generates: bool = False
     """The job has an RLHF rollout, which a device without a bandwidth cannot time."""
+    batch_asked: bool = False
+    """Training at the request's own global batch (not the planner's assumed one)."""
+    pretraining: bool = False
+    """A pre-training run (what the global-batch sentence calls the job)."""
     image_peak: str | None = None
     """Serving an image model: what sets its peak working set, ``decode`` (a diffusion
     pipeline's VAE decode), ``unet`` (its UNet step) or ``forward`` (a CNN/ViT/detector's
@@ -503,8 +507,8 @@ def fill_option(
     if rank == 1 and terms.objective == "time" and c.width_bound and c.fit is not None:
         fit = c.fit
         copies = replicas(c.devices, fit.tensor_parallel, fit.pipeline_parallel)
-        short = c.width_bound < FINETUNE_GLOBAL_BATCH
-        add(texts.width_bound(c.width_bound, copies, short, lang))
+        short = not terms.batch_asked and c.width_bound < FINETUNE_GLOBAL_BATCH
+        add(texts.width_bound(c.width_bound, copies, short, lang, terms.pretraining))
     if c.outdated_engine and terms.objective != "time":
         add(_outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:

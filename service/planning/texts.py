@@ -251,9 +251,9 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Ranked by time: about {dur}.",
     },
     "width_bound": {
-        "zh": "再加服务器也不会更快：这次微调每 {batch} 条序列更新一次参数{why}，{replicas} 个"
+        "zh": "再加服务器也不会更快：这次{what}每 {batch} 条序列更新一次参数{why}，{replicas} 个"
         "数据并行副本已是这个全局批量能容纳的上限；再扩大只会改变训练配方，而不会缩短时间。",
-        "en": "More servers would not make it faster: this fine-tune takes an optimizer step "
+        "en": "More servers would not make it faster: this {what} takes an optimizer step "
         "every {batch} sequences{why}, and {replicas} data-parallel replicas are as many as "
         "that global batch has room for; going wider would change the training recipe, not "
         "shorten it.",
@@ -1005,12 +1005,22 @@ _BILLING: dict[str, dict[Lang, str]] = {
 }
 
 
-def width_bound(batch: int, replicas: int, short: bool, lang: Lang) -> str:
-    """Why a time-ranked fine-tune is not spread wider: its global batch (``batch``
+_WIDTH_WHAT: dict[bool, dict[Lang, str]] = {
+    False: {"zh": "微调", "en": "fine-tune"},
+    True: {"zh": "预训练", "en": "pre-training run"},
+}
+
+
+def width_bound(
+    batch: int, replicas: int, short: bool, lang: Lang, pretraining: bool = False
+) -> str:
+    """Why a time-ranked training job is not spread wider: its global batch (``batch``
     sequences, smaller than the recipes' for a ``short`` run) has room for ``replicas``
-    data-parallel replicas (:mod:`service.planning.width`)."""
+    data-parallel replicas (:mod:`service.planning.width`); ``pretraining``: a
+    pre-training run (bounded only by a global batch the request sent)."""
     why = t("width_bound_short", lang, steps=MIN_OPTIMIZER_STEPS) if short else ""
-    return t("width_bound", lang, batch=batch, why=why, replicas=replicas)
+    what = _WIDTH_WHAT[pretraining][lang]
+    return t("width_bound", lang, what=what, batch=batch, why=why, replicas=replicas)
 
 
 def t(key: str, lang: Lang, **values: object) -> str:

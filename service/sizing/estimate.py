@@ -183,6 +183,7 @@ def placed_estimate(
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
+        _check_global_batch(rw, placement, echo)
         timing = _timing(rw, spec, placement, echo)
         # timed exactly where the timing exists: it is None without tokens or FLOPs
         timed = timing is not None
@@ -285,6 +286,32 @@ def estimate_resolved(
         throughput_tokens_per_s=throughput,
         throughput_range=None if throughput is None else throughput_range(throughput),
         kv_cache_bytes_per_token=kv,
+    )
+
+
+def _check_global_batch(rw: ResolvedWorkload, placement: Placement, echo: PlacementEcho) -> None:
+    """A placement with more data-parallel replicas than the request's global batch has
+    micro-batches for is refused: every replica takes at least one micro-batch per
+    optimizer step (Megatron-LM asserts ``num_micro_batches >= 1``, NVIDIA/Megatron-LM
+    ``megatron/core/num_microbatches_calculator.py``@00caa53a)."""
+    w = rw.workload
+    batch = getattr(w, "global_batch_size", None)
+    if batch is None:
+        return
+    per_copy = max((echo.tensor_parallel or 1) * (echo.pipeline_parallel or 1), 1)
+    replicas = max(1, placement.count // per_copy)
+    micro = getattr(w, "micro_batch_size", None) or 1
+    if replicas * micro <= batch:
+        return
+    raise InputError(
+        "workload.global_batch_size",
+        f"{replicas} data-parallel replicas take at least {replicas * micro} sequences per "
+        f"optimizer step (one micro-batch of {micro} each), more than the global batch of "
+        f"{batch}: use fewer accelerators, a larger global batch, or tensor or pipeline "
+        "parallelism",
+        zh=f"{replicas} 个数据并行副本每个优化步至少处理 {replicas * micro} 条序列（每个副本一个 "
+        f"{micro} 的微批量），超过了全局批量 {batch}：请减少加速卡、增大全局批量，或使用张量/"
+        "流水线并行",
     )
 
 
