@@ -238,3 +238,54 @@ def test_ppo_and_grpo_are_bounded_by_verls_mini_batch(
         top = options[0]
         assert _replicas(top) == 256
         assert "every 256 sequences" in _bound_said(top, "en")[0]
+
+
+# --- 4. an explicit engine for an image model ------------------------------------------
+
+
+@pytest.mark.parametrize("route", ["/v1/recommend", "/v1/estimate"])
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "text engines do not serve diffusion pipelines"),
+        ("zh", "文本推理引擎不运行扩散模型流水线"),
+    ],
+)
+def test_vllm_sent_for_a_diffusion_model_is_a_400(
+    client: TestClient[Litestar], route: str, lang: str, said: str
+) -> None:
+    # before: engine "vllm" was the field's default, so it could not be told from a
+    # request that left it out, and the image pipeline was planned as if it were absent
+    workload = {"kind": "inference", "model": "sdxl", "concurrency": 2, "engine": "vllm"}
+    body: dict[str, Any] = {"workload": workload}
+    if route == "/v1/estimate":
+        body["placement"] = {"accelerator": "A10", "count": 1}
+    error = _error(_post(client, route, body, lang))
+    assert error["key"] == "workload.engine"
+    assert said in error["message"], error["message"]
+    assert "vLLM" in error["message"]
+
+
+def test_no_engine_still_means_vllm_for_a_text_model_and_the_pipeline_for_an_image_one(
+    client: TestClient[Litestar],
+) -> None:
+    text = {"kind": "inference", "model": "qwen2.5-7b", "concurrency": 8}
+    left_out = client.post("/v1/estimate", json={"workload": text,
+                                                 "placement": {"accelerator": "A10"}})  # fmt: skip
+    sent = client.post("/v1/estimate", json={"workload": {**text, "engine": "vllm"},
+                                             "placement": {"accelerator": "A10"}})  # fmt: skip
+    assert left_out.status_code == sent.status_code == 200
+    assert left_out.json() == sent.json()
+    image = {"kind": "inference", "model": "sdxl", "concurrency": 2}
+    assert client.post("/v1/recommend", json={"workload": image, "top_k": 1}).status_code == 200
+
+
+def test_the_contract_says_the_engine_has_no_fixed_default() -> None:
+    import json
+    from pathlib import Path
+
+    contract = json.loads(
+        (Path(__file__).resolve().parent.parent / "openapi/openapi.json").read_text()
+    )
+    engine = contract["components"]["schemas"]["Inference"]["properties"]["engine"]
+    assert engine.get("default") is None

@@ -787,7 +787,9 @@ def _explain(
         "ram": c.min_memory_gib,
         "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": max_nodes,
-        "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
+        "engine": texts.engine_name(
+            req.workload.serving_engine if isinstance(req.workload, Inference) else ""
+        ),
         "checkpoint": str(getattr(req.workload, "model", "")),
     }
     sentences = [texts.t("no_option", lang)]
@@ -1122,7 +1124,9 @@ def _class_advice(
         "encoder": rw.encoder,
         "image_serving": serving and rw.image_model,
         "batch": serving and bool(getattr(req.workload, "output_tokens", None)),
-        "engine": getattr(req.workload, "engine", None) if serving else None,
+        "engine": req.workload.serving_engine
+        if serving and isinstance(req.workload, Inference)
+        else None,
         "single_stream_target": (
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

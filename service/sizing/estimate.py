@@ -500,7 +500,9 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     rate = layout.rate(spec)
     if layout.batch is not None and target is None:  # a batch job: as many as memory holds
         per = "" if layout.replicas == 1 else f" ({layout.replicas} replicas, each this batch)"
-        said = BATCHED_JOB["en"].format(b=layout.batch, lim=batch_limit_words(w.engine, "en"))
+        said = BATCHED_JOB["en"].format(
+            b=layout.batch, lim=batch_limit_words(w.serving_engine, "en")
+        )
         notes.append(said.removesuffix(".") + per + ".")
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)

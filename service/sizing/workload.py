@@ -520,19 +520,29 @@ class Inference(
         | None
     ) = None
     engine: Annotated[
-        ServeEngine,
+        ServeEngine | None,
         msgspec.Meta(
             description="Serving engine of a language model, which sets the decode bandwidth "
-            "efficiency and the prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, "
+            "efficiency and the prefill workspace: `vllm`, `sglang`, `lmdeploy`, "
             "`tensorrt-llm`, `mindie` (chunked prefill) or `hf` (plain transformers: "
-            "whole-prompt prefill, eager decode). An image model is served by its own PyTorch "
-            "pipeline (diffusers, torchvision, timm): another engine for one is a 400."
+            "whole-prompt prefill, eager decode); default: `vllm` for a language model. An "
+            "image model is served by its own PyTorch pipeline (diffusers, torchvision, timm), "
+            "its default: any engine sent for one is a 400."
         ),
-    ] = "vllm"
+    ] = None
+
+    @property
+    def serving_engine(self) -> ServeEngine:
+        """The engine a language model is sized under: ``engine``, vLLM when not sent
+        (an image model's pipeline is none of them: see ``engine``)."""
+        return self.engine or DEFAULT_ENGINE
 
 
 DEFAULT_CONTEXT_LEN = 4096
 """A decoder's ``context_len`` when the request leaves it out."""
+
+DEFAULT_ENGINE: ServeEngine = "vllm"
+"""The engine a language model is served by when the request names none."""
 
 
 RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
