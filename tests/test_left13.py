@@ -289,3 +289,49 @@ def test_the_contract_says_the_engine_has_no_fixed_default() -> None:
     )
     engine = contract["components"]["schemas"]["Inference"]["properties"]["engine"]
     assert engine.get("default") is None
+
+
+# --- 5. a reranker's rate in pairs scored --------------------------------------------
+
+RERANK = {"kind": "inference", "model": "bge-reranker-v2-m3", "target_tokens_per_s": 200_000}
+
+
+@pytest.mark.parametrize(
+    ("lang", "pairs", "not_said"),
+    [
+        ("en", "query–passage pairs scored per second", "sequences per second encoded"),
+        ("zh", "每秒打分的查询–段落对", "每秒编码约"),
+    ],
+)
+def test_a_reranker_is_said_to_score_query_passage_pairs(
+    client: TestClient[Litestar], lang: str, pairs: str, not_said: str
+) -> None:
+    for objective in ("cost", "time"):
+        body = recommend(client, {"workload": RERANK, "objective": objective, "top_k": 3}, lang)
+        options = body["options"]
+        assert options
+        assert pairs in body["summary"], body["summary"]
+        assert not_said not in body["summary"]
+        for option in options:
+            rates = [r for r in option["reasons"] if pairs in r]
+            assert rates, option["reasons"]
+            assert not [r for r in option["reasons"] if not_said in r], option["reasons"]
+        assert any(pairs in w for w in body["warnings"]), body["warnings"]  # the target read
+
+
+def test_an_embedding_model_still_encodes_sequences(client: TestClient[Litestar]) -> None:
+    workload = {**RERANK, "model": "bge-m3"}
+    body = recommend(client, {"workload": workload, "top_k": 1}, "en")
+    assert "sequences per second encoded" in body["summary"]
+    assert "pairs" not in body["summary"]
+
+
+def test_the_reranker_estimate_states_its_rate_in_pairs(client: TestClient[Litestar]) -> None:
+    workload = {"kind": "inference", "model": "bge-reranker-base", "concurrency": 32}
+    r = client.post(
+        "/v1/estimate", json={"workload": workload, "placement": {"accelerator": "A10"}}
+    )
+    assert r.status_code == 200, r.text
+    rate = [a for a in r.json()["assumptions"] if a.startswith("Encoder throughput")]
+    assert rate
+    assert "query–passage pairs scored per second" in rate[0]

@@ -225,6 +225,7 @@ def answer_terms(
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
         batch_asked=asked_global_batch(req.workload) is not None,
+        pairs=placer.job.rw.reranker,
         pretraining=isinstance(req.workload, Pretrain),
     )
 
@@ -348,7 +349,13 @@ def explain(
     target = placer.job.target_tokens_per_s
     if encoded and target:
         warnings.append(
-            texts.t("encoder_target", lang, tps=target, sps=target / encoded, n=encoded)
+            texts.t(
+                "encoder_target_pairs" if rw.reranker else "encoder_target",
+                lang,
+                tps=target,
+                sps=target / encoded,
+                n=encoded,
+            )
         )
     # the class's (:func:`~service.planning.resolve.length_unknown` of its job, which
     # reads only whether the length is given and the model's compute figure)
@@ -391,6 +398,7 @@ def explain(
             over_budget=over_budget,
             image_model=rw.image_model,
             encoded_len=encoded,
+            pairs=rw.reranker,
             # said only of an option without hours (the summary reads it nowhere else)
             untimed=(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"

@@ -641,8 +641,9 @@ def _encoder_note(
     rate = (inference_throughput(rw, spec, devices) if rate is None else rate) / b.context_len
     devices_text = f"{devices} x " if devices > 1 else ""
     block = encoder.block_params(arch.params, arch.embedding_params)
+    what = "query–passage pairs scored" if rw.reranker else "sequences"
     return (
-        f"Encoder throughput about {rate:,.0f} sequences per second: each sequence of "
+        f"Encoder throughput about {rate:,.0f} {what} per second: each sequence of "
         f"{b.context_len} tokens is 2 x {block / 1e6:,.0f}M "
         f"block parameters x {b.context_len} plus attention 4 x {arch.layers} layers x "
         f"{b.context_len}^2 x {arch.hidden} = {per_sequence / 1e9:,.1f} GFLOP, over "

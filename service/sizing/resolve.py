@@ -298,6 +298,9 @@ class ResolvedWorkload:
     decode_peak: bool = False
     """Serving a diffusion pipeline whose peak working set is the VAE decoding the call's
     images (not the UNet's step): what a sentence on a tight fit names (review 10 S7c1)."""
+    reranker: bool = False
+    """Serving a cross-encoder reranker (a bge-reranker preset): each sequence is a query and
+    passage pair scored, which is what its rate is said in."""
 
     @property
     def params_b(self) -> float:
@@ -1629,6 +1632,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             beyond_positions=beyond,
             no_bf16=_fp16_serving(workload, preset, models),
             decode_peak=image_model and _decode_peaks(workload, arch, preset),
+            reranker=preset is not None and preset.scores_pairs,
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)
