@@ -14,6 +14,7 @@ review 11, each through the real app.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -335,3 +336,44 @@ def test_the_reranker_estimate_states_its_rate_in_pairs(client: TestClient[Lites
     rate = [a for a in r.json()["assumptions"] if a.startswith("Encoder throughput")]
     assert rate
     assert "query–passage pairs scored per second" in rate[0]
+
+
+# --- 6. the fewest accelerators over every kind in the catalog ------------------------
+
+V3_FULL = {"kind": "finetune", "model": "deepseek-v3", "method": "full", "tokens": 100_000_000}
+FEWEST = re.compile(r"the fewest that hold it are (\d+) \((\d+) servers of (\d+)×([\w-]+)\)")
+
+
+def _fewest(answer: dict[str, Any]) -> tuple[int, str]:
+    said = [w for w in answer["warnings"] if "the fewest that hold it" in w]
+    assert len(said) == 1, answer["warnings"]
+    found = FEWEST.search(said[0])
+    assert found, said[0]
+    return int(found.group(1)), found.group(4)
+
+
+def test_the_fewest_accelerators_are_looked_for_in_every_kind_not_only_the_ranked_ones(
+    client: TestClient[Litestar], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 8 K9's count came from the kinds of server among the ten cheapest options
+    without the limit: a kind ranked below them was never asked. Ranked to one option
+    (8 x Ascend-910B3 servers, the cheapest), the count must still be H20's."""
+    monkeypatch.setattr("service.planning.recommend.BEYOND_LIMIT_KINDS", 1)
+    answer = recommend(client, {"workload": V3_FULL, "constraints": {"max_accelerators": 8}}, "en")
+    assert answer["options"] == []
+    assert _fewest(answer) == (144, "H20")  # before: 224 Ascend-910B3, the cheapest's kind
+    # no other kind holds it on as few: A100-80GB and 910B3 do not at 144
+    for other in ("A100-80GB", "Ascend-910B3"):
+        at = {"accelerators": [other], "accelerator_count": 144, "max_nodes": 64}
+        held = recommend(client, {"workload": V3_FULL, "constraints": at}, "en")
+        assert held["options"] == [], (other, held["options"][0]["instance_type"])
+
+
+def test_the_fewest_accelerators_stay_within_the_accelerators_asked(
+    client: TestClient[Litestar],
+) -> None:
+    constraints = {"max_accelerators": 8, "accelerators": ["910B"]}
+    answer = recommend(client, {"workload": V3_FULL, "constraints": constraints}, "en")
+    count, accelerator = _fewest(answer)
+    assert accelerator.startswith("Ascend-910B")
+    assert count > 144
