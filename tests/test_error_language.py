@@ -22,7 +22,7 @@ BAD_REQUESTS: dict[str, tuple[dict[str, Any], int, str]] = {
     ),
     "spot-only serving": (
         {"workload": {"kind": "inference", "model": "qwen2.5-7b"},
-         "constraints": {"billing": ["spot"]}}, 422, "不可中断",
+         "constraints": {"billing": ["spot"]}}, 422, "随时可能被回收",
     ),
     "wrong type": ({"workload": {**FINETUNE, "seq_len": "2048"}}, 400, "应为整数，实际为字符串"),
     "bound": ({"workload": {**FINETUNE, "seq_len": 0}}, 400, "应为 ≥ 1 的整数"),

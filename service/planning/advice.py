@@ -577,6 +577,10 @@ def _serving(ctx: AdviceContext) -> tuple[str, dict[str, object]]:
     """The serving practice of the job's kind: autoscaling for online serving only (an
     offline batch job is released when done), quantization in the words of its format."""
     batch = "_batch" if ctx.batch else ""
+    if ctx.precision == "fp8" and _ascend_only(ctx):
+        # Ascend has no FP8 units (the registry's ``supports_fp8``): its quantized route is
+        # msModelSlim's W8A8, which the Ascend sentence names (review 11s V8)
+        return ("serving_batch_ascend" if ctx.batch else "serving_ascend"), {}
     if ctx.precision in QUANTIZED:
         return f"serving{batch}_quantized", {"precision": ctx.precision.upper()}
     if ctx.image_serving:

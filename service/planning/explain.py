@@ -138,6 +138,7 @@ class AnswerParts:
         interruptible: bool,
         host: HostRequirements,
         ctx: PlanContext,
+        asked: frozenset[str] | None = None,
     ) -> list[Advice]:
         """The answer's advice (:func:`build_advice` of :func:`_advice_of`), kept per
         what it depends on beyond the class: the options' accelerators, billing and
@@ -150,7 +151,7 @@ class AnswerParts:
         base = self._class_advice
         if base is None:
             base = self._class_advice = _class_advice(rw, req, interruptible, ctx)
-        per = _answer_advice(top, bool(base["serving"]))
+        per = _answer_advice(top, bool(base["serving"]), asked)
         disk = host.disk_gib if storage_shown(base["kind"], host.disk_gib) else None
         key = (*per.values(), host.vcpus, host.ram_gib, disk)
         found = self._advice_lists.get(key)
@@ -219,6 +220,7 @@ def answer_terms(
         images=isinstance(req.workload, Inference) and placer.job.rw.image_model,
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
+        streams=_streams(req, placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
         fp16_upcast=placer.job.rw.no_bf16 is not None,
         image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
@@ -228,6 +230,17 @@ def answer_terms(
         pairs=placer.job.rw.reranker,
         pretraining=isinstance(req.workload, Pretrain),
     )
+
+
+def _streams(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:
+    """The requests a user waits on at once (:attr:`OptionTerms.streams`): online serving
+    of a text model at the concurrency the request gives, above one."""
+    workload = req.workload
+    if not isinstance(workload, Inference) or rw.image_model or rw.encoder:
+        return None
+    if workload.output_tokens is not None or (workload.concurrency or 1) <= 1:
+        return None
+    return workload.concurrency
 
 
 def _sequences(rw: ResolvedWorkload) -> int | None:
@@ -386,7 +399,7 @@ def explain(
     return RecommendResponse(
         options=options,
         estimate=estimate,
-        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx),
+        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
         summary=texts.summary(
             lang,
             parts.name(ctx, first.offer.provider) if first else "",
@@ -1080,9 +1093,13 @@ def _advice_of(base: dict[str, Any], per: dict[str, Any], host: HostRequirements
     )
 
 
-def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
+def _answer_advice(
+    top: Sequence[Candidate], serving: bool, asked: frozenset[str] | None = None
+) -> dict[str, Any]:
     """What the advice reads of the answer's options (in a fixed order: the values are a
-    memo key)."""
+    memo key). An answer without options reads the accelerators the user ``asked`` for
+    instead, so a job asked on Ascend NPUs alone is not advised in GPU words (CUDA images,
+    DCGM, serverless GPU: review 11s V8)."""
     names: set[str] = set()
     providers: dict[str, None] = {}
     uses_spot = multi_node = unpriced = snapshot_prices = False
@@ -1098,6 +1115,8 @@ def _answer_advice(top: Sequence[Candidate], serving: bool) -> dict[str, Any]:
         snapshot_prices = snapshot_prices or (
             price is not None and price.price_source == "snapshot"
         )
+    if not top and asked:
+        names = set(asked)
     return {
         "accelerators": frozenset(names),
         "uses_spot": uses_spot,

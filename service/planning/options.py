@@ -378,6 +378,10 @@ class OptionTerms:
     """Training at the request's own global batch (not the planner's assumed one)."""
     pretraining: bool = False
     """A pre-training run (what the global-batch sentence calls the job)."""
+    streams: int | None = None
+    """Online serving of a text model at a concurrency above 1: the requests each server
+    runs at once, among which its decode rate is shared (each option says what one of them
+    sees, review 11s V4); ``None`` for one stream, an offline batch job or an encoder."""
     image_peak: str | None = None
     """Serving an image model: what sets its peak working set, ``decode`` (a diffusion
     pipeline's VAE decode), ``unet`` (its UNet step) or ``forward`` (a CNN/ViT/detector's
@@ -528,9 +532,15 @@ def fill_option(
         add(texts.t("spot_shown", lang))
     if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
         cheapest, slow = c.same_cost_as
-        add(texts.t("same_cost_faster", lang, pct=SAME_COST * 100, total=c.total_cost,
-                    cheapest=cheapest, hours=texts.duration(c.hours, lang),
-                    slow=texts.duration(slow, lang)))  # fmt: skip
+        dearer = c.total_cost > cheapest * (1 + SAME_COST) + 0.005
+        key, pct = (
+            ("faster_than_monthly", (c.total_cost / cheapest - 1) * 100)
+            if dearer
+            else ("same_cost_faster", SAME_COST * 100)
+        )
+        fast_words, slow_words = texts.duration(c.hours, lang), texts.duration(slow, lang)
+        add(texts.t(key, lang, pct=pct, total=c.total_cost, cheapest=cheapest,
+                    hours=fast_words, slow=slow_words))  # fmt: skip
     if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
         add(texts.month_used(c, lang))
     if budget is not None and terms.open_ended:
@@ -707,15 +717,14 @@ def _texts(
             sps = c.throughput_tokens_per_s / terms.encoded_len
         elif terms.images:
             key = key.replace("serving", "imaging")
-        middle.append(
-            texts.t(
-                key,
-                lang,
-                tps=c.throughput_tokens_per_s,
-                pmt=_pmt(c.price_per_million_tokens),
-                sps=sps,
-            )
+        rate = texts.t(
+            key, lang, tps=c.throughput_tokens_per_s, pmt=_pmt(c.price_per_million_tokens), sps=sps
         )
+        if terms.streams and key.startswith("serving"):
+            per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)
+            if per > 0:
+                rate += texts.t("per_request", lang, n=terms.streams, per=per, ms=1000 / per)
+        middle.append(rate)
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
     price = c.offer.price

@@ -327,16 +327,38 @@ def _billing(
         return frozenset(default)
     if "spot" in asked and not interruptible:
         if set(asked) == {"spot"}:
-            raise InputError(
-                "constraints.billing",
-                "spot was the only billing mode asked for, but the job is not interruptible "
-                "(constraints.interruptible=false or an inference/preprocess workload)",
-                status_code=422,
-                zh="只要求了竞价（spot）计费，但该任务不可中断（constraints.interruptible=false，"
-                "或为推理/预处理任务）：竞价实例随时可能被回收",
-            )
+            raise _spot_only_refused(req)
         return frozenset(b for b in asked if b != "spot")
     return frozenset(asked)
+
+
+def _spot_only_refused(req: RecommendRequest) -> InputError:
+    """The 422 for spot as the only billing of a job that cannot be interrupted, in a
+    user's words (review 11s V7: it named ``constraints.interruptible=false``): a spot
+    server can be reclaimed at any time, which a serving job meets as dropped requests and
+    a job marked not interruptible as lost work."""
+    if req.constraints.interruptible is False:
+        return InputError(
+            "constraints.billing",
+            "spot was the only billing asked for, but the job is marked not interruptible, "
+            "and a spot server can be reclaimed at any time: allow on-demand or monthly "
+            "billing too, or mark the job interruptible if it checkpoints and can resume",
+            status_code=422,
+            zh="只要求了竞价（spot）计费，但该任务被标为不可中断，而竞价实例随时可能被回收："
+            "请同时允许按量或包月计费；若任务会保存检查点、可以续跑，可把它标为可中断",
+        )
+    return InputError(
+        "constraints.billing",
+        "spot was the only billing asked for, but a spot server can be reclaimed at any "
+        "time, and serving (or preprocessing, unless marked interruptible) is not planned "
+        "on servers that can vanish mid-request: allow on-demand billing too (spot replicas "
+        "behind an on-demand base are a deployment choice), or mark an offline job "
+        "interruptible if it can stop and resume",
+        status_code=422,
+        zh="只要求了竞价（spot）计费，但竞价实例随时可能被回收，推理服务（以及未标为可中断的"
+        "预处理）不会规划在可能中途消失的机器上：请同时允许按量计费（在按量副本之外加竞价副本"
+        "属于部署时的选择）；离线任务若能停下后续跑，可把它标为可中断",
+    )
 
 
 DEFAULT_MAX_NODES = 16

@@ -300,6 +300,12 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt} / 百万 tokens。",
         "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt} per million tokens.",
     },
+    "per_request": {
+        "zh": "在 {n:,} 个并发请求下，每个请求约 {per:,.1f} tokens/秒"
+        "（约每 {ms:,.0f} 毫秒一个 token）。",
+        "en": " At {n:,} concurrent requests, each sees about {per:,.1f} tokens/s (a token every "
+        "{ms:,.0f} ms or so).",
+    },
     "serving_unpriced": {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
@@ -589,6 +595,17 @@ _T: dict[str, dict[Lang, str]] = {
         "but finishes in {hours} instead of {slow}: data parallel over more nodes scales "
         "nearly linearly, so the device-hours and the bill stay about the same, and a shorter "
         "run carries fewer days of failure, reclaim and restart risk.",
+    },
+    "faster_than_monthly": {
+        "zh": "费用约 ¥{total:,.0f}，比最便宜的方案（¥{cheapest:,.0f}）高 {pct:.0f}%，"
+        "但 {hours} 即可完成，而不是 {slow}：最便宜的方案只是靠包月折扣更省，"
+        "而运行这么久，期间的故障、重启风险和日历时间本身就是代价；"
+        "同样的机器若按量计费，费用与本方案相差在估算的不确定范围之内。",
+        "en": "Costs about ¥{total:,.0f}, {pct:.0f}% more than the cheapest plan "
+        "(¥{cheapest:,.0f}), but finishes in {hours} instead of {slow}: the cheapest plan is "
+        "cheaper only through its monthly discount, and a run that long pays in calendar "
+        "time and in months of failure and restart risk; on demand, its servers would cost "
+        "about what this plan does, within the estimate's uncertainty.",
     },
     "budget_hours": {
         "zh": "预算 ¥{budget:,.0f} 按此价格（¥{per_hour:,.2f}/小时）可运行约 {hours} 小时"
@@ -1111,13 +1128,25 @@ def hours_unknown(why: str, lang: Lang, acc: str) -> str:
     return _UNTIMED.get(why, _UNTIMED["unknown"])[lang][1].format(acc=acc)
 
 
+WEEK_HOURS = 168.0
+"""From a week on, a length is said in days too."""
+
+
 def duration(hours: float, lang: Lang) -> str:
     """A job's length as a person says it: minutes below an hour (0.069 h and 0.137 h
-    are 4 and 8 minutes, not both "0.1 h"), hours with one decimal from there."""
+    are 4 and 8 minutes, not both "0.1 h"), hours with one decimal from there, and from
+    a week on the days beside the hours (whole hours from 1,000 h)."""
     if hours < 1.0:
         minutes = max(round(hours * 60), 1)
         return f"{minutes} 分钟" if lang == "zh" else f"{minutes} min"
-    return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
+    if hours < WEEK_HOURS:
+        return f"{hours:.1f} 小时" if lang == "zh" else f"{hours:.1f} h"
+    # from a week on, days are what a person plans with (review 11t T4: "13399.3 h")
+    shown = f"{hours:,.0f}" if hours >= 1000 else f"{hours:.1f}"
+    days = hours / 24
+    if lang == "zh":
+        return f"{shown} 小时（{days:,.0f} 天）"
+    return f"{shown} h ({days:,.0f} days)"
 
 
 def hours_asked(hours: float, lang: Lang) -> str:

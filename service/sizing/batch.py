@@ -38,21 +38,24 @@ BATCHED_TARGET: dict[Literal["zh", "en"], str] = {
 }
 """The words for a batch that reaches the target on one server (both routes say them)."""
 BATCHED_ROOM: dict[Literal["zh", "en"], str] = {
-    "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求，"
-    "即该机显存中 KV 缓存能容纳的数量（每个引擎实例不超过引擎默认的批上限）。",
+    "zh": "未给出并发数：按推理引擎的连续批处理，假设每台同时处理约 {b} 个请求："
+    "其上每个引擎实例处理其 KV 缓存能容纳的数量，最多为引擎默认的批上限。",
     "en": "No concurrency was given: assumed about {b} requests served at once per node "
-    "(the engine's continuous batching), as many as its KV cache holds (at most the "
-    "engine's default batch limit per engine instance).",
+    "(the engine's continuous batching): each engine instance on it serves as many as its "
+    "KV cache holds, up to the engine's default batch limit.",
 }
-"""The words for a batch as large as one server holds (the target needs more servers)."""
+"""The words for a batch as large as one server holds (the target needs more servers).
+The limit is said per engine instance after the server's figure, which several copies
+share (review 11s V9: "1024 per node (at most 256 per engine instance)" read as a
+contradiction)."""
 BATCHED_JOB: dict[Literal["zh", "en"], str] = {
     "zh": "未给出并发数：固定输出量的离线批量任务按推理引擎的连续批处理运行，"
-    "假设每台同时生成约 {b} 条序列，即该机显存中 KV 缓存能容纳的数量（每个引擎实例不超过引擎默认的"
-    "批上限，{lim}）。",
+    "假设每台同时生成约 {b} 条序列：其上每个引擎实例生成其 KV 缓存能容纳的数量，"
+    "最多为引擎默认的批上限（{lim}）。",
     "en": "No concurrency was given: a batch job of a fixed number of output tokens runs "
     "with the engine's continuous batching, so assumed about {b} sequences generated at "
-    "once per node, as many as its KV cache holds (at most the engine's default batch "
-    "limit per engine instance, {lim}).",
+    "once per node: each engine instance on it runs as many as its KV cache holds, up to "
+    "the engine's default batch limit ({lim}).",
 }
 """The words for a batch job's batch (no target: as many as one server holds; both routes
 say them); ``{lim}``: :func:`batch_limit_words` of the job's engine."""

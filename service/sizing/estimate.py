@@ -520,8 +520,8 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
                     f"the fewest with which each of the {layout.replicas} replicas reaches its "
                     "share of the target."
                     if reached
-                    else "as many as its KV cache holds (at most the engine's default batch "
-                    "limit per engine instance)."
+                    else "each engine instance as many as its KV cache holds, up to the "
+                    "engine's default batch limit."
                 )
             )
     if target is not None and 0 < rate < target * (1 - 1e-9):

@@ -24,7 +24,9 @@ Training profiles (``workload.framework``):
   benchmark reads ``torch.cuda.max_memory_reserved`` of unpacked variable-length runs,
   whose loss allocates about 12 B per logit at its peak while the caching allocator's pool
   holds 29-51 B per logit depending on how the dataset's lengths fall under
-  ``max_length`` (docs/sizing.md, "ms-swift rows"); 24 matches its 8,192-token readings.
+  ``max_length`` (docs/sizing.md, "ms-swift rows"); 24 matches its 8,192-token readings,
+  which still hold cache: the full fine-tune of the same samples bounds the LoRA run's
+  need at about 21 B per logit (tests/sizing/test_ms_swift_readings.py).
 - ``grad_extra_bytes``: gradient buffers beyond the 2 B/param 16-bit gradient: DeepSpeed
   keeps an fp32 gradient partition (its estimators charge 20 B/param), Megatron-Core
   accumulates into an fp32 ``main_grad`` (18 B/param without the distributed optimizer,
