@@ -128,6 +128,13 @@ _IMAGES = (
     "没有图像数字段：对图像模型（CNN、检测、ViT、扩散模型），tokens 是训练样本总数，"
     "等于 epoch 数 × 数据集图像数（ImageNet 的 1,281,167 张图像训练 90 个 epoch：115305030）。",
 )
+_GLOBAL_BATCH = (
+    "A global batch is the sequences of one optimizer step, a training setting: serving "
+    "takes no optimizer steps (nor does data preparation); concurrency sets the sequences "
+    "served at once.",
+    "全局批量是每个优化步的序列数，属于训练设置：推理没有优化步（数据预处理也没有）；"
+    "同时处理的序列数由 concurrency 设定。",
+)
 FIELD_ADVICE: dict[str, tuple[str, str]] = {
     "users": _USERS, "concurrent_users": _USERS, "num_users": _USERS,
     "qps": _RATE, "rps": _RATE, "requests_per_second": _RATE,
@@ -138,6 +145,7 @@ FIELD_ADVICE: dict[str, tuple[str, str]] = {
     "epochs": _EPOCHS, "num_epochs": _EPOCHS, "num_train_epochs": _EPOCHS,
     "dataset_size": _EPOCHS, "dataset_samples": _EPOCHS, "num_samples": _EPOCHS,
     "images": _IMAGES, "num_images": _IMAGES, "image_count": _IMAGES, "dataset_images": _IMAGES,
+    "global_batch_size": _GLOBAL_BATCH,
 }  # fmt: skip
 """For a concept that is not a field, how to say it with the fields there are (English,
 Chinese): the unknown-field 400 appends it to its "did you mean"."""
@@ -224,7 +232,7 @@ def suggest_fields(body_type: Any, path: str, name: str) -> list[str]:
     found.extend(f"{parent}.{lowered}" for parent, sub in nested
                  if lowered in sub and lowered not in fields)  # fmt: skip
     for close in difflib.get_close_matches(lowered, fields, n=3, cutoff=0.6):
-        if close not in found:
+        if close not in found and close != lowered:  # not itself (a field of another kind)
             found.append(close)
     return found[:3]
 

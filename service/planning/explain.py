@@ -53,6 +53,7 @@ from service.planning.schema import (
     RecommendResponse,
     RelaxHint,
 )
+from service.planning.width import asked_global_batch
 from service.runtime.errors import InputError
 from service.sizing import (
     EstimateResponse,
@@ -70,7 +71,7 @@ from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import fit_placement, limit_decides
 from service.sizing.moe import moe_training_factor
 from service.sizing.uncertainty import hours_range
-from service.sizing.workload import Inference, Placement
+from service.sizing.workload import Inference, Placement, Pretrain
 
 WHERE_KEPT = 64
 """Places to buy kept per class of answers (one per provider and regions its top
@@ -225,6 +226,9 @@ def answer_terms(
         image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
         untimed=untimed_reason(placer.job.rw),
         generates=bool(placer.job.rw.training and placer.job.rw.training.rollout_weight_bytes),
+        batch_asked=asked_global_batch(req.workload) is not None,
+        pairs=placer.job.rw.reranker,
+        pretraining=isinstance(req.workload, Pretrain),
     )
 
 
@@ -358,7 +362,13 @@ def explain(
     target = placer.job.target_tokens_per_s
     if encoded and target:
         warnings.append(
-            texts.t("encoder_target", lang, tps=target, sps=target / encoded, n=encoded)
+            texts.t(
+                "encoder_target_pairs" if rw.reranker else "encoder_target",
+                lang,
+                tps=target,
+                sps=target / encoded,
+                n=encoded,
+            )
         )
     # the class's (:func:`~service.planning.resolve.length_unknown` of its job, which
     # reads only whether the length is given and the model's compute figure)
@@ -401,6 +411,7 @@ def explain(
             over_budget=over_budget,
             image_model=rw.image_model,
             encoded_len=encoded,
+            pairs=rw.reranker,
             # said only of an option without hours (the summary reads it nowhere else)
             untimed=(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"
@@ -797,7 +808,9 @@ def _explain(
         "ram": c.min_memory_gib,
         "precision": str(getattr(req.workload, "precision", "")).upper(),
         "nodes": max_nodes,
-        "engine": texts.engine_name(str(getattr(req.workload, "engine", ""))),
+        "engine": texts.engine_name(
+            req.workload.serving_engine if isinstance(req.workload, Inference) else ""
+        ),
         "checkpoint": str(getattr(req.workload, "model", "")),
     }
     sentences = [texts.t("no_option", lang)]
@@ -1138,7 +1151,9 @@ def _class_advice(
         "encoder": rw.encoder,
         "image_serving": serving and rw.image_model,
         "batch": serving and bool(getattr(req.workload, "output_tokens", None)),
-        "engine": getattr(req.workload, "engine", None) if serving else None,
+        "engine": req.workload.serving_engine
+        if serving and isinstance(req.workload, Inference)
+        else None,
         "single_stream_target": (
             getattr(req.workload, "target_tokens_per_s", None)
             if getattr(req.workload, "concurrency", None) in (1, None)

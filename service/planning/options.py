@@ -371,6 +371,13 @@ class OptionTerms:
     the device allows. Whether a length is given is in the class's key."""
     generates: bool = False
     """The job has an RLHF rollout, which a device without a bandwidth cannot time."""
+    pairs: bool = False
+    """Serving a cross-encoder reranker: its rate is said in query–passage pairs scored
+    per second (not sequences encoded)."""
+    batch_asked: bool = False
+    """Training at the request's own global batch (not the planner's assumed one)."""
+    pretraining: bool = False
+    """A pre-training run (what the global-batch sentence calls the job)."""
     streams: int | None = None
     """Online serving of a text model at a concurrency above 1: the requests each server
     runs at once, among which its decode rate is shared (each option says what one of them
@@ -497,7 +504,7 @@ def fill_option(
     lang = terms.lang
     ranked = texts.rank_reason(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
-        part.money_scale, terms.images,
+        part.money_scale, terms.images, terms.pairs,
     )  # fmt: skip
     # one list, head to tail, rather than tuples rebuilt per sentence added
     reasons = [*part.head, ranked, *part.middle] if ranked else [*part.head, *part.middle]
@@ -507,8 +514,8 @@ def fill_option(
     if rank == 1 and terms.objective == "time" and c.width_bound and c.fit is not None:
         fit = c.fit
         copies = replicas(c.devices, fit.tensor_parallel, fit.pipeline_parallel)
-        short = c.width_bound < FINETUNE_GLOBAL_BATCH
-        add(texts.width_bound(c.width_bound, copies, short, lang))
+        short = not terms.batch_asked and c.width_bound < FINETUNE_GLOBAL_BATCH
+        add(texts.width_bound(c.width_bound, copies, short, lang, terms.pretraining))
     if c.outdated_engine and terms.objective != "time":
         add(_outdated_reason(c, terms))
     if terms.serving and terms.engine is not None and c.fit is not None:
@@ -713,7 +720,7 @@ def _texts(
         key = "serving" if c.price_per_million_tokens is not None else "serving_unpriced"
         sps = None
         if terms.encoded_len:
-            key = key.replace("serving", "encoding")
+            key = key.replace("serving", "encoding_pairs" if terms.pairs else "encoding")
             sps = c.throughput_tokens_per_s / terms.encoded_len
         elif terms.images:
             key = key.replace("serving", "imaging")

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import msgspec
 
 from service.catalog.aggregate import OfferBucket
-from service.catalog.models import AcceleratorSpec
+from service.catalog.models import AcceleratorSpec, InstanceType
 from service.planning.candidates import Candidate
 from service.planning.context import PlanContext
 from service.planning.explain import (
@@ -45,6 +45,7 @@ from service.planning.explain import (
     precision_short_sentence,
 )
 from service.planning.faster import with_faster
+from service.planning.filters import Shape, passing
 from service.planning.lanes import LaneIndex, lane_index
 from service.planning.memo import PlanCache, answer_signature
 from service.planning.place import Placer
@@ -349,34 +350,21 @@ def _beyond_limit(
     if not found:
         return None
     cheapest = found[0]
-    smallest: tuple[tuple[int, int], int, int, Candidate] | None = None
-    for option in found:
-        row = option.offer.instance
-        spec = ctx.accelerators.resolve(row.accelerator or "")
-        if spec is None:
-            continue
-        per_node = max(row.accelerator_count, 1)
-        servers = _fewest_servers(placer, spec, per_node, option.nodes)
-        # in whole servers of 8 first (140 devices as 35 × 4 read as 18 servers of 8: the
-        # 18 × 8 layout, fewer servers, is the one to name), then the fewest servers
-        devices = servers * per_node
-        rank = (-(-devices // FULL_SERVER), servers)
-        if smallest is None or rank < smallest[0]:
-            smallest = (rank, devices, servers, option)
     fewest: Candidate | None = None
-    if smallest is not None:
-        _, devices, servers, option = smallest
-        if option is cheapest and servers == cheapest.nodes:
+    for devices, accelerator in _fewest_kinds(resolved, placer, ctx, cache, nodes):
+        row = cheapest.offer.instance
+        if accelerator == row.accelerator and devices == cheapest.nodes * row.accelerator_count:
             fewest = cheapest
-        else:
-            accelerator = option.offer.instance.accelerator or ""
-            exact = msgspec.structs.replace(wider, accelerator_count=devices,
-                                            accelerators=[accelerator])  # fmt: skip
-            at = msgspec.structs.replace(req, constraints=exact, top_k=1)
-            fewest = _first_option(at, ctx, cache)
-            if fewest is not None and fewest.offer.price is None:  # unpriced: the cost
-                # ranking keeps the catalog's order (96 h where another type of it takes 11 h)
-                fewest = _first_option(msgspec.structs.replace(at, objective="time"), ctx, cache)
+            break
+        exact = msgspec.structs.replace(wider, accelerator_count=devices,
+                                        accelerators=[accelerator])  # fmt: skip
+        at = msgspec.structs.replace(req, constraints=exact, top_k=1)
+        fewest = _first_option(at, ctx, cache)
+        if fewest is not None and fewest.offer.price is None:  # unpriced: the cost
+            # ranking keeps the catalog's order (96 h where another type of it takes 11 h)
+            fewest = _first_option(msgspec.structs.replace(at, objective="time"), ctx, cache)
+        if fewest is not None:
+            break
     zero = None if fewest is None or fewest.fit is None else fewest.fit.zero_stage
     workload = req.workload
     full = isinstance(workload, Finetune) and workload.method == "full"
@@ -388,6 +376,50 @@ def _beyond_limit(
         offloaded = _first_option(light, ctx, cache)
     count = removed.get("max_accelerators", 0) or removed.get("memory", 0)
     return beyond_limit_hint(limit, cheapest, fewest, zero, full, count, ctx, lang, offloaded)
+
+
+FEWEST_TRIES = 3
+"""Kinds of server :func:`_beyond_limit` prices at their fewest accelerators at most, the
+fewest first, until the planner places one (a kind whose fit holds the job may still be
+refused at that exact count, e.g. by a framework's layout limit)."""
+
+
+def _fewest_kinds(
+    resolved: Resolved, placer: Placer, ctx: PlanContext, cache: PlanCache, nodes: int
+) -> list[tuple[int, str]]:
+    """(accelerators, accelerator) at the fewest servers that hold the job, for every kind
+    of server in the catalog that passes the request's filters (review 8 K9, session 13:
+    the kinds among the ten cheapest options alone missed a larger-memory kind ranked
+    below them), at most ``nodes`` servers of it (one without RDMA); the fewest first, in
+    whole servers of 8 first (140 devices as 35 × 4 read as 18 servers of 8: the 18 × 8
+    layout, fewer servers, is the one to name), then the fewest servers. At most
+    :data:`FEWEST_TRIES`, one per accelerator."""
+    rows = passing(ctx.snapshot.buckets, resolved.flt, cache)
+    kinds: dict[Shape, InstanceType] = {}
+    for part in (rows.priced(), rows.unpriced()):
+        for shape, row in part.shapes:
+            kinds.setdefault(shape, row)
+    ranked: list[tuple[tuple[int, int], int, str]] = []
+    fits = placer.fits
+    for shape, row in kinds.items():
+        spec = ctx.accelerators.resolve(row.accelerator or "")
+        if spec is None or not placer.placeable(row, shape):
+            continue
+        per_node = max(row.accelerator_count, 1)
+        most = nodes if shape[3] else 1
+        if fits.fit_within(spec, per_node * most, fits.tp_limit(spec, per_node)) is None:
+            continue
+        servers = _fewest_servers(placer, spec, per_node, most)
+        devices = servers * per_node
+        ranked.append(((-(-devices // FULL_SERVER), servers), devices, row.accelerator or ""))
+    ranked.sort()
+    out: list[tuple[int, str]] = []
+    for _, devices, accelerator in ranked:
+        if all(a != accelerator for _, a in out):
+            out.append((devices, accelerator))
+        if len(out) == FEWEST_TRIES:
+            break
+    return out
 
 
 def _first_option(at: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Candidate | None:

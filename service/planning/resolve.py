@@ -399,7 +399,7 @@ def job_of(rw: ResolvedWorkload, req: RecommendRequest) -> Job:
         # an image model is served by a PyTorch pipeline (diffusers, torchvision/timm),
         # under no text engine: no vLLM release, fraction or caveat applies (review 10 S7c)
         engine=(
-            req.workload.engine
+            req.workload.serving_engine
             if isinstance(req.workload, Inference) and not rw.image_model
             else None
         ),

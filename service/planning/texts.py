@@ -257,9 +257,9 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Ranked by time: about {dur}.",
     },
     "width_bound": {
-        "zh": "再加服务器也不会更快：这次微调每 {batch} 条序列更新一次参数{why}，{replicas} 个"
+        "zh": "再加服务器也不会更快：这次{what}每 {batch} 条序列更新一次参数{why}，{replicas} 个"
         "数据并行副本已是这个全局批量能容纳的上限；再扩大只会改变训练配方，而不会缩短时间。",
-        "en": "More servers would not make it faster: this fine-tune takes an optimizer step "
+        "en": "More servers would not make it faster: this {what} takes an optimizer step "
         "every {batch} sequences{why}, and {replicas} data-parallel replicas are as many as "
         "that global batch has room for; going wider would change the training recipe, not "
         "shorten it.",
@@ -348,6 +348,29 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "The target of {tps:,.0f} tokens/s is read as {sps:,.0f} sequences per second of "
         "{n} tokens (tokens/s = sequences per second × context_len); for another sequence "
         "rate, scale target_tokens_per_s accordingly.",
+    },
+    "encoding_pairs": {
+        "zh": "每秒打分的查询–段落对约 {sps:,.0f} 个（{tps:,.0f} tokens/秒），约 ¥{pmt} / 百万 "
+        "tokens。",
+        "en": "About {sps:,.0f} query–passage pairs scored per second ({tps:,.0f} tokens/s), "
+        "about ¥{pmt} per million tokens.",
+    },
+    "encoder_target_pairs": {
+        "zh": "目标 {tps:,.0f} tokens/秒按每秒打分的查询–段落对 {sps:,.0f} 个、每对 {n} tokens "
+        "计算（tokens/秒 = 每秒打分的对数 × context_len）；如果要的是另一个打分速率，请按此换算 "
+        "target_tokens_per_s。",
+        "en": "The target of {tps:,.0f} tokens/s is read as {sps:,.0f} query–passage pairs "
+        "scored per second of {n} tokens each (tokens/s = pairs per second × context_len); "
+        "for another scoring rate, scale target_tokens_per_s accordingly.",
+    },
+    "encoding_pairs_unpriced": {
+        "zh": "每秒打分的查询–段落对约 {sps:,.0f} 个（{tps:,.0f} tokens/秒）。",
+        "en": "About {sps:,.0f} query–passage pairs scored per second ({tps:,.0f} tokens/s).",
+    },
+    "rank_encoding_pairs": {
+        "zh": "按打分吞吐排序（最快优先）：每秒打分的查询–段落对约 {sps:,.0f} 个。",
+        "en": "Ranked by scoring throughput (fastest first): about {sps:,.0f} query–passage "
+        "pairs scored per second.",
     },
     "encoding_unpriced": {
         "zh": "每秒编码约 {sps:,.0f} 条序列（{tps:,.0f} tokens/秒）。",
@@ -1029,12 +1052,22 @@ _BILLING: dict[str, dict[Lang, str]] = {
 }
 
 
-def width_bound(batch: int, replicas: int, short: bool, lang: Lang) -> str:
-    """Why a time-ranked fine-tune is not spread wider: its global batch (``batch``
+_WIDTH_WHAT: dict[bool, dict[Lang, str]] = {
+    False: {"zh": "微调", "en": "fine-tune"},
+    True: {"zh": "预训练", "en": "pre-training run"},
+}
+
+
+def width_bound(
+    batch: int, replicas: int, short: bool, lang: Lang, pretraining: bool = False
+) -> str:
+    """Why a time-ranked training job is not spread wider: its global batch (``batch``
     sequences, smaller than the recipes' for a ``short`` run) has room for ``replicas``
-    data-parallel replicas (:mod:`service.planning.width`)."""
+    data-parallel replicas (:mod:`service.planning.width`); ``pretraining``: a
+    pre-training run (bounded only by a global batch the request sent)."""
     why = t("width_bound_short", lang, steps=MIN_OPTIMIZER_STEPS) if short else ""
-    return t("width_bound", lang, batch=batch, why=why, replicas=replicas)
+    what = _WIDTH_WHAT[pretraining][lang]
+    return t("width_bound", lang, what=what, batch=batch, why=why, replicas=replicas)
 
 
 def t(key: str, lang: Lang, **values: object) -> str:
@@ -1252,13 +1285,15 @@ def rank_reason(
     encoded_len: int | None = None,
     scale: float | None = None,
     images: bool = False,
+    pairs: bool = False,
 ) -> str | None:
     """Why the option sits where it does; for an estimated price, also that the ranking
     counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`,
     or ``scale`` when the caller kept it with the offer's other parts).
     ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s);
-    ``images``: a served image model (its rate is images/s, its price per million images)."""
-    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len, images)
+    ``images``: a served image model (its rate is images/s, its price per million images);
+    ``pairs``: a served reranker (its rate is query–passage pairs scored per second)."""
+    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len, images, pairs)
     if scale is None:
         scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
@@ -1301,11 +1336,13 @@ def _rank_reason(
     to_target: bool,
     encoded_len: int | None = None,
     images: bool = False,
+    pairs: bool = False,
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, dur=duration(c.hours, lang))
     if objective == "time" and serving and c.throughput_tokens_per_s and encoded_len:
-        return t("rank_encoding", lang, sps=c.throughput_tokens_per_s / encoded_len)
+        key = "rank_encoding_pairs" if pairs else "rank_encoding"
+        return t(key, lang, sps=c.throughput_tokens_per_s / encoded_len)
     if objective == "time" and serving and c.throughput_tokens_per_s and images:
         tps = c.throughput_tokens_per_s
         return t("rank_images_throughput", lang, rate=image_rate(tps), every=image_every(tps, lang))
@@ -1382,6 +1419,7 @@ def summary(
     abroad: bool = False,
     encoded_len: int | None = None,
     untimed: str = "unknown",
+    pairs: bool = False,
 ) -> str:
     """The one sentence a chatbot says (two when the top option is unpriced and a priced
     alternative exists). ``image_model``: a served image model (diffusion, CNN, ViT) has
@@ -1391,7 +1429,8 @@ def summary(
     ``cities``: where to buy it (the
     regions asked, or its only one); ``abroad``: all of them are outside mainland China.
     ``encoded_len``: a served encoder's tokens per sequence (no decode; its rate is in
-    sequences per second encoded)."""
+    sequences per second encoded; ``pairs``: a reranker's, in query–passage pairs scored
+    per second)."""
     if c is None:
         reasons = no_fit or []
         first = reasons[0] if reasons else t("no_option", lang)
@@ -1401,7 +1440,7 @@ def summary(
     if cities:
         where = f"（{'、'.join(cities)}）" if lang == "zh" else f" in {', '.join(cities)}"
     text = _summary_line(
-        lang, display_name + where, c, accel, serving, image_model, encoded_len, untimed
+        lang, display_name + where, c, accel, serving, image_model, encoded_len, untimed, pairs
     )
     if abroad:
         text += (
@@ -1534,6 +1573,7 @@ def _summary_line(
     image_model: bool,
     encoded_len: int | None = None,
     untimed: str = "unknown",
+    pairs: bool = False,
 ) -> str:
     offer = c.offer
     device = offer.instance.accelerator or ""
@@ -1561,6 +1601,11 @@ def _summary_line(
         if serving and encoded_len:
             if not tps:
                 return f"{head}{price}，编码吞吐无法估计。"
+            if pairs:
+                return (
+                    f"{head}{price}，预计每秒打分的查询–段落对约 {tps / encoded_len:,.0f} 个"
+                    f"（约 {tps:,.0f} tokens/秒）。"
+                )
             return (
                 f"{head}{price}，预计每秒编码约 {tps / encoded_len:,.0f} 条序列"
                 f"（约 {tps:,.0f} tokens/秒）。"
@@ -1594,6 +1639,11 @@ def _summary_line(
     if serving and encoded_len:
         if not tps:
             return f"{head}{price}; how many sequences per second it encodes is not estimated."
+        if pairs:
+            return (
+                f"{head}{price}; expect about {tps / encoded_len:,.0f} query–passage pairs "
+                f"scored per second (about {tps:,.0f} tokens/s)."
+            )
         return (
             f"{head}{price}; expect about {tps / encoded_len:,.0f} sequences per second "
             f"encoded (about {tps:,.0f} tokens/s)."

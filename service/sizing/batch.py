@@ -106,7 +106,7 @@ def batches(workload: Workload) -> bool:
         isinstance(workload, Inference)
         and workload.concurrency is None
         and (workload.target_tokens_per_s is not None or bool(workload.output_tokens))
-        and engine_profile(workload.engine).max_batch > 1
+        and engine_profile(workload.serving_engine).max_batch > 1
     )
 
 
@@ -116,13 +116,13 @@ def batches_to_target(workload: Workload) -> bool:
         isinstance(workload, Inference)
         and workload.concurrency is None
         and workload.target_tokens_per_s is not None
-        and engine_profile(workload.engine).max_batch > 1
+        and engine_profile(workload.serving_engine).max_batch > 1
     )
 
 
 def batch_ceiling(workload: Inference) -> int:
     """The engine's default ceiling on sequences run at once."""
-    return engine_profile(workload.engine).max_batch
+    return engine_profile(workload.serving_engine).max_batch
 
 
 def at_concurrency(rw: ResolvedWorkload, concurrency: int) -> ResolvedWorkload:

@@ -450,7 +450,8 @@ def training_timing(
     if pipeline_parallel > 1 and b is not None and b.time_basis == "steady":
         # the whole-run priors come from pipelined runs (Llama 3 405B: 16 stages), so
         # their bubble is already in them; the steady priors' anchors are FSDP runs
-        accumulation = getattr(w, "gradient_accumulation_steps", None)
+        replicas = devices // max(tensor_parallel * pipeline_parallel, 1)
+        accumulation = accumulation_steps(w, replicas)
         util *= pipeline_efficiency(pipeline_parallel, accumulation or pipeline_parallel)
     rate = devices * peak * 1e12 * util
     model_parallel = tensor_parallel * pipeline_parallel
@@ -621,6 +622,22 @@ def rollout_seconds(
 _BYTES_16 = 2.0
 
 
+def accumulation_steps(workload: object, replicas: int) -> int | None:
+    """Micro-batches each data-parallel replica runs per optimizer step: the request's
+    ``gradient_accumulation_steps``, else what its ``global_batch_size`` leaves over
+    ``replicas`` replicas at its micro batch (Megatron-LM's ``num_micro_batches = global
+    batch // (micro batch x data-parallel size)``, at least 1, NVIDIA/Megatron-LM
+    ``megatron/core/num_microbatches_calculator.py``@00caa53a), else ``None`` (unknown)."""
+    given = getattr(workload, "gradient_accumulation_steps", None)
+    if given is not None:
+        return int(given)
+    batch = getattr(workload, "global_batch_size", None)
+    if batch is None:
+        return None
+    micro = getattr(workload, "micro_batch_size", None) or 1
+    return max(1, int(batch) // (micro * max(replicas, 1)))
+
+
 def data_parallel_seconds(
     rw: ResolvedWorkload,
     accelerator: AcceleratorSpec,
@@ -657,7 +674,7 @@ def data_parallel_seconds(
     dp = devices // max(model_parallel, 1)
     if dp <= 1 or compute_seconds <= 0:
         return 0.0
-    accumulation = getattr(rw.workload, "gradient_accumulation_steps", None) or 1
+    accumulation = accumulation_steps(rw.workload, dp) or 1
     micro_steps = rw.tokens / (b.tokens_per_step * dp)
     micro = compute_seconds / micro_steps
     forward_share = b.model_flops_per_token / 3.0 / b.flops_per_token

@@ -186,6 +186,7 @@ def placed_estimate(
         _layout_notes(layout, spec, notes)
     else:
         memory, echo = _place(rw, spec, placement, notes)
+        _check_global_batch(rw, placement, echo)
         timing = _timing(rw, spec, placement, echo)
         # timed exactly where the timing exists: it is None without tokens or FLOPs
         timed = timing is not None
@@ -288,6 +289,32 @@ def estimate_resolved(
         throughput_tokens_per_s=throughput,
         throughput_range=None if throughput is None else throughput_range(throughput),
         kv_cache_bytes_per_token=kv,
+    )
+
+
+def _check_global_batch(rw: ResolvedWorkload, placement: Placement, echo: PlacementEcho) -> None:
+    """A placement with more data-parallel replicas than the request's global batch has
+    micro-batches for is refused: every replica takes at least one micro-batch per
+    optimizer step (Megatron-LM asserts ``num_micro_batches >= 1``, NVIDIA/Megatron-LM
+    ``megatron/core/num_microbatches_calculator.py``@00caa53a)."""
+    w = rw.workload
+    batch = getattr(w, "global_batch_size", None)
+    if batch is None:
+        return
+    per_copy = max((echo.tensor_parallel or 1) * (echo.pipeline_parallel or 1), 1)
+    replicas = max(1, placement.count // per_copy)
+    micro = getattr(w, "micro_batch_size", None) or 1
+    if replicas * micro <= batch:
+        return
+    raise InputError(
+        "workload.global_batch_size",
+        f"{replicas} data-parallel replicas take at least {replicas * micro} sequences per "
+        f"optimizer step (one micro-batch of {micro} each), more than the global batch of "
+        f"{batch}: use fewer accelerators, a larger global batch, or tensor or pipeline "
+        "parallelism",
+        zh=f"{replicas} 个数据并行副本每个优化步至少处理 {replicas * micro} 条序列（每个副本一个 "
+        f"{micro} 的微批量），超过了全局批量 {batch}：请减少加速卡、增大全局批量，或使用张量/"
+        "流水线并行",
     )
 
 
@@ -476,7 +503,9 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     rate = layout.rate(spec)
     if layout.batch is not None and target is None:  # a batch job: as many as memory holds
         per = "" if layout.replicas == 1 else f" ({layout.replicas} replicas, each this batch)"
-        said = BATCHED_JOB["en"].format(b=layout.batch, lim=batch_limit_words(w.engine, "en"))
+        said = BATCHED_JOB["en"].format(
+            b=layout.batch, lim=batch_limit_words(w.serving_engine, "en")
+        )
         notes.append(said.removesuffix(".") + per + ".")
     if layout.batch is not None and target is not None:
         reached = rate >= target * (1 - 1e-9)
@@ -653,8 +682,9 @@ def _encoder_note(
     rate = (inference_throughput(rw, spec, devices) if rate is None else rate) / b.context_len
     devices_text = f"{devices} x " if devices > 1 else ""
     block = encoder.block_params(arch.params, arch.embedding_params)
+    what = "query–passage pairs scored" if rw.reranker else "sequences"
     return (
-        f"Encoder throughput about {rate:,.0f} sequences per second: each sequence of "
+        f"Encoder throughput about {rate:,.0f} {what} per second: each sequence of "
         f"{b.context_len} tokens is 2 x {block / 1e6:,.0f}M "
         f"block parameters x {b.context_len} plus attention 4 x {arch.layers} layers x "
         f"{b.context_len}^2 x {arch.hidden} = {per_sequence / 1e9:,.1f} GFLOP, over "

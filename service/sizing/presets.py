@@ -72,6 +72,9 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     """Multi-head latent attention: elements cached per token per layer
     (``kv_lora_rank + qk_rope_head_dim``), replacing ``2·kv_heads·head_dim``."""
     max_positions: int | None = None
+    scores_pairs: bool = False
+    """A cross-encoder reranker: each sequence it encodes is one query and passage pair,
+    scored (its rate is said in pairs scored per second)."""
     image_size: int | None = None
     """Default input side in pixels (image models)."""
     forward_gflops: float | None = None
@@ -1116,7 +1119,7 @@ def bge_rerankers(bert_base: ModelPreset, bert_large: ModelPreset) -> tuple[Mode
         params = body + base.hidden + 1
         return msgspec.structs.replace(
             base, id=name, display_name=name, params_b=params / 1e9, vocab=250_002,
-            max_positions=positions, aliases=(f"BAAI/{name}",),
+            max_positions=positions, aliases=(f"BAAI/{name}",), scores_pairs=True,
             source=f"{source}; {_BGE_RERANKERS}; {params:,} parameters: the encoder's count "
             f"by the XLMRobertaModel formula plus the score head ({_XLMR_HEAD})",
         )  # fmt: skip

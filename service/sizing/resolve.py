@@ -302,6 +302,9 @@ class ResolvedWorkload:
     diffusion: DiffusionWork | None = None
     """Serving a diffusion pipeline: the work of one image of a call, by phase, which
     times it (:mod:`service.sizing.diffusion`); ``None`` for every other job."""
+    reranker: bool = False
+    """Serving a cross-encoder reranker (a bge-reranker preset): each sequence is a query and
+    passage pair scored, which is what its rate is said in."""
 
     @property
     def params_b(self) -> float:
@@ -1324,7 +1327,7 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
                 f"KV cache (encoder-decoder) in {kv_dtype}: self- and cross-attention K/V in "
                 f"{arch.decoder_layers} decoder layers = {kv_per_token / 1024:.0f} KiB per token."
             )
-        eng = engine_profile(w.engine)
+        eng = engine_profile(w.serving_engine)
         prompt = w.prompt_len or w.context
         if eng.chunked_prefill:
             chunk = min(prompt * w.streams, eng.prefill_chunk)
@@ -1360,13 +1363,13 @@ def inference_budget(w: Inference, arch: Arch, notes: list[str]) -> InferenceBud
         concurrency=w.streams,
         act_unsharded=act_u,
         act_sharded=act_s,
-        engine=w.engine,
+        engine=w.serving_engine,
         expert_weights=expert_w,
         experts=arch.experts,
         experts_per_token=arch.experts_per_token,
         precision=precision,
         prompt_len=w.prompt_len or 0,
-        layer_split=not engine_profile(w.engine).chunked_prefill,
+        layer_split=not engine_profile(w.serving_engine).chunked_prefill,
         untied_head=untied_head,
     )
 
@@ -1547,21 +1550,29 @@ def resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWorkl
     return _resolve_workload(workload, models)
 
 
-def _image_engine_error(model_id: str, engine: str) -> InputError:
-    """An engine asked for an image model, which none of them serves: the service plans
+def _image_engine_error(model_id: str, engine: str, kind: str) -> InputError:
+    """An engine sent for an image model, which none of them serves: the service plans
     the model's own PyTorch pipeline (diffusers, torchvision/timm), so the field would
-    otherwise be ignored. (``vllm`` is also the field's default, so it cannot be told
-    from a request that left the field out, and is planned the same way.)"""
-    names = {"sglang": "SGLang", "lmdeploy": "LMDeploy", "tensorrt-llm": "TensorRT-LLM",
-             "mindie": "MindIE", "hf": "Hugging Face transformers"}  # fmt: skip
+    otherwise be ignored. ``vllm`` sent is refused too: the field has no default, so a
+    request that names vLLM for a diffusion model is told apart from one that names no
+    engine (which is planned as the pipeline)."""
+    names = {"vllm": "vLLM", "sglang": "SGLang", "lmdeploy": "LMDeploy",
+             "tensorrt-llm": "TensorRT-LLM", "mindie": "MindIE",
+             "hf": "Hugging Face transformers"}  # fmt: skip
     name = names.get(engine, engine)
+    if kind == "diffusion":
+        why = "text engines do not serve diffusion pipelines; it runs as its own diffusers pipeline"
+        why_zh = "文本推理引擎不运行扩散模型流水线，它由自身的 diffusers 流水线运行"
+    else:
+        why = "text engines do not serve image models; it runs as its own PyTorch program "
+        why += "(torchvision or timm)"
+        why_zh = "文本推理引擎不运行图像模型，它由自身的 PyTorch 程序（torchvision 或 timm）运行"
     return InputError(
         "workload.engine",
-        f"{name} serves language models, not {model_id}: an image model is served by its "
-        "own PyTorch pipeline (diffusers, torchvision or timm), which the plan sizes; "
-        "leave engine out",
-        zh=f"{name} 服务的是语言模型，不能服务 {model_id}：图像模型由其自身的 PyTorch "
-        "流水线（diffusers、torchvision 或 timm）运行，方案即按此估算；请去掉 engine 字段",
+        f"{name} serves language models, not {model_id}: {why}, which the plan sizes; leave "
+        "the engine out",
+        zh=f"{name} 服务的是语言模型，不能服务 {model_id}：{why_zh}，方案即按此估算；"
+        "请不要指定推理引擎",
     )
 
 
@@ -1602,8 +1613,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
     if isinstance(workload, Inference):
         if arch.kind == "encoder":
             _check_encoder_serving(workload, preset)
-        if image_model and workload.engine != "vllm":
-            raise _image_engine_error(model_id or "this model", workload.engine)
+        if image_model and workload.engine is not None:
+            raise _image_engine_error(model_id or "this model", workload.engine, arch.kind)
         said = len(notes)
         inf = inference_budget(workload, arch, notes)
         if image_model:
@@ -1626,6 +1637,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             no_bf16=_fp16_serving(workload, preset, models),
             decode_peak=image_model and _decode_peaks(workload, arch, preset),
             diffusion=_diffusion_work(workload, arch, preset),
+            reranker=preset is not None and preset.scores_pairs,
         )
     if arch.kind == "vit":
         workload = _vit_training_view(workload, preset, notes)

@@ -68,6 +68,22 @@ Tokens = Annotated[
 MicroBatch = Annotated[
     int, msgspec.Meta(ge=1, le=65_536, description="Sequences (or images) per device per step.")
 ]
+GlobalBatch = Annotated[
+    int,
+    msgspec.Meta(
+        ge=1,
+        le=65_536,
+        description="Sequences (images for an image model, pairs for DPO, responses for "
+        "PPO/GRPO) per optimizer step: micro_batch_size x data-parallel replicas x "
+        "gradient_accumulation_steps (DeepSpeed's `train_batch_size`, Megatron-LM's "
+        "`--global-batch-size`). The job is not spread past global batch / "
+        "micro_batch_size data-parallel replicas, and its time counts one gradient exchange "
+        "per optimizer step at the accumulation this implies; default: 128 for a fine-tune "
+        "or DPO (Stanford Alpaca's), fewer for a run too short for about 500 optimizer "
+        "steps, verl's 256 prompts for PPO/GRPO, no bound for pre-training.",
+    ),
+]
+"""Training only: serving has no optimizer step (the field is a 400 there)."""
 ImageSize = Annotated[
     int,
     msgspec.Meta(
@@ -272,6 +288,7 @@ class _Training(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
         ]
         | None
     ) = None
+    global_batch_size: GlobalBatch | None = None
     chunked_loss: Annotated[
         bool | None,
         msgspec.Meta(
@@ -503,19 +520,29 @@ class Inference(
         | None
     ) = None
     engine: Annotated[
-        ServeEngine,
+        ServeEngine | None,
         msgspec.Meta(
             description="Serving engine of a language model, which sets the decode bandwidth "
-            "efficiency and the prefill workspace: `vllm` (default), `sglang`, `lmdeploy`, "
+            "efficiency and the prefill workspace: `vllm`, `sglang`, `lmdeploy`, "
             "`tensorrt-llm`, `mindie` (chunked prefill) or `hf` (plain transformers: "
-            "whole-prompt prefill, eager decode). An image model is served by its own PyTorch "
-            "pipeline (diffusers, torchvision, timm): another engine for one is a 400."
+            "whole-prompt prefill, eager decode); default: `vllm` for a language model. An "
+            "image model is served by its own PyTorch pipeline (diffusers, torchvision, timm), "
+            "its default: any engine sent for one is a 400."
         ),
-    ] = "vllm"
+    ] = None
+
+    @property
+    def serving_engine(self) -> ServeEngine:
+        """The engine a language model is sized under: ``engine``, vLLM when not sent
+        (an image model's pipeline is none of them: see ``engine``)."""
+        return self.engine or DEFAULT_ENGINE
 
 
 DEFAULT_CONTEXT_LEN = 4096
 """A decoder's ``context_len`` when the request leaves it out."""
+
+DEFAULT_ENGINE: ServeEngine = "vllm"
+"""The engine a language model is served by when the request names none."""
 
 
 RlhfAlgorithm = Literal["ppo", "grpo", "dpo"]
@@ -582,6 +609,7 @@ class Rlhf(
         ),
     ] = 1024
     micro_batch_size: MicroBatch = 1
+    global_batch_size: GlobalBatch | None = None
     rollout_batch_size: (
         Annotated[
             int,
@@ -763,6 +791,8 @@ def validate_workload(workload: Workload, placement: Placement | None = None) ->
         validate_model_spec(model)
     if isinstance(workload, Rlhf):
         _validate_rlhf(workload)
+    if isinstance(workload, Pretrain | Finetune | Rlhf):
+        _validate_global_batch(workload)
     if (
         isinstance(workload, Inference)
         and workload.prompt_len is not None
@@ -882,6 +912,47 @@ def validate_model_spec(spec: ModelSpec, path: str = "workload.model") -> None:
             f"{path}.kv_heads",
             f"kv_heads ({spec.kv_heads}) must divide heads ({spec.heads})",
             zh=f"kv_heads（{spec.kv_heads}）必须整除 heads（{spec.heads}）",
+        )
+
+
+def _validate_global_batch(w: Pretrain | Finetune | Rlhf) -> None:
+    """A global batch is micro-batch x data-parallel replicas x accumulation steps
+    (DeepSpeed asserts ``train_batch_size`` equals that product,
+    https://www.deepspeed.ai/docs/config-json/ ; Megatron-LM asserts the global batch is
+    divisible by micro-batch x data-parallel size, NVIDIA/Megatron-LM
+    ``megatron/core/num_microbatches_calculator.py``@00caa53a,
+    ``ConstantNumMicroBatchesCalculator``): one that no whole number of replicas makes up
+    with the micro-batch (and accumulation) sent is refused here."""
+    batch = w.global_batch_size
+    if batch is None:
+        return
+    micro = w.micro_batch_size or 1
+    if batch < micro:
+        raise InputError(
+            "workload.global_batch_size",
+            f"a global batch of {batch} is smaller than the micro-batch of {micro}: an "
+            "optimizer step takes at least one micro-batch on every data-parallel replica",
+            zh=f"全局批量 {batch} 小于微批量 {micro}：每个优化步在每个数据并行副本上至少要"
+            "处理一个微批量",
+        )
+    if batch % micro:
+        raise InputError(
+            "workload.global_batch_size",
+            f"a global batch of {batch} is not a whole number of micro-batches of {micro}: it "
+            "is the micro-batch times the data-parallel replicas times the accumulation steps, "
+            "and DeepSpeed and Megatron-LM refuse any other value",
+            zh=f"全局批量 {batch} 不是微批量 {micro} 的整数倍：全局批量等于微批量 × 数据并行"
+            "副本数 × 梯度累积步数，DeepSpeed 与 Megatron-LM 都不接受其他取值",
+        )
+    accumulation = getattr(w, "gradient_accumulation_steps", None)
+    if accumulation is not None and batch % (micro * accumulation):
+        raise InputError(
+            "workload.global_batch_size",
+            f"a global batch of {batch} is not a multiple of the micro-batch times the "
+            f"accumulation steps ({micro} × {accumulation} = {micro * accumulation}), so no "
+            "whole number of data-parallel replicas makes it up",
+            zh=f"全局批量 {batch} 不是微批量 × 梯度累积步数（{micro} × {accumulation} = "
+            f"{micro * accumulation}）的整数倍，任何整数个数据并行副本都凑不出它",
         )
 
 
