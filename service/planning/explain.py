@@ -221,6 +221,7 @@ def answer_terms(
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
         streams=_streams(req, placer.job.rw),
+        image_batch=_image_batch(req, placer.job.rw),
         moe=bool(placer.job.rw.inference and placer.job.rw.inference.experts > 1),
         fp16_upcast=placer.job.rw.no_bf16 is not None,
         image_peak=_image_peak(placer.job.rw) if isinstance(req.workload, Inference) else None,
@@ -230,6 +231,17 @@ def answer_terms(
         pairs=placer.job.rw.reranker,
         pretraining=isinstance(req.workload, Pretrain),
     )
+
+
+def _image_batch(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:
+    """:attr:`OptionTerms.image_batch`: the batch an image model without a concurrency was
+    sized at for its throughput target (the resolved workload's, which the request lacks)."""
+    workload = req.workload
+    if not isinstance(workload, Inference) or not rw.image_model or rw.diffusion is not None:
+        return None
+    if workload.concurrency is not None or workload.target_tokens_per_s is None:
+        return None
+    return rw.inference.concurrency if rw.inference is not None else None
 
 
 def _streams(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:

@@ -35,6 +35,7 @@ from service.planning.width import FINETUNE_GLOBAL_BATCH, replicas
 from service.sizing import Fit, HostRequirements
 from service.sizing.batch import batch_limit_words
 from service.sizing.compute import peak_tflops
+from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S
 from service.sizing.parallelism import (
     framework_limit,
     limits,
@@ -378,6 +379,10 @@ class OptionTerms:
     """Training at the request's own global batch (not the planner's assumed one)."""
     pretraining: bool = False
     """A pre-training run (what the global-batch sentence calls the job)."""
+    image_batch: int | None = None
+    """Serving an image model to a throughput target without a concurrency: the images per
+    call it is sized and timed at (:data:`~service.sizing.resolve.IMAGE_TARGET_BATCH`),
+    which its rate sentence says; ``None`` otherwise."""
     streams: int | None = None
     """Online serving of a text model at a concurrency above 1: the requests each server
     runs at once, among which its decode rate is shared (each option says what one of them
@@ -733,6 +738,9 @@ def _texts(
             rate=texts.image_rate(c.throughput_tokens_per_s) if terms.images else None,
             every=texts.image_every(c.throughput_tokens_per_s, lang) if terms.images else None,
         )
+        if terms.image_batch and key.startswith("imaging"):
+            one = 1 / IMAGE_FORWARD_FLOOR_S  # a launch-bound pass per image
+            rate += texts.t("image_batch", lang, n=terms.image_batch, one=one)
         if terms.streams and key.startswith("serving"):
             per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)
             if per > 0:

@@ -307,6 +307,13 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒，约 ¥{pmt} / 百万 tokens。",
         "en": "Decode throughput about {tps:,.0f} tokens/s, about ¥{pmt} per million tokens.",
     },
+    "image_batch": {
+        "zh": "按每次调用 {n} 张图像计算（由服务端把请求合批，如 Triton 动态批处理或 "
+        "TorchServe 的 batch_size）；逐张处理时每张卡每秒只有约 {one:.0f} 张，受内核启动开销限制。",
+        "en": " Sized at {n} images per call, the server batching requests (Triton's dynamic "
+        "batcher, TorchServe's batch_size); one image at a time, a card serves only about "
+        "{one:.0f} per second, bound by launching the network's kernels.",
+    },
     "per_request": {
         "zh": "在 {n:,} 个并发请求下，每个请求约 {per:,.1f} tokens/秒"
         "（约每 {ms:,.0f} 毫秒一个 token）。",

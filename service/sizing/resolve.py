@@ -1615,6 +1615,8 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
             _check_encoder_serving(workload, preset)
         if image_model and workload.engine is not None:
             raise _image_engine_error(model_id or "this model", workload.engine, arch.kind)
+        if image_model and arch.kind != "diffusion":
+            workload = _image_target_batch(workload, notes)
         said = len(notes)
         inf = inference_budget(workload, arch, notes)
         if image_model:
@@ -1860,6 +1862,32 @@ def _decode_peaks(w: Inference, arch: Arch, preset: ModelPreset | None) -> bool:
     size = w.image_size or preset.image_size or 512
     ws = serving_working_set(preset.unet, size, w.streams, w.precision)
     return ws.vae >= ws.unet
+
+
+IMAGE_TARGET_BATCH = 64
+"""Images per call an image server (CNN, ViT, detector) is sized and timed at when the
+request gives a throughput target and no concurrency: a server batches requests (Triton's
+dynamic batcher, TorchServe's ``batch_size``), and 64 is about where NVIDIA's ResNet-50
+v1.5 mixed-precision inference rate levels off (V100: 2,984 images/s at 64, 3,382 at 256;
+T4: 1,165 at 64, 1,198 at 256: NVIDIA DeepLearningExamples
+``PyTorch/Classification/ConvNets/resnet50v1.5/README.md`` @291f0d02, "Inference
+performance results"). A diffusion pipeline is not batched so: one image already fills the
+device (:mod:`service.sizing.diffusion`)."""
+
+
+def _image_target_batch(w: Inference, notes: list[str]) -> Inference:
+    """``w`` at :data:`IMAGE_TARGET_BATCH` images per call when it has a throughput target
+    and no concurrency (one image per call would meet a target with dozens of servers
+    each launch-bound at about 77 images/s), with the note that says so."""
+    if w.concurrency is not None or w.target_tokens_per_s is None:
+        return w
+    notes.append(
+        f"No concurrency was given with a throughput target: assumed {IMAGE_TARGET_BATCH} "
+        "images per call on each server, batched by the server (Triton's dynamic batcher, "
+        "TorchServe's batch_size), about where ResNet-50's measured rate levels off; "
+        "memory and rate are at this batch."
+    )
+    return msgspec.structs.replace(w, concurrency=IMAGE_TARGET_BATCH)
 
 
 def _diffusion_work(w: Inference, arch: Arch, preset: ModelPreset | None) -> DiffusionWork | None:
