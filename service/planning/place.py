@@ -302,7 +302,9 @@ class Placer:
         variants = []
         job = self.job
         tokens = job.rw.tokens
-        fixed = self.fixed_hours()
+        fixed = self._fixed
+        if fixed is None:  # once per request (each lane timed asks)
+            fixed = self.fixed_hours()
         items = placed.items
         ceiling = self._any_length if placed.trimmed else None
         if self._ceiling is not None and not job.serving and len(items) > 1:
