@@ -392,7 +392,8 @@ def explain(
         offer = c.offer
         if offer.billing == "monthly" and c.on_demand_per_hour is None:
             _on_demand_of(c, ctx, cache)
-        part = option_part(c, cache, monthly.get((offer.provider, offer.instance.instance_type)))
+        month = monthly.get((offer.provider, offer.instance.instance_type)) if monthly else None
+        part = option_part(c, cache, month)
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
     first = top[0] if top else None

@@ -13,7 +13,7 @@ import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Iterator
-from typing import cast
+from typing import NamedTuple, cast
 
 import msgspec
 
@@ -115,13 +115,28 @@ class Placements(msgspec.Struct, frozen=True, gc=False):
     fine-tune's global batch (at any length) has no replicas for them."""
 
 
+class PlacerShare(NamedTuple):
+    """See :meth:`Placer.share`."""
+
+    prefix: Hashable
+    table: dict[Shape, Placements | str]
+    any_length: tuple[int, int] | None
+
+
 class Placer:
     """Variants per instance row: placements (kept per shape in the cache's table for
     this job) timed for this request's length."""
 
     def __init__(
-        self, job: Job, accelerators: AcceleratorRegistry, cache: PlanCache, signature: bytes
+        self,
+        job: Job,
+        accelerators: AcceleratorRegistry,
+        cache: PlanCache,
+        signature: bytes,
+        share: PlacerShare | None = None,
     ) -> None:
+        """``share``: :meth:`share` of a placer of this very job at another length (a
+        class of answers keeps its first one's), instead of looking them up again."""
         self.job = job
         self.accelerators = accelerators
         self.cache = cache
@@ -129,12 +144,16 @@ class Placer:
         self.fits = FitCache(job.rw, job.headroom_frac)
         self.need = host_for(job.rw, 0) if job.cpu_only else None
         """CPU-only jobs: the host the job needs (what the CPU placements must cover)."""
-        self.prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
-                                 job.headroom_frac, job.target_tokens_per_s,
-                                 job.accelerator_count, job.max_accelerators,
-                                 job.batch_ceiling, job.span_servers)  # fmt: skip
+        if share is None:
+            prefix: Hashable = (signature, accelerators, job.max_nodes, job.scale_out,
+                                job.headroom_frac, job.target_tokens_per_s,
+                                job.accelerator_count, job.max_accelerators,
+                                job.batch_ceiling, job.span_servers)  # fmt: skip
+            table = cast(dict[Shape, Placements | str], cache.placement_table(prefix))
+            share = PlacerShare(prefix, table, replica_ceiling(job.rw.workload, None))
+        self.prefix = share.prefix
         """What placements depend on besides the instance shape (the cache's key)."""
-        self.table = cast(dict[Shape, Placements | str], cache.placement_table(self.prefix))
+        self.table = share.table
         """Placements (or the reason there are none) per shape, shared by requests."""
         self._timed: dict[int, list[Variant]] = {}
         self._fixed: float | None = None
@@ -142,7 +161,7 @@ class Placer:
         """:meth:`_place` left wider placements out for the global batch."""
         self._ceiling = replica_ceiling(job.rw.workload, job.rw.tokens)
         """(most data-parallel replicas, global batch) at this request's length."""
-        self._any_length = replica_ceiling(job.rw.workload, None)
+        self._any_length = share.any_length
         """The same bound at any length (what the length-free placements use)."""
         self._batches: dict[int, FitCache] = {}
         self._accelerators: dict[str, AcceleratorSpec | str] = {}
@@ -157,6 +176,12 @@ class Placer:
         devices per server, pipeline stages, batch)."""
         """Training: per (devices per node, RDMA), the least device memory of a shape
         seen to hold the job (see :meth:`_trainable`)."""
+
+    def share(self) -> PlacerShare:
+        """What a placer of this job at another length shares with this one: the memo's
+        key and table of placements, and the length-free bound on replicas (none of them
+        depends on the length fields, :meth:`~service.planning.resolve.Job.at_length`)."""
+        return PlacerShare(self.prefix, self.table, self._any_length)
 
     def without(self, constraint: str) -> Placer:
         """This placer with a size constraint lifted (for "did you mean")."""
@@ -277,7 +302,9 @@ class Placer:
         variants = []
         job = self.job
         tokens = job.rw.tokens
-        fixed = self.fixed_hours()
+        fixed = self._fixed
+        if fixed is None:  # once per request (each lane timed asks)
+            fixed = self.fixed_hours()
         items = placed.items
         ceiling = self._any_length if placed.trimmed else None
         if self._ceiling is not None and not job.serving and len(items) > 1:

@@ -171,10 +171,10 @@ class Pricer:
         monthly = (
             price.price_per_month if price is not None and offer.billing == "monthly" else None
         )
-        rank_scale = ranked_money_scale(offer)
-        if self.hidden(offer):
-            return
         spot = offer.billing == "spot"
+        if spot and spot_above_on_demand(offer, self.on_demand):  # self.hidden(offer)
+            return
+        rank_scale = ranked_money_scale(offer)
         row = offer.instance
         demoted = self.demoted is not None and self.demoted(row.accelerator)
         last = float(abroad)
@@ -257,7 +257,7 @@ class Pricer:
                 # answer shows: a total is compared to the cent (1 and 2 V100s at ¥285.20
                 # differ in the 12th digit).
                 if tier == 0.0:
-                    money = cents(money)
+                    money = round(money, 2)  # cents(money), inline: once per candidate
                 key = (tier + demoted * DEMOTED_TIER, money, v.devices, speed, v.nodes, last,
                        len(keys))  # fmt: skip
             if within is not None:  # balanced's fast ranking: about as cheap, by speed

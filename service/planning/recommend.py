@@ -76,7 +76,7 @@ def recommend(req: RecommendRequest, ctx: PlanContext, lang: Lang) -> RecommendR
            ctx.accelerators, ctx.models)  # fmt: skip
     known = cache.answer_class(buckets, key, lambda: AnswerClass(req, ctx, cache, lang))
     resolved = known.resolved(req)
-    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature)
+    placer = Placer(resolved.job, ctx.accelerators, cache, resolved.signature, known.share)
     index = known.lanes(buckets, placer)
     plan = plan_for(buckets, resolved.flt, placer, req, index=index)
     top = select(plan, req.top_k)
@@ -457,13 +457,15 @@ class AnswerClass:
     explain stage's parts. Built by the first request of the class (a request the resolve
     stage refuses builds nothing: the next one is refused the same way)."""
 
-    __slots__ = ("_index", "_spanning", "first", "parts", "snapshot")
+    __slots__ = ("_index", "_spanning", "first", "parts", "share", "snapshot")
 
     def __init__(self, req: RecommendRequest, ctx: PlanContext, cache: PlanCache, lang: Lang):
         self.snapshot = ctx.snapshot
         """Held so that its id, in the class's key, is never another snapshot's."""
         self.first = resolve(req, ctx, cache)
         placer = Placer(self.first.job, ctx.accelerators, cache, self.first.signature)
+        self.share = placer.share()
+        """What the placers of the class's answers share (:meth:`Placer.share`)."""
         self.parts = AnswerParts(answer_terms(req, placer, ctx, lang), ctx)
         self._index: LaneIndex | None = None
         self._spanning: LaneIndex | None = None

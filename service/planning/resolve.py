@@ -23,6 +23,7 @@ from service.runtime.errors import InputError
 from service.sizing import ResolvedWorkload, resolve_workload
 from service.sizing.batch import batch_ceiling, batches
 from service.sizing.compute import untimed_reason
+from service.sizing.copying import copier
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.workload import (
     Inference,
@@ -75,12 +76,7 @@ class Job:
         :func:`~service.planning.memo.answer_signature`). Copied field by field, as
         :meth:`~service.sizing.resolve.ResolvedWorkload._copy` is: half the cost of
         building it again, once per answer."""
-        new = object.__new__(Job)
-        for name in _JOB_SHARED:
-            object.__setattr__(new, name, getattr(self, name))
-        object.__setattr__(new, "rw", rw)
-        object.__setattr__(new, "output_tokens", output_tokens)
-        return new
+        return _job_at(self, rw, output_tokens)
 
     @property
     def open_ended(self) -> bool:
@@ -102,10 +98,8 @@ class Job:
         return None if checkpoint is None else checkpoint[1]
 
 
-_JOB_SHARED = tuple(
-    f.name for f in dataclasses.fields(Job) if f.name not in ("rw", "output_tokens")
-)
-"""What :meth:`Job.at_length` shares with the copy: every field but the two it sets."""
+_job_at = copier(Job, ("rw", "output_tokens"))
+"""What :meth:`Job.at_length` builds: every field shared but the two it sets."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ import msgspec
 
 from service.runtime.errors import InputError
 from service.sizing import formulas as f
+from service.sizing.copying import copier
 from service.sizing.diffusion import DiffusionWork, pipeline_work
 from service.sizing.encoder import workspace_bytes as encoder_workspace
 from service.sizing.presets import TRANSFORMER_KINDS, ModelPreset, ModelRegistry
@@ -316,7 +317,11 @@ class ResolvedWorkload:
         shared between requests for the same job at other lengths."""
         if isinstance(workload, Preprocess):
             return self
-        changes = {f: getattr(workload, f) for f in LENGTH_FIELDS if hasattr(workload, f)}
+        kind = type(workload)
+        fields = _LENGTHS_OF.get(kind)
+        if fields is None:
+            fields = _LENGTHS_OF[kind] = tuple(f for f in LENGTH_FIELDS if hasattr(workload, f))
+        changes = {f: getattr(workload, f) for f in fields}
         tokens = workload.output_tokens if isinstance(workload, Inference) else workload.tokens
         return self._copy(msgspec.structs.replace(self.workload, **changes), tokens)
 
@@ -330,11 +335,7 @@ class ResolvedWorkload:
         ``dataclasses.replace``: it checks each field's kind and runs the generated
         ``__init__`` — several times the cost, and the planner copies a resolution a few
         times per request. There is no ``__post_init__`` to skip."""
-        new = object.__new__(ResolvedWorkload)
-        for name in _SHARED_FIELDS:
-            object.__setattr__(new, name, getattr(self, name))
-        object.__setattr__(new, "workload", workload)
-        object.__setattr__(new, "tokens", tokens)
+        new = _copy_at(self, workload, tokens)
         if self.no_bf16 is not None and isinstance(workload, Inference):
             fp16 = msgspec.structs.replace(workload, precision="fp16")
             object.__setattr__(new, "no_bf16", self.no_bf16._copy(fp16, tokens))
@@ -351,10 +352,10 @@ class ResolvedWorkload:
         return self.inference is not None and self.arch is not None and self.arch.kind == "encoder"
 
 
-_SHARED_FIELDS = tuple(
-    f.name for f in dataclasses.fields(ResolvedWorkload) if f.name not in ("workload", "tokens")
-)
-"""What :meth:`ResolvedWorkload._copy` shares with the copy: every field but the two it sets."""
+_LENGTHS_OF: dict[type, tuple[str, ...]] = {}
+"""The :data:`LENGTH_FIELDS` each workload type has (:meth:`ResolvedWorkload.with_length`)."""
+_copy_at = copier(ResolvedWorkload, ("workload", "tokens"))
+"""What :meth:`ResolvedWorkload._copy` builds: every field shared but the two it sets."""
 
 
 # --- architecture --------------------------------------------------------------------

@@ -7,12 +7,15 @@ from __future__ import annotations
 import dataclasses
 
 import msgspec
+import pytest
 
 from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
 from service.planning.memo import PlanCache
 from service.planning.place import support_verdict
-from service.planning.resolve import resolve_job
+from service.planning.resolve import Job, resolve, resolve_job
+from service.planning.schema import RecommendRequest
 from service.sizing import ResolvedWorkload, resolve_workload
+from service.sizing.copying import copier
 from service.sizing.memory import _training_memory, _training_memory_of, memory_for
 from service.sizing.presets import ModelRegistry, builtin_presets
 from service.sizing.workload import Workload
@@ -25,6 +28,12 @@ ACCELERATORS = AcceleratorRegistry(builtin_accelerators())
 def _resolve(**fields: object) -> ResolvedWorkload:
     obj = {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora", "tokens": 1e8, **fields}
     return resolve_workload(msgspec.convert(obj, Workload), MODELS)
+
+
+def _request() -> RecommendRequest:
+    obj = {"workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "lora",
+                        "tokens": 1e8}}  # fmt: skip
+    return msgspec.convert(obj, RecommendRequest)
 
 
 def test_memory_of_a_copy_at_another_length_is_the_budgets_own() -> None:
@@ -50,6 +59,31 @@ def test_with_tokens_is_dataclasses_replace() -> None:
     assert rw.with_tokens(1.0) == dataclasses.replace(rw, tokens=1.0)
     assert rw.with_tokens(None) == dataclasses.replace(rw, tokens=None)
     assert rw.with_tokens(1.0).workload is rw.workload
+
+
+def test_copies_share_every_other_field_as_dataclasses_replace_would() -> None:
+    """The generated copiers (:mod:`service.sizing.copying`) give what
+    ``dataclasses.replace`` gives, sharing the other fields' objects, for a resolution
+    (:meth:`ResolvedWorkload.with_length`) and its job (:meth:`Job.at_length`)."""
+    rw = _resolve(seq_len=1024)
+    other = msgspec.structs.replace(rw.workload, tokens=3e9)
+    longer = rw.with_length(other)
+    assert longer == dataclasses.replace(rw, workload=other, tokens=3e9)
+    assert all(
+        getattr(longer, f.name) is getattr(rw, f.name)
+        for f in dataclasses.fields(rw)
+        if f.name not in ("workload", "tokens")
+    )
+    job = resolve(_request(), builtin_plan_context(), PlanCache()).job
+    at = job.at_length(longer, 5.0)
+    assert at == dataclasses.replace(job, rw=longer, output_tokens=5.0)
+    assert at.rw is longer
+    assert at.precision is job.precision
+
+
+def test_a_copier_refuses_a_field_its_class_lacks() -> None:
+    with pytest.raises(ValueError, match="no fields"):
+        copier(Job, ("rw", "no_such_field"))
 
 
 def test_support_verdict_names_the_reason_or_the_spec() -> None:
