@@ -43,7 +43,9 @@ SAME_RATE = 0.01
 def _copies(option: dict[str, Any]) -> tuple[int, int] | None:
     """(copies on the server, sequences per copy) as the option's words say them."""
     for reason in option["reasons"]:
-        found = re.search(r"(\d+) copies of the model on each server, .*? (\d+) sequences? each", reason)
+        found = re.search(
+            r"(\d+) copies of the model on each server, .*? (\d+) sequences? each", reason
+        )
         if found:
             return int(found.group(1)), int(found.group(2))
     return None
@@ -61,7 +63,8 @@ def _copy_rate(
     response = client.post("/v1/estimate", json=body)
     assert response.status_code == 200, response.text
     placement = response.json()["placement"]
-    assert placement["fits"] and placement["tensor_parallel"] == tp
+    assert placement["fits"]
+    assert placement["tensor_parallel"] == tp
     return float(response.json()["throughput_tokens_per_s"])
 
 
@@ -89,7 +92,8 @@ def test_v5_qwen3_32b_on_8_h20_is_eight_one_card_copies(client: TestClient[Lites
     H20 (96 GiB, 86.4 usable) holds a copy with 8 sequences' KV cache (64 layers x 8 KV
     heads x 128 x 2 x 2 B = 256 KiB per token, x 4,096 x 8 = 8 GiB), so 8 copies at TP 1."""
     option = _top(client, V5, "en")
-    assert option["accelerator"]["name"] == "H20" and option["accelerator"]["count"] == 8
+    assert option["accelerator"]["name"] == "H20"
+    assert option["accelerator"]["count"] == 8
     assert option["tensor_parallel"] == 1
     assert _copies(option) == (8, 8)
     weights = 32.762e9 * 2 / GIB
@@ -152,7 +156,8 @@ def test_reranker_on_4_a10_is_four_one_card_copies(client: TestClient[Litestar])
     option = _top(client, body, "en")
     assert option["tensor_parallel"] == 1
     copies = _copies(option)
-    assert copies is not None and copies[0] == 4, option["reasons"]
+    assert copies is not None, option["reasons"]
+    assert copies[0] == 4
     per_copy = _copy_rate(client, RERANKER, "A10", 1, copies[1])
     total = option["throughput_tokens_per_s"]
     assert total >= 100_000
@@ -176,7 +181,8 @@ def test_llama_8b_on_8_a100_is_eight_one_card_copies(client: TestClient[Litestar
     option = _top(client, body, "en")
     assert option["tensor_parallel"] == 1
     copies = _copies(option)
-    assert copies is not None and copies[0] == 8, option["reasons"]
+    assert copies is not None, option["reasons"]
+    assert copies[0] == 8
     per_copy = _copy_rate(client, LLAMA_8B, "A100-80GB", 1, copies[1])
     total = option["throughput_tokens_per_s"]
     assert total >= 5000

@@ -23,6 +23,7 @@ from service.sizing.batch import (
     ENCODER_BATCH_ROOM,
     ENCODER_BATCH_TARGET,
     batch_limit_words,
+    degree_target,
 )
 from service.sizing.compute import (
     FP8_GAIN,
@@ -405,10 +406,25 @@ def _place_serving(
                 "batch its own memory and the engine's per-instance limit allow)."
             )
         elif placement.tensor_parallel is None and b is not None:
-            why = (
-                f" (of the degrees that fit, the one that serves {b.concurrency} sequences "
-                "per server fastest)."
-            )
+            # the lowest that holds the sequences and reaches the target, else the fastest
+            # (replicas.lowest_fit, batch.copies_batch: session 13 enctp13)
+            target = degree_target(layout.rw.workload)
+            if math.isinf(target):
+                why = (
+                    f" (of the degrees that hold {b.concurrency} sequences per server, the "
+                    "fastest: a batch job's hours follow its rate)."
+                )
+            elif target and layout.rate(spec) < target * (1.0 - 1e-9):
+                why = (
+                    f" (of the degrees that hold {b.concurrency} sequences per server, the "
+                    "fastest: none reaches the target on these servers)."
+                )
+            else:
+                reach = " and reach the target" if target else ""
+                why = (
+                    f" (the lowest of the degrees that hold {b.concurrency} sequences per "
+                    f"server{reach}: each wider split adds an all-reduce in every layer)."
+                )
         notes.append(f"Tensor parallel degree {tp}{why}")
     if layout.copies > 1 and b is not None:
         notes.append(

@@ -62,6 +62,7 @@ from service.sizing.batch import (
     batch_for,
     batches,
     copies_batch,
+    degree_target,
 )
 from service.sizing.compute import inference_throughput
 from service.sizing.host import DEVICES_PER_NODE
@@ -120,10 +121,12 @@ class ServingLayout:
 COPIES: dict[str, dict[str, str]] = {
     "en": {
         "sentence": "{copies} copies of the model on each server, {each} with {seqs} "
-        "sequences each ({how}): the throughput is the copies' together, each running "
+        "{noun} each ({how}): the throughput is the copies' together, each running "
         "its own batch.",
         "each_tp": "each tensor parallel {tp} over {tp} accelerators",
-        "each_one": "one per accelerator",
+        "each_one": "one per accelerator (tensor parallel 1)",
+        "one": "sequence",
+        "many": "sequences",
         "vllm": "vLLM --data-parallel-size {copies}, or {copies} engines behind a load balancer",
         "other": "{copies} engine instances behind a load balancer",
         "or": "{a} or {b}",
@@ -132,7 +135,7 @@ COPIES: dict[str, dict[str, str]] = {
         "sentence": "每台服务器上运行 {copies} 份模型副本，{each}，各处理 {seqs} 个序列"
         "（{how}）：吞吐为各副本之和，每份各自处理自己的一批请求。",
         "each_tp": "每份张量并行 {tp}（{tp} 卡）",
-        "each_one": "每卡一份",
+        "each_one": "每卡一份（张量并行 1）",
         "vllm": "vLLM --data-parallel-size {copies}，或 {copies} 个引擎实例加负载均衡",
         "other": "{copies} 个引擎实例加负载均衡",
         "or": "{a} 或 {b}",
@@ -154,7 +157,8 @@ def copies_sentence(
     seqs = str(share) if not extra else words["or"].format(a=share + 1, b=share)
     each = words["each_tp" if tensor_parallel > 1 else "each_one"].format(tp=tensor_parallel)
     how = words["vllm" if engine == "vllm" and not moe else "other"].format(copies=copies)
-    return words["sentence"].format(copies=copies, each=each, seqs=seqs, how=how)
+    noun = words.get("one" if seqs == "1" else "many", "")  # zh has no plural
+    return words["sentence"].format(copies=copies, each=each, seqs=seqs, noun=noun, how=how)
 
 
 def in_server_copies(rw: ResolvedWorkload, devices: int, tensor_parallel: int) -> int:
@@ -208,21 +212,41 @@ def fastest(rated: Iterable[tuple[Fit, float]]) -> Fit | None:
     return None if best is None else best[0]
 
 
-def fastest_fit(
+def lowest_fit(
     layouts: Iterable[Layout],
     spec: AcceleratorSpec,
     headroom_frac: float,
     rate: Callable[[int], float],
+    target: float = 0.0,
     *,
     safe: bool = False,
 ) -> Fit | None:
     """Of one server's serving ``layouts`` (:func:`~service.sizing.memory.memory_ladder`:
     the degrees that divide the heads and leave no copy idle, smallest first), the fit of
-    the one whose ``rate`` (tokens/s of the server at that degree, :func:`server_rate`) is
-    highest (:func:`fastest`); ``None`` when none fits. Both routes choose so: the planner
-    with its memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
-    fits = (first_fit((layout,), spec, headroom_frac, safe=safe) for layout in layouts)
-    return fastest((fit, rate(fit.tensor_parallel)) for fit in fits if fit is not None)
+    the lowest degree that holds the model with the KV cache of its copies' share of the
+    sequences and whose ``rate`` (tokens/s of the server at that degree,
+    :func:`server_rate`) reaches ``target`` (0: no target, the lowest that fits;
+    :func:`~service.sizing.batch.degree_target`); when none reaches it, the fastest
+    (:func:`fastest`: the fewest servers for the target, the fewest hours for a batch
+    job, whose ``target`` is infinite). A model
+    that fits fewer devices than the server has is served as copies, not split over every
+    card ("If your model fits in a single GPU, you probably don't need to use distributed
+    inference", vLLM Distributed Inference and Serving,
+    https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html; session 13
+    ``enctp13``). ``None`` when none fits. Both routes choose so: the planner with its
+    memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
+    rated: list[tuple[Fit, float]] = []
+    for layout in layouts:
+        fit = first_fit((layout,), spec, headroom_frac, safe=safe)
+        if fit is None:
+            continue
+        if target <= 0:
+            return fit
+        r = rate(fit.tensor_parallel)
+        if r >= target:
+            return fit
+        rated.append((fit, r))
+    return fastest(rated)
 
 
 def serving_fit(
@@ -230,18 +254,21 @@ def serving_fit(
     spec: AcceleratorSpec,
     devices: int,
     headroom_frac: float,
+    target: float = 0.0,
     *,
     safe: bool = False,
 ) -> Fit | None:
-    """The fit of one server of ``devices`` x ``spec`` serving ``rw`` at the degree that
-    serves its concurrency fastest (:func:`fastest_fit`); ``None`` when nothing fits."""
+    """The fit of one server of ``devices`` x ``spec`` serving ``rw`` at the lowest degree
+    that holds its concurrency and reaches ``target`` tokens/s (:func:`lowest_fit`);
+    ``None`` when nothing fits."""
     if rw.arch is None or devices < 1:
         return None
-    return fastest_fit(
+    return lowest_fit(
         memory_ladder(rw, devices),
         spec,
         headroom_frac,
         lambda t: server_rate(rw, spec, devices, t),
+        target,
         safe=safe,
     )
 
@@ -307,7 +334,7 @@ def _replica(
 
     def fits(served: ResolvedWorkload, headroom: float) -> Fit | None:
         if pipeline == 1 and tensor_parallel is None:
-            return serving_fit(served, spec, per_node, headroom)
+            return serving_fit(served, spec, per_node, headroom, degree_target(workload) / replicas)
         if pipeline == 1:
             return fit_placement(served, spec, per_node, headroom, tensor_parallel=tensor_parallel)
         return replica_fit(served, spec, per_node, pipeline, headroom)
