@@ -164,8 +164,13 @@ def test_reranker_on_4_a10_is_four_one_card_copies(client: TestClient[Litestar])
     assert abs(total - 4 * per_copy) <= SAME_RATE * 4 * per_copy
     if copies[1] > 1:  # the fewest that reach it: one sequence fewer per copy falls short
         assert 4 * _copy_rate(client, RERANKER, "A10", 1, copies[1] - 1) < 100_000
+    said = " ".join(option["reasons"])
+    # the batch said is one copy's forward pass, not the server's sequences (4 x that)
+    assert f"about {copies[1]} sequence" in said, said
+    assert "per forward pass on each copy of the model" in said, said
     zh = _top(client, body, "zh")
     assert any("4 份模型副本" in r and "张量并行 1" in r for r in zh["reasons"]), zh["reasons"]
+    assert any(f"每个副本每次前向编码约 {copies[1]} 条序列" in r for r in zh["reasons"])
 
 
 LLAMA_8B = {"kind": "inference", "model": "llama-3.1-8b", "target_tokens_per_s": 5000}

@@ -79,18 +79,33 @@ def batch_limit_words(engine: str, lang: Literal["zh", "en"]) -> str:
 
 
 ENCODER_BATCH_TARGET: dict[Literal["zh", "en"], str] = {
-    "zh": "未给出并发数：假设每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
-    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass, "
-    "the smallest with which one node reaches the target.",
+    "zh": "未给出并发数：假设{each}每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
+    "en": "No concurrency was given: assumed batches of about {b} {noun} per forward pass"
+    "{each}, the smallest with which one node reaches the target.",
 }
-"""An encoder's batch (sequences per forward pass) that reaches the target on one server."""
+"""An encoder's batch (sequences per forward pass) that reaches the target on one server;
+``{each}``: :func:`encoder_each` (a server of several copies states one copy's batch);
+``{noun}``: :func:`sequences_noun`."""
 ENCODER_BATCH_ROOM: dict[Literal["zh", "en"], str] = {
-    "zh": "未给出并发数：假设每台每次前向编码约 {b} 条序列，即显存能容纳的批量"
+    "zh": "未给出并发数：假设每台{each}每次前向编码约 {b} 条序列，即显存能容纳的批量"
     "（不超过引擎默认的批上限）。",
-    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass "
-    "per node, as many as its memory holds (at most the engine's default batch limit).",
+    "en": "No concurrency was given: assumed batches of about {b} {noun} per forward pass "
+    "per node{each}, as many as its memory holds (at most the engine's default batch limit).",
 }
 """An encoder's batch as large as one server holds (the target needs more servers)."""
+
+_EACH_COPY: dict[Literal["zh", "en"], str] = {"zh": "每个副本", "en": " on each copy of the model"}
+
+
+def sequences_noun(b: int) -> str:
+    """ "sequence" or "sequences" after the number ``b`` (Chinese has no plural)."""
+    return "sequence" if b == 1 else "sequences"
+
+
+def encoder_each(lang: Literal["zh", "en"], copies: int) -> str:
+    """The words an encoder's batch sentence says it per copy with, when the server runs
+    several copies (each its own forward passes: the batch said is one copy's)."""
+    return _EACH_COPY[lang] if copies > 1 else ""
 
 
 def batches(workload: Workload) -> bool:

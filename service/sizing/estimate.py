@@ -24,6 +24,8 @@ from service.sizing.batch import (
     ENCODER_BATCH_TARGET,
     batch_limit_words,
     degree_target,
+    encoder_each,
+    sequences_noun,
 )
 from service.sizing.compute import (
     FP8_GAIN,
@@ -495,7 +497,9 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
         reached = rate >= target * (1 - 1e-9)
         if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache
             key = ENCODER_BATCH_TARGET if reached else ENCODER_BATCH_ROOM
-            notes.append(key["en"].format(b=layout.batch))
+            each = -(-layout.batch // layout.copies)  # one copy's forward pass
+            per = encoder_each("en", layout.copies)
+            notes.append(key["en"].format(b=each, each=per, noun=sequences_noun(each)))
         elif layout.replicas == 1:
             key = BATCHED_TARGET if reached else BATCHED_ROOM
             notes.append(key["en"].format(b=layout.batch))
