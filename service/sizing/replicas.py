@@ -21,26 +21,30 @@ servers serve as:
   accelerator, 1/``pp`` of a single-server replica's rate), and the activations sent
   between servers at every stage boundary are not counted on top.
 
-Inside one server the degree is the one that serves the load fastest among those that
-fit (:func:`fastest_fit`), so a server of ``per_node`` devices at degree ``t < per_node``
-holds ``per_node // t`` copies of the model, each at its share of the server's sequences
-(the memory is sized so: :func:`~service.sizing.memory.memory_for`),
-deployed as vLLM's data parallelism (``--data-parallel-size``: "model weights are
-replicated across separate instances/GPUs to process independent batches of requests",
+Inside one server the degree is the lowest that holds the model with its copies' share of
+the sequences and reaches the throughput target (:func:`lowest_fit`), so a server of
+``per_node`` devices at degree ``t < per_node`` holds ``per_node // t`` copies of the
+model, each at its share of the server's sequences (the memory is sized so:
+:func:`~service.sizing.memory.memory_for`), deployed as vLLM's data parallelism
+(``--data-parallel-size``: "model weights are replicated across separate instances/GPUs to
+process independent batches of requests",
 https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/) or as that many engines
 behind a load balancer. :func:`server_rate` times it so: each copy decodes its own batch
 over its own ``t`` devices, and the copies' rates add up (review 7 J4).
 
-Copies are not always the faster layout: a decode step reads its copy's weight shard once,
-so at a few sequences per copy one wider copy over the same devices decodes up to
-``per_node // t`` times faster, and the copies win only where each is compute-bound or the
-wider group's all-reduces are slow (PCIe). :func:`fastest_fit` lets the rate model decide
-(:func:`server_rate`), as an expert tunes ``--tensor-parallel-size`` against
-``--data-parallel-size``: vLLM raises the tensor-parallel size to give each GPU more room
-for the KV cache ("Optimization and Tuning",
-https://docs.vllm.ai/en/v0.17.1/configuration/optimization/), SGLang's data parallelism
-multiplies the throughput of replicas that each run their own batch ("DP, DPA and SGLang
-DP Router", https://docs.sglang.io/advanced_features/dp_dpa_smg_guide.html).
+The lowest degree is vLLM's own rule ("If your model fits in a single GPU, you probably
+don't need to use distributed inference", Distributed Inference and Serving,
+https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html; session 13): each wider
+split adds an all-reduce in every layer. Its stated cost: at a few sequences per copy a
+decode step reads the copy's whole weight shard, so one wider copy over the same devices
+would decode up to ``per_node // t`` times faster (session 9 chose that); at a fixed
+concurrency each request then sees fewer tokens/s (the request has no latency field to
+weigh it against). A target no degree reaches on one server takes the fastest degree
+(:func:`fastest`: the fewest servers), and so does a batch job, whose hours follow its
+rate; vLLM also raises the tensor-parallel size to give each GPU more room for the KV
+cache ("Optimization and Tuning",
+https://docs.vllm.ai/en/v0.17.1/configuration/optimization/), which the memory check
+here does when the lower degree does not hold the sequences.
 
 The planner sizes serving one replica per node in the same way
 (:mod:`service.planning.place`); ``/v1/estimate`` uses this module so that the same job on
@@ -228,10 +232,10 @@ def lowest_fit(
     :func:`server_rate`) reaches ``target`` (0: no target, the lowest that fits;
     :func:`~service.sizing.batch.degree_target`); when none reaches it, the fastest
     (:func:`fastest`: the fewest servers for the target, the fewest hours for a batch
-    job, whose ``target`` is infinite). A model
-    that fits fewer devices than the server has is served as copies, not split over every
-    card ("If your model fits in a single GPU, you probably don't need to use distributed
-    inference", vLLM Distributed Inference and Serving,
+    job, whose ``target`` is infinite). A model that fits fewer devices than the server
+    has is served as copies, not split over every card ("If your model fits in a single
+    GPU, you probably don't need to use distributed inference", vLLM Distributed
+    Inference and Serving,
     https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html; session 13
     ``enctp13``). ``None`` when none fits. Both routes choose so: the planner with its
     memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
