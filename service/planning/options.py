@@ -33,7 +33,7 @@ from service.planning.network import node_network
 from service.planning.schema import Lang, Objective, Option
 from service.planning.width import FINETUNE_GLOBAL_BATCH, replicas
 from service.sizing import Fit, HostRequirements
-from service.sizing.batch import batch_limit_words
+from service.sizing.batch import batch_limit_words, encoder_each, sequences_noun
 from service.sizing.compute import peak_tflops
 from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S
 from service.sizing.parallelism import (
@@ -241,10 +241,14 @@ def fit_part(
             key = "batched_target" if nodes == fit.pipeline_parallel else "batched_room"
             if not to_target:
                 key = "batched_job"
-            if encoder:  # sequences per forward pass, no KV cache
+            b, each = fit.batch, ""
+            if encoder:  # sequences per forward pass (each copy's own), no KV cache
                 key = "encoder_batch_target" if nodes == 1 else "encoder_batch_room"
+                groups = row.accelerator_count // max(fit.tensor_parallel, 1)
+                n = min(groups, b) if fit.pipeline_parallel == 1 else 1
+                b, each = -(-b // n), encoder_each(lang, n)
             lim = batch_limit_words(engine or "vllm", lang)
-            fit_texts.append(texts.t(key, lang, b=fit.batch, lim=lim))
+            fit_texts.append(texts.t(key, lang, b=b, lim=lim, each=each, noun=sequences_noun(b)))
         seqs = fit.batch if fit.batch is not None else sequences
         groups = row.accelerator_count // max(fit.tensor_parallel, 1)
         if serving and fit.pipeline_parallel == 1 and seqs and min(groups, seqs) > 1:

@@ -46,12 +46,12 @@ from service.sizing import (
     preprocess_hours,
     time_for,
 )
-from service.sizing.batch import at_concurrency, batch_for, copies_batch
+from service.sizing.batch import at_concurrency, batch_for, copies_batch, degree_target
 from service.sizing.compute import Cluster, device_hours_floor
 from service.sizing.memory import serving_degrees
 from service.sizing.overheads import class_overhead
 from service.sizing.parallelism import tensor_parallel_limit
-from service.sizing.replicas import fastest_fit, replica_fit, server_rate
+from service.sizing.replicas import lowest_fit, replica_fit, server_rate
 
 DEFAULT_HEADROOM = 0.10
 """``min_headroom_pct``'s default as a fraction: a request asking for more headroom than
@@ -633,6 +633,9 @@ class FitCache:
     def __init__(self, rw: ResolvedWorkload, headroom_frac: float) -> None:
         self.rw = rw
         self.headroom_frac = headroom_frac
+        self.target = degree_target(rw.workload)
+        """Serving: the rate one server's degree is chosen to reach (:func:`~service.sizing.
+        batch.degree_target`, as :func:`~service.sizing.replicas.lowest_fit` reads it)."""
         self._fits: dict[tuple[str, float, int, int], Fit | None] = {}
         self._ladders: dict[int, tuple[list[Layout], Iterator[Layout]]] = {}
         self._lowest: dict[int, float] = {}
@@ -665,8 +668,8 @@ class FitCache:
         """The first layout of ``devices`` that fits ``spec`` in servers of ``per_node``
         (training keeps tensor parallelism inside one NVLink/HCCS server:
         :func:`~service.sizing.parallelism.tensor_parallel_limit`); serving on one server,
-        of the degrees that fit, the one whose copies serve the concurrency fastest
-        (:func:`~service.sizing.replicas.fastest_fit`, as ``/v1/estimate`` chooses)."""
+        of the degrees that fit, the lowest whose copies hold the concurrency and reach the
+        target (:func:`~service.sizing.replicas.lowest_fit`, as ``/v1/estimate`` chooses)."""
         return self.fit_within(spec, devices, self.tp_limit(spec, per_node))
 
     def tp_limit(self, spec: AcceleratorSpec, per_node: int) -> int:
@@ -696,9 +699,9 @@ class FitCache:
                 layouts = self._ladders[devices][0] if lowest is not None else None
                 ladder = layouts if layouts is not None else self._layouts(devices)
                 if self.rw.training is None and self.rw.inference is not None:
-                    fit = fastest_fit(
+                    fit = lowest_fit(
                         ladder, spec, self.headroom_frac,
-                        lambda t: self.throughput(spec, devices, t), safe=safe,
+                        lambda t: self.throughput(spec, devices, t), self.target, safe=safe,
                     )  # fmt: skip
                 else:
                     fit = first_fit(

@@ -82,18 +82,33 @@ def batch_limit_words(engine: str, lang: Literal["zh", "en"]) -> str:
 
 
 ENCODER_BATCH_TARGET: dict[Literal["zh", "en"], str] = {
-    "zh": "未给出并发数：假设每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
-    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass, "
-    "the smallest with which one node reaches the target.",
+    "zh": "未给出并发数：假设{each}每次前向编码约 {b} 条序列，这是单台达到目标吞吐所需的最小批量。",
+    "en": "No concurrency was given: assumed batches of about {b} {noun} per forward pass"
+    "{each}, the smallest with which one node reaches the target.",
 }
-"""An encoder's batch (sequences per forward pass) that reaches the target on one server."""
+"""An encoder's batch (sequences per forward pass) that reaches the target on one server;
+``{each}``: :func:`encoder_each` (a server of several copies states one copy's batch);
+``{noun}``: :func:`sequences_noun`."""
 ENCODER_BATCH_ROOM: dict[Literal["zh", "en"], str] = {
-    "zh": "未给出并发数：假设每台每次前向编码约 {b} 条序列，即显存能容纳的批量"
+    "zh": "未给出并发数：假设每台{each}每次前向编码约 {b} 条序列，即显存能容纳的批量"
     "（不超过引擎默认的批上限）。",
-    "en": "No concurrency was given: assumed batches of about {b} sequences per forward pass "
-    "per node, as many as its memory holds (at most the engine's default batch limit).",
+    "en": "No concurrency was given: assumed batches of about {b} {noun} per forward pass "
+    "per node{each}, as many as its memory holds (at most the engine's default batch limit).",
 }
 """An encoder's batch as large as one server holds (the target needs more servers)."""
+
+_EACH_COPY: dict[Literal["zh", "en"], str] = {"zh": "每个副本", "en": " on each copy of the model"}
+
+
+def sequences_noun(b: int) -> str:
+    """ "sequence" or "sequences" after the number ``b`` (Chinese has no plural)."""
+    return "sequence" if b == 1 else "sequences"
+
+
+def encoder_each(lang: Literal["zh", "en"], copies: int) -> str:
+    """The words an encoder's batch sentence says it per copy with, when the server runs
+    several copies (each its own forward passes: the batch said is one copy's)."""
+    return _EACH_COPY[lang] if copies > 1 else ""
 
 
 def batches(workload: Workload) -> bool:
@@ -118,6 +133,19 @@ def batches_to_target(workload: Workload) -> bool:
         and workload.target_tokens_per_s is not None
         and engine_profile(workload.serving_engine).max_batch > 1
     )
+
+
+def degree_target(workload: Workload) -> float:
+    """The tokens/s a served workload's tensor-parallel degree is chosen to reach on one
+    server's copies (:func:`~service.sizing.replicas.lowest_fit`): its throughput target;
+    0.0 without one (the lowest degree that holds its sequences); ``math.inf`` for a batch
+    job (a fixed number of output tokens, no target), whose hours follow its rate, so the
+    fastest degree is kept (review 10 K6: throughput per cost is what counts)."""
+    if not isinstance(workload, Inference):
+        return 0.0
+    if workload.target_tokens_per_s is not None:
+        return workload.target_tokens_per_s
+    return math.inf if workload.output_tokens else 0.0
 
 
 def batch_ceiling(workload: Inference) -> int:
@@ -183,7 +211,8 @@ def copies_batch(
     target: float,
 ) -> tuple[int, int] | None:
     """(sequences on the server, tensor-parallel degree) of a server batched without a
-    concurrency, when it may hold several copies of the model (review 10 K6/R7).
+    concurrency, when it may hold several copies of the model (review 10 K6/R7; session
+    13 ``enctp13``).
 
     The engine's batch limit (``ceiling``: vLLM ``max_num_seqs``, LMDeploy
     ``max_batch_size``, :attr:`~service.sizing.profiles.EngineProfile.max_batch`) is a
@@ -191,42 +220,64 @@ def copies_batch(
     instance with its own KV-cache pool (vLLM's data-parallel deployment guide:
     "model weights are replicated across separate instances/GPUs to process independent
     batches of requests", https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/).
-    So each ``degree`` is batched on its own: ``copies(degree)`` copies, each at the
-    largest batch up to ``ceiling`` that ``fits`` its memory (``fits(sequences on the
-    server, degree)``), timed by ``rate(sequences, degree)``, and the fastest degree is
-    kept (a wider one only when strictly faster, as
-    :func:`~service.sizing.replicas.fastest` keeps it).
+    So each ``degree`` (ascending) is batched on its own: ``copies(degree)`` copies, each
+    at most at the largest batch up to ``ceiling`` that ``fits`` its memory (``fits(
+    sequences on the server, degree)``), timed by ``rate(sequences, degree)``.
 
-    A target one server reaches within ``ceiling`` sequences keeps the fewest that reach
-    it, as before (:func:`batch_for` over the server's sequences, the degree the fastest
-    at that batch); one reached only with more keeps the fastest degree at the fewest
-    sequences per copy that reach it. ``None``: not even one sequence fits."""
-
-    def fitting(n: int) -> list[int]:
-        return [t for t in degrees if -(-n // copies(t)) <= ceiling and fits(n, t)]
-
-    def best(n: int) -> tuple[int, float] | None:
-        found: tuple[int, float] | None = None
-        for t in fitting(n):
-            r = rate(n, t)
-            if found is None or r > found[1] * (1.0 + RATE_TIE_REL):
-                found = (t, r)
-        return found
-
-    if math.isfinite(target):
-        server = batch_for(
-            lambda n: bool(fitting(n)), lambda n: (best(n) or (0, 0.0))[1], ceiling, target
-        )
-        if server is None:
-            return None
-        chosen = best(server)
-        assert chosen is not None
-        if chosen[1] >= target:
-            return server, chosen[0]
+    A throughput target (``target`` finite) is served at the *lowest* degree whose copies
+    reach it (:func:`lowest_reaching`), each copy at the fewest sequences that do: a model
+    that fits fewer devices than the server has is served as data-parallel copies, not
+    split over every card ("If your model fits in a single GPU, you probably don't need to
+    use distributed inference", vLLM Distributed Inference and Serving,
+    https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html): every wider split
+    adds an all-reduce per layer, while copies add throughput in proportion. A target no
+    degree reaches on one server, and a batch job (``target`` infinite: output tokens per
+    hour is what counts), keep the fastest degree at the batch each copy's memory holds
+    (:func:`fastest_at_room`; a wider one only when strictly faster, as
+    :func:`~service.sizing.replicas.fastest` keeps it). ``None``: not even one sequence
+    fits."""
 
     def own(t: int, c: int) -> int | None:  # the largest batch each copy's memory holds
         return batch_for(lambda b: fits(c * b, t), lambda b: 0.0, ceiling, math.inf)
 
+    if math.isfinite(target):
+        reached = lowest_reaching(degrees, copies, own, rate, target)
+        if reached is not None:
+            return reached
+    return fastest_at_room(degrees, copies, own, rate, target)
+
+
+def lowest_reaching(
+    degrees: Sequence[int],
+    copies: Callable[[int], int],
+    own: Callable[[int, int], int | None],
+    rate: Callable[[int, int], float],
+    target: float,
+) -> tuple[int, int] | None:
+    """(sequences on the server, degree) of the lowest of ``degrees`` (ascending) whose
+    ``copies(degree)`` copies, each at the batch its memory holds (``own(degree,
+    copies)``), reach ``target`` tokens/s together, at the fewest sequences per copy that
+    do (rate grows with the batch: binary search); ``None`` when no degree does."""
+    for t in degrees:
+        c = copies(t)
+        each = own(t, c)
+        if each is not None and rate(c * each, t) >= target:
+            fewest = batch_for(lambda b: True, lambda b: rate(c * b, t), each, target)  # noqa: B023
+            return c * (fewest or each), t
+    return None
+
+
+def fastest_at_room(
+    degrees: Sequence[int],
+    copies: Callable[[int], int],
+    own: Callable[[int, int], int | None],
+    rate: Callable[[int, int], float],
+    target: float,
+) -> tuple[int, int] | None:
+    """(sequences on the server, degree) of the fastest of ``degrees`` with each copy at
+    the batch its memory holds (``own``), a wider degree kept only when strictly faster;
+    when that reaches ``target``, at the fewest sequences per copy that do. ``None``: no
+    degree holds one sequence."""
     top: tuple[int, int, float] | None = None  # (degree, batch per copy, rate)
     for t in degrees:
         c = copies(t)

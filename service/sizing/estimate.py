@@ -23,6 +23,9 @@ from service.sizing.batch import (
     ENCODER_BATCH_ROOM,
     ENCODER_BATCH_TARGET,
     batch_limit_words,
+    degree_target,
+    encoder_each,
+    sequences_noun,
 )
 from service.sizing.compute import (
     FP8_GAIN,
@@ -435,10 +438,25 @@ def _place_serving(
                 "batch its own memory and the engine's per-instance limit allow)."
             )
         elif placement.tensor_parallel is None and b is not None:
-            why = (
-                f" (of the degrees that fit, the one that serves {b.concurrency} sequences "
-                "per server fastest)."
-            )
+            # the lowest that holds the sequences and reaches the target, else the fastest
+            # (replicas.lowest_fit, batch.copies_batch: session 13 enctp13)
+            target = degree_target(layout.rw.workload)
+            if math.isinf(target):
+                why = (
+                    f" (of the degrees that hold {b.concurrency} sequences per server, the "
+                    "fastest: a batch job's hours follow its rate)."
+                )
+            elif target and layout.rate(spec) < target * (1.0 - 1e-9):
+                why = (
+                    f" (of the degrees that hold {b.concurrency} sequences per server, the "
+                    "fastest: none reaches the target on these servers)."
+                )
+            else:
+                reach = " and reach the target" if target else ""
+                why = (
+                    f" (the lowest of the degrees that hold {b.concurrency} sequences per "
+                    f"server{reach}: each wider split adds an all-reduce in every layer)."
+                )
         notes.append(f"Tensor parallel degree {tp}{why}")
     if layout.copies > 1 and b is not None:
         notes.append(
@@ -511,7 +529,9 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
         reached = rate >= target * (1 - 1e-9)
         if layout.rw.encoder:  # sequences per forward pass: no continuous batching, no KV cache
             key = ENCODER_BATCH_TARGET if reached else ENCODER_BATCH_ROOM
-            notes.append(key["en"].format(b=layout.batch))
+            each = -(-layout.batch // layout.copies)  # one copy's forward pass
+            per = encoder_each("en", layout.copies)
+            notes.append(key["en"].format(b=each, each=per, noun=sequences_noun(each)))
         elif layout.replicas == 1:
             key = BATCHED_TARGET if reached else BATCHED_ROOM
             notes.append(key["en"].format(b=layout.batch))

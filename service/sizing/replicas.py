@@ -21,26 +21,30 @@ servers serve as:
   accelerator, 1/``pp`` of a single-server replica's rate), and the activations sent
   between servers at every stage boundary are not counted on top.
 
-Inside one server the degree is the one that serves the load fastest among those that
-fit (:func:`fastest_fit`), so a server of ``per_node`` devices at degree ``t < per_node``
-holds ``per_node // t`` copies of the model, each at its share of the server's sequences
-(the memory is sized so: :func:`~service.sizing.memory.memory_for`),
-deployed as vLLM's data parallelism (``--data-parallel-size``: "model weights are
-replicated across separate instances/GPUs to process independent batches of requests",
+Inside one server the degree is the lowest that holds the model with its copies' share of
+the sequences and reaches the throughput target (:func:`lowest_fit`), so a server of
+``per_node`` devices at degree ``t < per_node`` holds ``per_node // t`` copies of the
+model, each at its share of the server's sequences (the memory is sized so:
+:func:`~service.sizing.memory.memory_for`), deployed as vLLM's data parallelism
+(``--data-parallel-size``: "model weights are replicated across separate instances/GPUs to
+process independent batches of requests",
 https://docs.vllm.ai/en/latest/serving/data_parallel_deployment/) or as that many engines
 behind a load balancer. :func:`server_rate` times it so: each copy decodes its own batch
 over its own ``t`` devices, and the copies' rates add up (review 7 J4).
 
-Copies are not always the faster layout: a decode step reads its copy's weight shard once,
-so at a few sequences per copy one wider copy over the same devices decodes up to
-``per_node // t`` times faster, and the copies win only where each is compute-bound or the
-wider group's all-reduces are slow (PCIe). :func:`fastest_fit` lets the rate model decide
-(:func:`server_rate`), as an expert tunes ``--tensor-parallel-size`` against
-``--data-parallel-size``: vLLM raises the tensor-parallel size to give each GPU more room
-for the KV cache ("Optimization and Tuning",
-https://docs.vllm.ai/en/v0.17.1/configuration/optimization/), SGLang's data parallelism
-multiplies the throughput of replicas that each run their own batch ("DP, DPA and SGLang
-DP Router", https://docs.sglang.io/advanced_features/dp_dpa_smg_guide.html).
+The lowest degree is vLLM's own rule ("If your model fits in a single GPU, you probably
+don't need to use distributed inference", Distributed Inference and Serving,
+https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html; session 13): each wider
+split adds an all-reduce in every layer. Its stated cost: at a few sequences per copy a
+decode step reads the copy's whole weight shard, so one wider copy over the same devices
+would decode up to ``per_node // t`` times faster (session 9 chose that); at a fixed
+concurrency each request then sees fewer tokens/s (the request has no latency field to
+weigh it against). A target no degree reaches on one server takes the fastest degree
+(:func:`fastest`: the fewest servers), and so does a batch job, whose hours follow its
+rate; vLLM also raises the tensor-parallel size to give each GPU more room for the KV
+cache ("Optimization and Tuning",
+https://docs.vllm.ai/en/v0.17.1/configuration/optimization/), which the memory check
+here does when the lower degree does not hold the sequences.
 
 The planner sizes serving one replica per node in the same way
 (:mod:`service.planning.place`); ``/v1/estimate`` uses this module so that the same job on
@@ -62,6 +66,7 @@ from service.sizing.batch import (
     batch_for,
     batches,
     copies_batch,
+    degree_target,
 )
 from service.sizing.compute import inference_throughput
 from service.sizing.host import DEVICES_PER_NODE
@@ -120,10 +125,12 @@ class ServingLayout:
 COPIES: dict[str, dict[str, str]] = {
     "en": {
         "sentence": "{copies} copies of the model on each server, {each} with {seqs} "
-        "sequences each ({how}): the throughput is the copies' together, each running "
+        "{noun} each ({how}): the throughput is the copies' together, each running "
         "its own batch.",
         "each_tp": "each tensor parallel {tp} over {tp} accelerators",
-        "each_one": "one per accelerator",
+        "each_one": "one per accelerator (tensor parallel 1)",
+        "one": "sequence",
+        "many": "sequences",
         "vllm": "vLLM --data-parallel-size {copies}, or {copies} engines behind a load balancer",
         "other": "{copies} engine instances behind a load balancer",
         "or": "{a} or {b}",
@@ -132,7 +139,7 @@ COPIES: dict[str, dict[str, str]] = {
         "sentence": "每台服务器上运行 {copies} 份模型副本，{each}，各处理 {seqs} 个序列"
         "（{how}）：吞吐为各副本之和，每份各自处理自己的一批请求。",
         "each_tp": "每份张量并行 {tp}（{tp} 卡）",
-        "each_one": "每卡一份",
+        "each_one": "每卡一份（张量并行 1）",
         "vllm": "vLLM --data-parallel-size {copies}，或 {copies} 个引擎实例加负载均衡",
         "other": "{copies} 个引擎实例加负载均衡",
         "or": "{a} 或 {b}",
@@ -154,7 +161,8 @@ def copies_sentence(
     seqs = str(share) if not extra else words["or"].format(a=share + 1, b=share)
     each = words["each_tp" if tensor_parallel > 1 else "each_one"].format(tp=tensor_parallel)
     how = words["vllm" if engine == "vllm" and not moe else "other"].format(copies=copies)
-    return words["sentence"].format(copies=copies, each=each, seqs=seqs, how=how)
+    noun = words.get("one" if seqs == "1" else "many", "")  # zh has no plural
+    return words["sentence"].format(copies=copies, each=each, seqs=seqs, noun=noun, how=how)
 
 
 def in_server_copies(rw: ResolvedWorkload, devices: int, tensor_parallel: int) -> int:
@@ -208,21 +216,41 @@ def fastest(rated: Iterable[tuple[Fit, float]]) -> Fit | None:
     return None if best is None else best[0]
 
 
-def fastest_fit(
+def lowest_fit(
     layouts: Iterable[Layout],
     spec: AcceleratorSpec,
     headroom_frac: float,
     rate: Callable[[int], float],
+    target: float = 0.0,
     *,
     safe: bool = False,
 ) -> Fit | None:
     """Of one server's serving ``layouts`` (:func:`~service.sizing.memory.memory_ladder`:
     the degrees that divide the heads and leave no copy idle, smallest first), the fit of
-    the one whose ``rate`` (tokens/s of the server at that degree, :func:`server_rate`) is
-    highest (:func:`fastest`); ``None`` when none fits. Both routes choose so: the planner
-    with its memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
-    fits = (first_fit((layout,), spec, headroom_frac, safe=safe) for layout in layouts)
-    return fastest((fit, rate(fit.tensor_parallel)) for fit in fits if fit is not None)
+    the lowest degree that holds the model with the KV cache of its copies' share of the
+    sequences and whose ``rate`` (tokens/s of the server at that degree,
+    :func:`server_rate`) reaches ``target`` (0: no target, the lowest that fits;
+    :func:`~service.sizing.batch.degree_target`); when none reaches it, the fastest
+    (:func:`fastest`: the fewest servers for the target, the fewest hours for a batch
+    job, whose ``target`` is infinite). A model that fits fewer devices than the server
+    has is served as copies, not split over every card ("If your model fits in a single
+    GPU, you probably don't need to use distributed inference", vLLM Distributed
+    Inference and Serving,
+    https://docs.vllm.ai/en/v0.8.3/serving/distributed_serving.html; session 13
+    ``enctp13``). ``None`` when none fits. Both routes choose so: the planner with its
+    memoized rates, ``/v1/estimate`` through :func:`serving_fit`."""
+    rated: list[tuple[Fit, float]] = []
+    for layout in layouts:
+        fit = first_fit((layout,), spec, headroom_frac, safe=safe)
+        if fit is None:
+            continue
+        if target <= 0:
+            return fit
+        r = rate(fit.tensor_parallel)
+        if r >= target:
+            return fit
+        rated.append((fit, r))
+    return fastest(rated)
 
 
 def serving_fit(
@@ -230,18 +258,21 @@ def serving_fit(
     spec: AcceleratorSpec,
     devices: int,
     headroom_frac: float,
+    target: float = 0.0,
     *,
     safe: bool = False,
 ) -> Fit | None:
-    """The fit of one server of ``devices`` x ``spec`` serving ``rw`` at the degree that
-    serves its concurrency fastest (:func:`fastest_fit`); ``None`` when nothing fits."""
+    """The fit of one server of ``devices`` x ``spec`` serving ``rw`` at the lowest degree
+    that holds its concurrency and reaches ``target`` tokens/s (:func:`lowest_fit`);
+    ``None`` when nothing fits."""
     if rw.arch is None or devices < 1:
         return None
-    return fastest_fit(
+    return lowest_fit(
         memory_ladder(rw, devices),
         spec,
         headroom_frac,
         lambda t: server_rate(rw, spec, devices, t),
+        target,
         safe=safe,
     )
 
@@ -307,7 +338,7 @@ def _replica(
 
     def fits(served: ResolvedWorkload, headroom: float) -> Fit | None:
         if pipeline == 1 and tensor_parallel is None:
-            return serving_fit(served, spec, per_node, headroom)
+            return serving_fit(served, spec, per_node, headroom, degree_target(workload) / replicas)
         if pipeline == 1:
             return fit_placement(served, spec, per_node, headroom, tensor_parallel=tensor_parallel)
         return replica_fit(served, spec, per_node, pipeline, headroom)

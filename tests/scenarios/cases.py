@@ -309,13 +309,15 @@ ESTIMATES: list[Case] = [
      "expect": {"throughput": (400, 800), "nodes": 1, "replicas": 1, "fits": True,
                 "says": ("as many as its KV cache holds", "about 2 such servers")}},
     {"id": "est-70b-target-two-h800-servers", "expert": "Llama-3.3-70B at 5,000 tokens/s "
-     "on 16 H800: two servers, each one copy of tensor parallel 8 (faster per sequence than "
-     "two copies of tensor parallel 4, so about 52 requests per server reach the target "
-     "where two copies needed 68), batched to reach the target together.",
+     "on 16 H800: two servers, each two copies of tensor parallel 4, the lowest degree that "
+     "holds it (131 GiB of bf16 weights: 33 GiB per card at TP 4 with room for 34 requests' "
+     "KV cache of 72 usable GiB; TP 2's 66 GiB per card leaves none), 34 requests per copy "
+     "reaching the target together (session 13: one copy of TP 8 at 52 per server before).",
      "body": {"workload": wl("inference", model="llama-3.3-70b", target_tokens_per_s=5000),
               "placement": {"accelerator": "H800", "count": 16}},
-     "expect": {"throughput": (5000, 8000), "nodes": 2, "replicas": 2, "fits": True,
-                "pipeline": 1, "tensor_parallel": 8, "says": ("2 replicas over 2 servers",)}},
+     "expect": {"throughput": (5000, 8000), "nodes": 2, "replicas": 4, "fits": True,
+                "pipeline": 1, "tensor_parallel": 4, "says": ("2 replicas over 2 servers",
+                                                               "2 copies of the model")}},
     {"id": "est-deepseek-v3-fp8-two-servers", "expert": "DeepSeek-V3 in FP8 (~625 GiB of "
      "weights) on 2x8 H800: too big for one server, so TP 8 x PP 2 as vLLM advises, one replica.",
      "body": {"workload": wl("inference", model="deepseek-v3", precision="fp8",
