@@ -1,6 +1,8 @@
 """Session 13, branch ``enctp13`` (review 11s V5 and the encoder case): a served model that
-fits on fewer accelerators than the server has is served as data-parallel copies at the
-lowest tensor-parallel degree that holds it, not split over every card.
+fits on fewer accelerators than the server has, served to a throughput target with no
+concurrency, is served as data-parallel copies at the lowest tensor-parallel degree whose
+copies reach the target, not split over every card. With the sequences fixed (a
+concurrency given) the fastest degree is kept: see the V5 tests.
 
 vLLM's own guidance: "If your model fits in a single GPU, you probably don't need to use
 distributed inference. Just use the single GPU to run the inference." (Distributed
@@ -87,24 +89,20 @@ V5 = {
 }
 
 
-def test_v5_qwen3_32b_on_8_h20_is_eight_one_card_copies(client: TestClient[Litestar]) -> None:
-    """Qwen3-32B (32.76B parameters, bf16: 61.0 GiB of weights) at 64 x 4,096 tokens: one
-    H20 (96 GiB, 86.4 usable) holds a copy with 8 sequences' KV cache (64 layers x 8 KV
-    heads x 128 x 2 x 2 B = 256 KiB per token, x 4,096 x 8 = 8 GiB), so 8 copies at TP 1."""
+def test_v5_a_fixed_concurrency_keeps_the_fastest_degree(client: TestClient[Litestar]) -> None:
+    """The concurrency half of the branch, taken back by the coordinator: with the
+    sequences fixed (64 x 4k), 8 one-card copies of Qwen3-32B give each copy a batch of 8,
+    and each still reads its 61 GiB of weights per decode step, so the server decodes 4x
+    slower than one copy over 8 cards at the same price (the branch's own figures: 1,129
+    against 4,656 tokens/s, 17.6 against 72.8 tokens/s per request). The option stays the
+    fastest degree, and says nothing of copies."""
     option = _top(client, V5, "en")
     assert option["accelerator"]["name"] == "H20"
     assert option["accelerator"]["count"] == 8
-    assert option["tensor_parallel"] == 1
-    assert _copies(option) == (8, 8)
-    weights = 32.762e9 * 2 / GIB
-    kv = 8 * 4096 * 256 * 1024 / GIB
-    assert weights + kv <= option["per_device_gib"] <= (1 - HEADROOM) * 96
-    per_copy = _copy_rate(client, QWEN3_32B, "H20", 1, 8)
-    assert abs(option["throughput_tokens_per_s"] - 8 * per_copy) <= SAME_RATE * 8 * per_copy
-    zh = _top(client, V5, "zh")
-    assert zh["tensor_parallel"] == 1
-    assert any("8 份模型副本" in r and "张量并行 1" in r for r in zh["reasons"]), zh["reasons"]
-    assert any("tensor parallel 1" in r for r in option["reasons"]), option["reasons"]
+    narrow = 8 * _copy_rate(client, QWEN3_32B, "H20", 1, 8)
+    assert option["throughput_tokens_per_s"] > 2 * narrow
+    assert option["tensor_parallel"] == 8
+    assert _copies(option) is None
 
 
 def test_v5_estimate_serves_the_same_layout(client: TestClient[Litestar]) -> None:
@@ -114,10 +112,10 @@ def test_v5_estimate_serves_the_same_layout(client: TestClient[Litestar]) -> Non
     )
     assert response.status_code == 200, response.text
     estimate = response.json()
-    assert estimate["placement"]["tensor_parallel"] == 1
-    assert any("8 copies" in note for note in estimate["assumptions"])
-    per_copy = _copy_rate(client, QWEN3_32B, "H20", 1, 8)
-    assert abs(estimate["throughput_tokens_per_s"] - 8 * per_copy) <= SAME_RATE * 8 * per_copy
+    assert estimate["placement"]["tensor_parallel"] == 8
+    said = " ".join(estimate["assumptions"])
+    assert "the one that serves 64 sequences per server fastest" in said
+    assert "decoding reads every weight once per step" in said
 
 
 QWEN25_32B_MINDIE = {
@@ -128,21 +126,18 @@ QWEN25_32B_MINDIE = {
 }
 
 
-def test_v5_mindie_32b_on_8_910b3_is_four_tp2_copies(client: TestClient[Litestar]) -> None:
-    """Qwen2.5-32B's 61.0 GiB of bf16 weights exceed one 910B3's 57.6 usable GiB (64 x
-    0.9), so TP 1 cannot hold it; TP 2 (30.5 GiB of weights per card) holds a copy with 8
-    of the 32 sequences: 4 copies at TP 2."""
+def test_v5_mindie_32b_on_8_910b3_keeps_the_fastest_degree(client: TestClient[Litestar]) -> None:
+    """32 fixed sequences of Qwen2.5-32B under MindIE on 8 x 910B3: four TP-2 copies of 8
+    sequences each (the lowest degree that holds it) decode slower than the degree the
+    server serves them fastest at."""
     body = {
         "workload": QWEN25_32B_MINDIE,
         "constraints": {"accelerators": ["Ascend-910B3"], "accelerator_count": 8},
     }
     option = _top(client, body, "en")
-    assert option["tensor_parallel"] == 2
-    assert _copies(option) == (4, 8)
-    assert option["per_device_gib"] <= (1 - HEADROOM) * 64
-    per_copy = _copy_rate(client, QWEN25_32B_MINDIE, "Ascend-910B3", 2, 8)
-    assert abs(option["throughput_tokens_per_s"] - 4 * per_copy) <= SAME_RATE * 4 * per_copy
-    assert any("tensor parallel 2" in r for r in option["reasons"]), option["reasons"]
+    narrow = 4 * _copy_rate(client, QWEN25_32B_MINDIE, "Ascend-910B3", 2, 8)
+    assert option["tensor_parallel"] > 2
+    assert option["throughput_tokens_per_s"] > narrow
 
 
 RERANKER = {"kind": "inference", "model": "bge-reranker-v2-m3", "target_tokens_per_s": 100_000}

@@ -16,6 +16,7 @@ from litestar.testing import TestClient
 
 from service.sizing.batch import batch_for
 from service.sizing.profiles import engine_profile
+from service.sizing.resolve import IMAGE_TARGET_BATCH
 from tests.answers import assumed
 from tests.answers import recommend as answer
 
@@ -88,10 +89,12 @@ def test_the_batch_is_what_fits_or_the_fewest_that_reach_the_target() -> None:
 def test_an_image_model_is_not_batched_by_the_kv_cache(
     client: TestClient[Litestar], model: str
 ) -> None:
-    """Image models have no KV cache: without a concurrency they are sized as with 1."""
+    """Image models have no KV cache: without a concurrency they are sized at the fixed
+    batch an image server runs (``IMAGE_TARGET_BATCH`` images per call, session 13), as
+    if that concurrency were given, never at a KV-cache batch."""
     target = {"kind": "inference", "model": model, "target_tokens_per_s": 500}
     unsaid = recommend(client, target)["options"]
-    single = recommend(client, {**target, "concurrency": 1})["options"]
+    single = recommend(client, {**target, "concurrency": IMAGE_TARGET_BATCH})["options"]
     assert unsaid
     key = [(o["instance_type"], o["nodes"], o["per_device_gib"]) for o in unsaid]
     assert key == [(o["instance_type"], o["nodes"], o["per_device_gib"]) for o in single]

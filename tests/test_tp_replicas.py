@@ -8,9 +8,10 @@ at all 64 sequences and the words said only "(tensor parallel 2)". Both routes n
 the copies as sized (each copy's decode at its own batch and degree, summed) and say it,
 in English and Chinese.
 
-Since session 13 (``enctp13``) the degree is the lowest that holds the model and its
-copies' share of the sequences (tests/test_tp_choice.py): that is this server's TP 2 again,
-so the copies are checked on it.
+Since session 9 the degree is the fastest that fits (tests/test_tp_choice.py), and that
+server serves fastest as one copy of tensor parallel 4; the copies are checked where they
+are still the fastest layout: Qwen2.5-14B at 64 x 4k on 8 x L20, whose PCIe ring over all 8
+GPUs crosses the CPU sockets, serves as 2 copies of tensor parallel 4 with 32 sequences each.
 """
 
 from __future__ import annotations
@@ -30,12 +31,20 @@ from tests.answers import builtin_spec, recommend
 from tests.sizing.calibration import MODELS
 
 QWEN3_32B = {"kind": "inference", "model": "qwen3-32b", "concurrency": 64, "context_len": 8192}
+QWEN25_14B = {
+    "kind": "inference",
+    "model": "qwen2.5-14b-instruct",
+    "concurrency": 64,
+    "context_len": 4096,
+}
 
 
 def _two_copies_rate() -> float:
-    """2 copies x one copy of tensor parallel 2 at 32 sequences on A100-80GB."""
-    rw = resolve_workload(Inference(model="qwen3-32b", concurrency=64, context_len=8192), MODELS)
-    return 2 * inference_throughput(at_concurrency(rw, 32), builtin_spec("A100-80GB"), 2)
+    """2 copies x one copy of tensor parallel 4 at 32 sequences on L20."""
+    rw = resolve_workload(
+        Inference(model="qwen2.5-14b-instruct", concurrency=64, context_len=4096), MODELS
+    )
+    return 2 * inference_throughput(at_concurrency(rw, 32), builtin_spec("L20"), 4)
 
 
 def _estimate(client: TestClient[Litestar], workload: dict[str, Any], **placement: Any) -> Any:
@@ -45,14 +54,14 @@ def _estimate(client: TestClient[Litestar], workload: dict[str, Any], **placemen
     return response.json()
 
 
-def test_estimate_times_two_copies_of_tensor_parallel_2(client: TestClient[Litestar]) -> None:
-    body = _estimate(client, QWEN3_32B, accelerator="A100-80GB", count=4)
-    assert body["placement"]["tensor_parallel"] == 2
+def test_estimate_times_two_copies_of_tensor_parallel_4(client: TestClient[Litestar]) -> None:
+    body = _estimate(client, QWEN25_14B, accelerator="L20", count=8)
+    assert body["placement"]["tensor_parallel"] == 4
     assert body["placement"]["replicas"] == 2  # copies of the model, all of them
     assert body["throughput_tokens_per_s"] == pytest.approx(_two_copies_rate(), rel=1e-9)
     said = " ".join(body["assumptions"])
     assert "2 copies of the model on each server" in said, said
-    assert "tensor parallel 2 over 2 accelerators" in said, said
+    assert "tensor parallel 4 over 4 accelerators" in said, said
     assert "32 sequences each" in said, said
     assert "--data-parallel-size 2" in said, said
 
@@ -60,8 +69,8 @@ def test_estimate_times_two_copies_of_tensor_parallel_2(client: TestClient[Lites
 @pytest.mark.parametrize(
     ("lang", "words"),
     [
-        ("en", ("2 copies of the model", "tensor parallel 2 over 2 accelerators", "32 sequences")),
-        ("zh", ("2 份模型副本", "每份张量并行 2（2 卡）", "32 个序列")),
+        ("en", ("2 copies of the model", "tensor parallel 4 over 4 accelerators", "32 sequences")),
+        ("zh", ("2 份模型副本", "每份张量并行 4（4 卡）", "32 个序列")),
     ],
 )
 def test_recommend_says_and_times_the_copies(
@@ -69,17 +78,17 @@ def test_recommend_says_and_times_the_copies(
 ) -> None:
     body = recommend(
         client,
-        {"workload": QWEN3_32B, "constraints": {"accelerators": ["A100-80GB"]}, "top_k": 10},
+        {"workload": QWEN25_14B, "constraints": {"accelerators": ["L20"]}, "top_k": 10},
         lang,
     )
-    four = [o for o in body["options"] if o["accelerator"]["count"] == 4 and o["nodes"] == 1]
-    assert four, body["options"]
-    option = four[0]
-    assert option["tensor_parallel"] == 2
+    eight = [o for o in body["options"] if o["accelerator"]["count"] == 8 and o["nodes"] == 1]
+    assert eight, body["options"]
+    option = eight[0]
+    assert option["tensor_parallel"] == 4
     assert option["throughput_tokens_per_s"] == pytest.approx(_two_copies_rate(), rel=1e-3)
     said = " ".join(option["reasons"])
     assert all(word in said for word in words), said
-    estimate = _estimate(client, QWEN3_32B, accelerator="A100-80GB", count=4)
+    estimate = _estimate(client, QWEN25_14B, accelerator="L20", count=8)
     assert option["throughput_tokens_per_s"] == pytest.approx(
         estimate["throughput_tokens_per_s"], rel=1e-3
     )

@@ -443,8 +443,15 @@ def _place_serving(
             target = degree_target(layout.rw.workload)
             if math.isinf(target):
                 why = (
-                    f" (of the degrees that hold {b.concurrency} sequences per server, the "
-                    "fastest: a batch job's hours follow its rate)."
+                    f" (of the degrees that fit, the one that serves {b.concurrency} sequences "
+                    "per server fastest: "
+                    + (
+                        "a batch job's hours follow its rate)."
+                        if layout.rw.tokens
+                        else "a fixed set of sequences split over more copies gives each a "
+                        "smaller batch, and decoding reads every weight once per step "
+                        "whatever the batch)."
+                    )
                 )
             elif target and layout.rate(spec) < target * (1.0 - 1e-9):
                 why = (

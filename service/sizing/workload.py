@@ -737,10 +737,10 @@ class Placement(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields
                 le=64,
                 description="Tensor-parallel degree (Megatron-style; must divide the attention "
                 "heads and the device count); default: the smallest that fits for training, "
-                "and for serving the smallest that holds the model with its copies' share of "
-                "the sequences and reaches `target_tokens_per_s` (the server's other "
-                "accelerators run further copies); the fastest when none reaches the target "
-                "on one server, and for a batch job (`output_tokens`, no target).",
+                "and for serving with `target_tokens_per_s` and no `concurrency` the smallest "
+                "whose copies reach the target (the server's other accelerators run further "
+                "copies); with the sequences fixed (a `concurrency`, a batch job) or a target "
+                "no degree reaches on one server, the one that serves them fastest.",
             ),
         ]
         | None
