@@ -1865,15 +1865,17 @@ def _decode_peaks(w: Inference, arch: Arch, preset: ModelPreset | None) -> bool:
     return ws.vae >= ws.unet
 
 
-IMAGE_TARGET_BATCH = 64
+IMAGE_TARGET_BATCH = 32
 """Images per call an image server (CNN, ViT, detector) is sized and timed at when the
 request gives a throughput target and no concurrency: a server batches requests (Triton's
-dynamic batcher, TorchServe's ``batch_size``), and 64 is about where NVIDIA's ResNet-50
-v1.5 mixed-precision inference rate levels off (V100: 2,984 images/s at 64, 3,382 at 256;
-T4: 1,165 at 64, 1,198 at 256: NVIDIA DeepLearningExamples
-``PyTorch/Classification/ConvNets/resnet50v1.5/README.md`` @291f0d02, "Inference
-performance results"). A diffusion pipeline is not batched so: one image already fills the
-device (:mod:`service.sizing.diffusion`)."""
+dynamic batcher, TorchServe's ``batch_size``). 32 is where NVIDIA's ResNet-50 v1.5
+mixed-precision latency leaves its launch floor (V100: 15.8 ms at 32 against 12.8 at 1,
+2,146 images/s, 63 % of a 256 batch's 3,382; T4: 1,128, 94 % of 1,198: NVIDIA
+DeepLearningExamples ``PyTorch/Classification/ConvNets/resnet50v1.5/README.md``
+@291f0d02, "Inference performance results"): most of the throughput, at a batch whose
+memory (sized from the training activations, an upper bound for serving) a 640 px
+detector still holds on a 24 GB card. A diffusion pipeline is not batched so: one image
+already fills the device (:mod:`service.sizing.diffusion`)."""
 
 
 def _image_target_batch(w: Inference, notes: list[str]) -> Inference:
@@ -1885,7 +1887,7 @@ def _image_target_batch(w: Inference, notes: list[str]) -> Inference:
     notes.append(
         f"No concurrency was given with a throughput target: assumed {IMAGE_TARGET_BATCH} "
         "images per call on each server, batched by the server (Triton's dynamic batcher, "
-        "TorchServe's batch_size), about where ResNet-50's measured rate levels off; "
+        "TorchServe's batch_size), where ResNet-50's measured latency leaves its launch floor; "
         "memory and rate are at this batch."
     )
     return msgspec.structs.replace(w, concurrency=IMAGE_TARGET_BATCH)
