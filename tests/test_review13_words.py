@@ -137,3 +137,19 @@ def test_v9_a_servers_batch_and_its_engines_limit_read_as_one_statement(
             assert int(node.group(1)) == int(copies.group(1)) * int(copies.group(2))
             checked += 1
     assert checked >= 1
+
+
+def test_an_rlhf_algorithm_sent_as_the_method_is_pointed_at_its_field(
+    client: TestClient[Litestar],
+) -> None:
+    """``"kind": "rlhf", "method": "ppo"`` (a chatbot's mistake) was refused with the four
+    fine-tune methods and no hint: PPO is the job's ``algorithm``."""
+    body = {"workload": {"kind": "rlhf", "model": "qwen2.5-7b", "method": "ppo", "tokens": 1e9}}
+    for lang, words in (("en", "did you mean"), ("zh", "是否想写")):
+        response = client.post("/v1/recommend", json={**body, "lang": lang})
+        assert response.status_code == 400, response.text
+        (item,) = response.json()["extra"]
+        assert item["key"] == "workload.method"
+        assert '"algorithm": "ppo"' in item["message"], item["message"]
+        assert words in item["message"]
+        assert item["suggestions"] == ["algorithm"]

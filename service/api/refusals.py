@@ -90,8 +90,21 @@ def _shown(value: object) -> str:
     return repr(value) if isinstance(value, str) else json.dumps(value)
 
 
+RLHF_ALGORITHMS = ("ppo", "grpo", "dpo")
+"""The values of an RLHF job's ``algorithm``, which chatbots send as its ``method`` (the
+way the policy's weights are trained: full, LoRA ...)."""
+
+
 def enum_refusal(field: str, value: object, allowed: Sequence[str]) -> tuple[str, list[str]]:
-    """``method must be one of full, lora, qlora, freeze, not 'LoRA'; did you mean lora?``"""
+    """``method must be one of full, lora, qlora, freeze, not 'LoRA'; did you mean lora?``
+    An RLHF algorithm sent as ``method`` is pointed at the field it belongs to
+    (``"kind": "rlhf", "algorithm": "ppo"``), in code both languages read."""
+    lowered = str(value).strip().lower()
+    if field == "method" and lowered in RLHF_ALGORITHMS:
+        hint = f'; did you mean "kind": "rlhf", "algorithm": "{lowered}"?'
+        return f"{field} must be one of {', '.join(allowed)}, not {_shown(value)}{hint}", [
+            "algorithm"
+        ]
     suggestions = suggest_values(value, allowed)
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
     return f"{field} must be one of {', '.join(allowed)}, not {_shown(value)}{hint}", suggestions
