@@ -70,3 +70,22 @@ def test_v4_not_said_for_one_stream_or_an_offline_batch(client: TestClient[Lites
         assert answer["options"]
         for option in answer["options"]:
             assert _per_request(option, EN) is None, option["reasons"]
+
+
+def test_v4_replicas_say_the_requests_per_server(client: TestClient[Litestar]) -> None:
+    """A target met by replicas of one server each at the concurrency: each server runs
+    its own 8 requests, so the sentence says so and the total (9 servers: 72)."""
+    workload = {"kind": "inference", "model": "qwen2.5-7b", "concurrency": 8,
+                "target_tokens_per_s": 2000}  # fmt: skip
+    answer = recommend(
+        client, {"workload": workload, "constraints": {"accelerators": ["A10"]}}, "en"
+    )
+    option = answer["options"][0]
+    assert option["nodes"] > 1
+    pattern = (r"At 8 concurrent requests per server \(([\d,]+) in all\), each sees about "
+               r"([\d.]+) tokens/s")  # fmt: skip
+    found = [re.search(pattern, r) for r in option["reasons"]]
+    said = next(f for f in found if f)
+    assert int(said.group(1).replace(",", "")) == 8 * option["nodes"]
+    per = option["throughput_tokens_per_s"] / option["nodes"] / 8
+    assert float(said.group(2)) == round(per, 1)

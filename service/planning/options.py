@@ -748,7 +748,9 @@ def _texts(
         if terms.streams and key.startswith("serving"):
             per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)
             if per > 0:
-                rate += texts.t("per_request", lang, n=terms.streams, per=per, ms=1000 / per)
+                key = "per_request" if c.nodes == 1 else "per_request_servers"
+                rate += texts.t(key, lang, n=terms.streams, per=per, ms=1000 / per,
+                                total=terms.streams * c.nodes)  # fmt: skip
         middle.append(rate)
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
