@@ -104,3 +104,18 @@ def test_a_target_without_a_concurrency_is_served_batched(client: TestClient[Lit
     assert "32 images per call" in said
     assert any("Sized at 32 images per call" in r for r in option["reasons"])
     assert any("about 77 per second" in r for r in option["reasons"])
+
+
+def test_the_estimate_says_how_the_rate_was_reached(client: TestClient[Litestar]) -> None:
+    body = {
+        "workload": {"kind": "inference", "model": "resnet-50", "concurrency": 32},
+        "placement": {"accelerator": "T4", "count": 1},
+    }
+    response = client.post("/v1/estimate", json=body)
+    assert response.status_code == 200, response.text
+    estimate = response.json()
+    assert estimate["throughput_tokens_per_s"] == pytest.approx(_rate("T4", 32), rel=1e-6)
+    (note,) = [a for a in estimate["assumptions"] if a.startswith("Images per second")]
+    assert "13 ms to launch" in note
+    assert "32 images" in note
+    assert "19.5% of 65 TFLOPS" in note

@@ -66,7 +66,12 @@ from service.sizing.memory import (
     limit_decides,
     memory_for,
 )
-from service.sizing.mfu import attention_utilization, generation
+from service.sizing.mfu import (
+    IMAGE_FORWARD_FLOOR_S,
+    attention_utilization,
+    generation,
+    image_training_prior,
+)
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
 from service.sizing.parallelism import (
@@ -623,7 +628,9 @@ def _serving_notes(
         notes.append(_encoder_note(rw, spec, devices, rate))
     elif rw.diffusion is not None:
         notes.append(_diffusion_note(rw, spec, devices))
-    elif spec.mem_bandwidth_gbps and not rw.image_model:  # an image model has no decode
+    elif rw.image_model:
+        notes.append(_image_rate_note(rw, spec, devices))
+    elif spec.mem_bandwidth_gbps:  # an image model has no decode
         eng = engine_profile(rw.inference.engine)
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
         how = VLLM_ASCEND_NOTE if eng.name == "vllm" and generation(spec) == "ascend" else eng.note
@@ -652,6 +659,31 @@ def _serving_notes(
             f"{spec.name}: no published memory bandwidth, so no decode throughput (and "
             "no time or price per token) is estimated."
         )
+
+
+def _image_rate_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
+    """How a served classifier's, ViT's or detector's images per second were reached
+    (:func:`~service.sizing.compute.image_forward_rate`), or why there are none."""
+    b = rw.inference
+    assert b is not None
+    peak = spec.dense_tflops_16bit
+    if not peak or not rw.sample_flops:
+        return (
+            f"{spec.name}: no published 16-bit compute rate, so how many images per second "
+            "it serves is not estimated."
+        )
+    utilization, basis = image_training_prior(spec)
+    rate = inference_throughput(rw, spec, devices)
+    images = b.concurrency
+    return (
+        f"Images per second about {rate:,.0f}: a call of {images} image"
+        f"{'s' if images > 1 else ''}, shared evenly over the devices (each its own copy), "
+        f"takes the longer of {IMAGE_FORWARD_FLOOR_S * 1e3:g} ms to launch the network's "
+        f"kernels (NVIDIA's ResNet-50 latency at 1-8 images on a V100 and a T4) and "
+        f"{rw.sample_flops / 1e9:,.1f} GFLOPs per image at {utilization:.1%} of {peak:g} "
+        f"TFLOPS (the image-training share of the peak: {basis}); a compiled (TensorRT) "
+        "model serves more."
+    )
 
 
 def _diffusion_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
