@@ -746,11 +746,17 @@ def _texts(
             one = 1 / IMAGE_FORWARD_FLOOR_S  # a launch-bound pass per image
             rate += texts.t("image_batch", lang, n=terms.image_batch, one=one)
         if terms.streams and key.startswith("serving"):
-            per = round(c.throughput_tokens_per_s / c.nodes / terms.streams, 1)
+            # each replica (one server, or a pipeline of servers: one engine, one batch)
+            # runs the concurrency; review rev13s S1: not each server of a pipeline
+            stages = c.fit.pipeline_parallel if c.fit is not None else 1
+            copies = max(1, c.nodes // max(1, stages))
+            per = round(c.throughput_tokens_per_s / copies / terms.streams, 1)
             if per > 0:
-                key = "per_request" if c.nodes == 1 else "per_request_servers"
+                key = "per_request"
+                if copies > 1:
+                    key = "per_request_servers" if stages == 1 else "per_request_replicas"
                 rate += texts.t(key, lang, n=terms.streams, per=per, ms=1000 / per,
-                                total=terms.streams * c.nodes)  # fmt: skip
+                                total=terms.streams * copies)  # fmt: skip
         middle.append(rate)
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))

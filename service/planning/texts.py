@@ -326,6 +326,12 @@ _T: dict[str, dict[Lang, str]] = {
         "en": " At {n:,} concurrent requests per server ({total:,} in all), each sees about "
         "{per:,.1f} tokens/s (a token every {ms:,.0f} ms or so).",
     },
+    "per_request_replicas": {
+        "zh": "每个副本 {n:,} 个并发请求（共 {total:,} 个）时，每个请求约 {per:,.1f} tokens/秒"
+        "（约每 {ms:,.0f} 毫秒一个 token）。",
+        "en": " At {n:,} concurrent requests per replica ({total:,} in all), each sees about "
+        "{per:,.1f} tokens/s (a token every {ms:,.0f} ms or so).",
+    },
     "serving_unpriced": {
         "zh": "解码吞吐约 {tps:,.0f} tokens/秒。",
         "en": "Decode throughput about {tps:,.0f} tokens/s.",
