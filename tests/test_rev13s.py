@@ -79,3 +79,51 @@ def test_s1_pipeline_replicas_say_the_requests_per_replica(
         reason, per = said
         assert words in reason, reason
         assert per == round(first["throughput_tokens_per_s"] / 2 / 32, 1)
+
+
+# S2. An offline batch job whose every option is unpriced (FP8 Llama-3.1-70B: only FP8
+# parts, H20/L20/H800, serve it, and none has a public price) ranked by the smallest
+# machine: one H20 with room for 13 sequences beside the 70 GB of weights, 1,304 h
+# (54 days) for 1e9 tokens, where 2 x H20 batch 81 sequences (about 137 h, 275
+# accelerator-hours) and 8 x H20 436 (about 33 h, 265): at any one card-hour price the
+# single card costs about 5 x as much and takes 40 x as long. A batch job's bill is its
+# accelerator-hours times the card's price, so with the price unknown its accelerator-
+# hours rank it (equal ones: the smaller machine first, as before); the reason says so.
+BATCH_70B: dict[str, Any] = {
+    "kind": "inference",
+    "model": "llama-3.1-70b",
+    "output_tokens": 1_000_000_000,
+    "context_len": 4096,
+    "precision": "fp8",
+}
+
+
+def test_s2_unpriced_batch_job_ranks_by_accelerator_hours(client: TestClient[Litestar]) -> None:
+    answer = recommend(client, {"workload": BATCH_70B, "top_k": 5}, "en")
+    options = answer["options"]
+    assert options
+    assert all(o["price_per_hour"] is None for o in options)
+    card_hours = [o["hours"] * o["accelerator"]["count"] * o["nodes"] for o in options]
+    first = options[0]
+    assert first["hours"] < 200, first  # not the 1,304 h single H20
+    assert card_hours[0] <= min(card_hours) * 1.01
+    assert card_hours == sorted(card_hours) or max(card_hours) / min(card_hours) < 1.01
+    assert any("accelerator-hours" in r for r in first["reasons"]), first["reasons"]
+    zh = recommend(client, {"workload": BATCH_70B, "top_k": 1}, "zh")["options"][0]
+    assert zh["instance_type"] == first["instance_type"]
+    assert any("卡时" in r for r in zh["reasons"]), zh["reasons"]
+
+
+def test_s2_unpriced_serving_and_training_keep_the_smallest_machine(
+    client: TestClient[Litestar],
+) -> None:
+    """Open-ended serving has no hours, so the smallest sufficient machine still leads
+    (Qwen2.5-7B FP8 for 8 users on Tencent: one L20)."""
+    workload = {"kind": "inference", "model": "qwen2.5-7b", "concurrency": 8,
+                "context_len": 4096, "precision": "fp8"}  # fmt: skip
+    first = recommend(
+        client, {"workload": workload, "constraints": {"providers": ["tencent"]}}, "en"
+    )["options"][0]
+    assert first["price_per_hour"] is None
+    assert first["accelerator"]["count"] == 1
+    assert any("smallest sufficient machine" in r for r in first["reasons"])

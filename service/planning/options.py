@@ -514,6 +514,7 @@ def fill_option(
     ranked = texts.rank_reason(
         c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
         part.money_scale, terms.images, terms.pairs,
+        terms.serving and not terms.open_ended,
     )  # fmt: skip
     # one list, head to tail, rather than tuples rebuilt per sentence added
     reasons = [*part.head, ranked, *part.middle] if ranked else [*part.head, *part.middle]

@@ -117,8 +117,12 @@ class Pricer:
         monthly_asked: bool = False,
         demoted: Callable[[str | None], bool] | None = None,
         within: tuple[float, float] | None = None,
+        batch_job: bool = False,
     ) -> None:
         self.serving = serving
+        self.batch_job = batch_job
+        """An offline batch inference job: unpriced, it ranks by accelerator-hours
+        (:func:`~service.planning.unpriced.unpriced_order`)."""
         self.within = within
         """``balanced``'s fast ranking (:func:`~service.planning.rank.balanced_plan`):
         only candidates whose cost key starts at most at this (tier, money) are entered,
@@ -232,6 +236,7 @@ class Pricer:
                 order = unpriced_order(
                     v.devices, row.accelerator_memory_gib, row.vcpus, row.memory_gib, v.nodes,
                     speed, v.fit.pipeline_parallel if serving and v.fit is not None else 1,
+                    v.devices * hours if self.batch_job and hours is not None else None,
                 )  # fmt: skip
                 key = (tier, money, *order, last, len(keys))
             elif serving and tier == 0.0:

@@ -128,6 +128,7 @@ def make_plan(
         monthly_asked=flt.billing_asked is not None and "monthly" in flt.billing_asked,
         demoted=demoted(placer, flt),
         within=within,
+        batch_job=placer.job.serving and not placer.job.open_ended,
     )
     mode, work = _bound_mode(placer.job)
     if count_removed:

@@ -480,6 +480,14 @@ _T: dict[str, dict[Lang, str]] = {
         "en": "Price unknown: ranked after every priced option, smallest sufficient machine "
         "first (fewest accelerators, least accelerator memory, then smallest host).",
     },
+    "rank_unpriced_batch": {
+        "zh": "价格未知：排在所有有价格的方案之后，按所需卡时排序（批量任务的费用是卡时乘以"
+        "每卡每小时价格，价格未知时卡时最少者最省），卡时相同则按够用的最小配置。",
+        "en": "Price unknown: ranked after every priced option, fewest accelerator-hours "
+        "first (a batch job costs its accelerator-hours times the card's hourly price, so "
+        "with the price unknown the fewest cost the least), then the smallest sufficient "
+        "machine.",
+    },
     "fp16_training": {
         "zh": "{acc} 不支持 BF16：按 FP16 混合精度（带损失缩放）规划，显存相同，用 FP16 峰值算力。",
         "en": "{acc} has no BF16: planned in FP16 mixed precision with loss scaling (same "
@@ -1305,6 +1313,7 @@ def rank_reason(
     scale: float | None = None,
     images: bool = False,
     pairs: bool = False,
+    batch: bool = False,
 ) -> str | None:
     """Why the option sits where it does; for an estimated price, also that the ranking
     counted it at the top of its range (:func:`~service.planning.cost.ranked_money_scale`,
@@ -1312,7 +1321,7 @@ def rank_reason(
     ``encoded_len``: an encoder's tokens per sequence (its rate is in sequences/s);
     ``images``: a served image model (its rate is images/s, its price per million images);
     ``pairs``: a served reranker (its rate is query–passage pairs scored per second)."""
-    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len, images, pairs)
+    reason = _rank_reason(c, objective, serving, lang, to_target, encoded_len, images, pairs, batch)
     if scale is None:
         scale = ranked_money_scale(c.offer)
     if reason is None or scale == 1.0 or objective == "time" or c.price_per_hour is None:
@@ -1356,6 +1365,7 @@ def _rank_reason(
     encoded_len: int | None = None,
     images: bool = False,
     pairs: bool = False,
+    batch: bool = False,
 ) -> str | None:
     if objective == "time" and c.hours is not None and not serving:
         return t("rank_time", lang, dur=duration(c.hours, lang))
@@ -1369,7 +1379,10 @@ def _rank_reason(
         # open-ended serving by time: the key is decode throughput, not a price
         return t("rank_throughput", lang, tps=c.throughput_tokens_per_s)
     if c.price_per_hour is None:
-        return t("rank_unpriced", lang) if objective != "time" else None
+        if objective == "time":
+            return None
+        # an offline batch job ranks by accelerator-hours (review rev13s S2)
+        return t("rank_unpriced_batch" if batch and c.hours else "rank_unpriced", lang)
     if objective == "balanced" and c.balanced is not None:
         said = _balanced_reason(c, c.balanced, serving, lang, images)
         if said is not None:

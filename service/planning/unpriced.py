@@ -17,6 +17,14 @@ LoRA). So under ``cost`` and ``balanced``:
    together);
 3. then the faster one.
 
+An offline batch job (a fixed number of output tokens) is the exception to 2: its bill
+is its accelerator-hours times the card's price, and batching makes them differ many
+times over between machines (FP8 Llama-3.1-70B, 1e9 tokens: one H20 holds 13 sequences
+and takes 1,304 card-hours, 8 x H20 batch 436 in 265), so with the price unknown its
+accelerator-hours come first (to 3 significant figures, so equal ones keep the smaller
+machine), then the rest of 2 (review rev13s S2). Training scales about linearly, so its
+accelerator-hours hardly differ and it keeps 2 as it is.
+
 Under ``time`` the objective itself is speed, and unpriced candidates compete on it.
 
 Estimated prices (labelled, with a basis and a range) are priced candidates for this
@@ -39,18 +47,23 @@ def unpriced_order(
     nodes: int,
     speed: float,
     stages: int = 1,
-) -> tuple[float, float, float, float, float, float, float]:
+    device_hours: float | None = None,
+) -> tuple[float, float, float, float, float, float, float, float]:
     """The part of an unpriced candidate's ranking key after its tier: the servers one
     serving replica spans (``stages``, its pipeline stages), then resources (accelerators,
     then their memory in total — a 24 GB card before a 96 GB one — then fewer nodes,
     then host vCPUs and RAM over all ``nodes``), then ``speed`` (hours, or minus the
     throughput when serving; lower is better). Every element comes after the tier and
-    money the planner's bounds cover, so none of them changes which lanes it prices."""
+    money the planner's bounds cover, so none of them changes which lanes it prices.
+    ``device_hours``: an offline batch job's accelerator-hours, ranked right after the
+    stages (see the module's exception to rule 2)."""
     accelerator_memory = devices * device_memory_gib if device_memory_gib else 0.0
     host_vcpus = vcpus * nodes if vcpus else INF
     host_memory = memory_gib * nodes if memory_gib else INF
+    card_hours = float(f"{device_hours:.3g}") if device_hours else 0.0
     return (
         float(stages),
+        card_hours,
         float(devices),
         accelerator_memory,
         float(nodes),
