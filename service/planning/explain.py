@@ -615,14 +615,19 @@ def lever_hint(
     lang: Lang,
     rollout_tp: int = 0,
     key: str | None = None,
+    figures: dict[str, int | str] | None = None,
 ) -> tuple[RelaxHint, str]:
     """The hint and sentence of a lever that changes the job's memory (``field``: the
     workload field changed, ``method`` or ``framework``; or a serving lever,
     ``precision`` or ``max_nodes``), ``workload`` as changed, with its nearest option
     (``rollout_tp``: an RLHF trainer with vLLM rollouts, at this tensor degree there;
-    ``key``: the sentence's own text, e.g. a full fine-tune changed to LoRA)."""
+    ``key``: the sentence's own text, e.g. a full fine-tune changed to LoRA; ``figures``:
+    the global batch lever's batches and optimizer steps,
+    :func:`~service.planning.recommend.batch_lever`)."""
     nearest = _describe(c, ctx, lang)
     hint = RelaxHint(constraint=field, removed=removed, nearest=nearest)
+    if figures is not None:
+        return hint, texts.t(f"lever_{field}", lang, best=nearest, **figures)
     if key is not None:
         return hint, texts.t(key, lang, best=nearest)
     if rollout_tp:

@@ -52,6 +52,7 @@ from service.planning.place import Placer
 from service.planning.rank import plan_for, select, with_best_spot
 from service.planning.resolve import DEADLINE_MAX_NODES, Resolved, node_limit, resolve
 from service.planning.schema import Lang, RecommendRequest, RecommendResponse, RelaxHint
+from service.planning.width import default_global_batch, global_batch, micro_batch, shortened
 from service.runtime.errors import InputError
 from service.sizing.profiles import CHUNKED_LOSS_BYTES, PROFILES
 from service.sizing.resolve import (
@@ -233,6 +234,37 @@ def levers(workload: Workload) -> list[tuple[str, Workload]]:
     return found
 
 
+def batch_lever(workload: Workload) -> tuple[Workload, dict[str, int | str]] | None:
+    """A short fine-tune (or DPO) planned at the short-run rule's smaller global batch
+    (:func:`~service.planning.width.global_batch`: the power of two leaving about 500
+    optimizer steps), changed to the recipes' batch (:data:`~service.planning.width.
+    FINETUNE_GLOBAL_BATCH`, Stanford Alpaca's 128), with the figures its sentence says;
+    ``None`` when the request sent a batch or an accumulation, or the rule did not bind.
+    The smaller batch caps the data-parallel replicas at batch / micro batch, so a
+    deadline every option misses may be met at the recipes' batch (session 13 rev13t)."""
+    if not isinstance(workload, Finetune | Rlhf):
+        return None
+    if getattr(workload, "gradient_accumulation_steps", None):
+        return None
+    tokens, seq_len = workload.tokens, workload.seq_len
+    batch, recipe = global_batch(workload, tokens), default_global_batch(workload)
+    micro = micro_batch(workload)
+    if batch is None or recipe is None or not tokens or not seq_len or recipe % micro:
+        return None
+    if not shortened(workload, batch) or (
+        isinstance(workload, Rlhf) and workload.algorithm != "dpo"
+    ):
+        return None
+    sequences = tokens / seq_len
+    pairs = isinstance(workload, Rlhf)  # DPO's batch counts preference pairs
+    figures: dict[str, int | str] = {
+        "batch": recipe, "assumed": batch, "replicas": max(batch // micro, 1),
+        "steps": round(sequences / batch), "new_steps": round(sequences / recipe),
+        "unit_en": "pairs" if pairs else "sequences", "unit_zh": "对样本" if pairs else "条序列",
+    }  # fmt: skip
+    return msgspec.structs.replace(workload, global_batch_size=recipe), figures
+
+
 def _with_levers(
     answer: RecommendResponse,
     req: RecommendRequest,
@@ -255,6 +287,9 @@ def _with_levers(
         (field, msgspec.structs.replace(req, workload=workload))
         for field, workload in (levers(req.workload) if short else [])
     ]
+    batch = batch_lever(req.workload) if removed.get("deadline_hours", 0) else None
+    if batch is not None:  # the deadline missed at the short run's own smaller batch
+        tried.append(("global_batch_size", msgspec.structs.replace(req, workload=batch[0])))
     said: set[str] = set()
     lowest: tuple[Resolved, Placer] | None = None  # serving: the lowest precision tried
     for field, changed in [*tried, *serving_levers(req, removed)]:
@@ -274,6 +309,8 @@ def _with_levers(
             lowest = (resolved, placer)
         if best:
             count = removed.get(field, 0) or short
+            if field == "global_batch_size":
+                count = removed["deadline_hours"]
             b, fit = resolved.rw.training, best[0].fit
             tp = 0
             if isinstance(asked.workload, Rlhf) and b is not None and fit is not None:
@@ -281,7 +318,10 @@ def _with_levers(
             key = None
             if field == "method" and getattr(req.workload, "method", None) == "full":
                 key = f"lever_method_{getattr(asked.workload, 'method', '')}"
-            hint, text = lever_hint(field, asked.workload, best[0], count, ctx, lang, tp, key)
+            figures = batch[1] if batch is not None and field == "global_batch_size" else None
+            hint, text = lever_hint(
+                field, asked.workload, best[0], count, ctx, lang, tp, key, figures
+            )
             hints.append(hint)
             words.append(text)
             said.add(field)

@@ -437,7 +437,9 @@ class RelaxHint(msgspec.Struct, frozen=True, kw_only=True):
             "fine-tune; `max_accelerators` for a training job: also how many accelerators "
             "it needs at the fewest; `chunked_loss`: Liger's fused loss "
             "in the same trainer; `framework`: a chunked-loss trainer, or "
-            "for RLHF a trainer with colocated vLLM rollouts; "
+            "for RLHF a trainer with colocated vLLM rollouts; `global_batch_size`: a "
+            "short fine-tune or DPO run at the recipes' batch of 128, wider than the "
+            "short-run batch that made it miss the deadline; "
             "serving: `precision` for lower-precision weights, `target_tokens_per_s` or "
             "`concurrency` for less load, `max_nodes` for more servers)."
         ),

@@ -837,6 +837,21 @@ _T: dict[str, dict[Lang, str]] = {
         "zh": "并发降到 {load} 路时，最接近的方案是：{best}。",
         "en": "With {load} concurrent sequences, the nearest option would be: {best}.",
     },
+    # A short fine-tune planned at the short-run batch misses the deadline, the recipes'
+    # batch meets it (session 13 rev13t): the batch caps the data-parallel replicas.
+    "lever_global_batch_size": {
+        "zh": "若每个优化步取 {batch} {unit_zh}的全局批量（训练配方常用的批量），"
+        "最接近的方案是：{best}。"
+        "这次训练数据不多，规划按每步 {assumed} {unit_zh}估算，以保留约 {steps:,} 个优化步，"
+        "因此最多只能 {replicas} 路数据并行；按每步 {batch} {unit_zh}约为 {new_steps:,} 步，"
+        "属于训练配方的改动，请相应核对学习率与预热步数。",
+        "en": "With a global batch of {batch} {unit_en} per optimizer step (the batch "
+        "recipes usually keep), the nearest option would be: {best}. For a run this short "
+        "the plan assumed {assumed} {unit_en} per step, keeping about {steps:,} optimizer "
+        "steps, which leaves room for at most {replicas} data-parallel replicas; at {batch} "
+        "the run takes about {new_steps:,} steps, a change of recipe: check its learning "
+        "rate and warm-up against it.",
+    },
     "lever_max_nodes": {
         "zh": "若允许 {n} 台服务器，最接近的方案是：{best}。",
         "en": "With {n} servers allowed, the nearest option would be: {best}.",
