@@ -9,6 +9,8 @@ architect would, each fix through the real app (litestar ``TestClient`` over
    answer said only "relax the deadline". The recipes' own batch (Stanford Alpaca's 128,
    https://github.com/tatsu-lab/stanford_alpaca) runs wider and meets it: the answer now
    says so, with the option that batch lets through, computed by the planner.
+2. A CNN or detector trained on a V100 was told that FlashAttention-2 needs Ampere and
+   "attention falls back to PyTorch SDPA": a convolutional network has no attention.
 """
 
 from __future__ import annotations
@@ -90,3 +92,29 @@ def test_the_batch_lever_counts_a_dpo_batch_in_pairs(client: TestClient[Litestar
     assert words.startswith("With a global batch of 128 pairs per optimizer step")
     assert "assumed 16 pairs per step" in words
 
+
+@pytest.mark.parametrize(("model", "lang"), [("yolov8-m", "zh"), ("resnet-50", "en")])
+def test_a_cnn_on_a_v100_is_not_told_of_flash_attention(
+    client: TestClient[Litestar], model: str, lang: str
+) -> None:
+    """A convolutional network has no attention layer, so FlashAttention-2's absence on
+    Volta says nothing about it (Ultralytics YOLOv8 and torchvision's ResNet-50 are
+    convolutions, https://github.com/ultralytics/ultralytics,
+    pytorch/vision ``torchvision/models/resnet.py``); the FP16 fallback still is said."""
+    body = {"workload": {"kind": "finetune", "model": model, "method": "full",
+                         "tokens": 1_000_000},
+            "constraints": {"accelerators": ["V100"]}, "objective": "cost"}  # fmt: skip
+    options = recommend(client, body, lang)["options"]
+    assert options
+    for option in options:
+        assert not [w for w in option["warnings"] if "FlashAttention" in w], option["warnings"]
+        assert [w for w in option["warnings"] if "FP16" in w]
+
+
+def test_a_language_model_on_a_v100_still_is(client: TestClient[Litestar]) -> None:
+    body = {"workload": {"kind": "finetune", "model": "qwen2.5-7b", "method": "qlora",
+                         "tokens": 1_000_000},
+            "constraints": {"accelerators": ["V100"]}, "objective": "cost"}  # fmt: skip
+    options = recommend(client, body, "en")["options"]
+    assert options
+    assert all([w for w in o["warnings"] if "FlashAttention-2" in w] for o in options)

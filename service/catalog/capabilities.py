@@ -296,6 +296,7 @@ def hardware_notes(
     serving: bool,
     engine: str | None = None,
     images: bool = False,
+    convolutional: bool = False,
 ) -> tuple[str, ...]:
     """Keys of the sentences (:mod:`service.planning.texts`) an option on ``spec`` must
     carry: the precision fallback, the engine caveat of old generations, unverified
@@ -304,7 +305,10 @@ def hardware_notes(
     (:data:`VOLTA_ENGINES`), the missing FlashAttention-2 for plain PyTorch (``hf``);
     SGLang never gets here (:func:`engine_verdict` drops Volta). Serving an image model
     (``images``): no engine caveat, only Pascal's missing tensor cores
-    (:data:`PIPELINE_SERVING_NOTE`)."""
+    (:data:`PIPELINE_SERVING_NOTE`). Training a CNN or detector (``convolutional``): no
+    FlashAttention-2 caveat, as it has no attention layer (torchvision's ResNets and
+    Ultralytics' YOLO detectors are convolutions: pytorch/vision
+    ``torchvision/models/resnet.py``, https://github.com/ultralytics/ultralytics)."""
     notes: list[str] = []
     gen = generation(spec)
     volta_ok = serving and engine in VOLTA_ENGINES
@@ -320,7 +324,7 @@ def hardware_notes(
             notes.append("no_flash_attention")
         elif not volta_ok:
             notes.append("volta_engine")
-    elif gen is not None and gen.flash_attention_2 is False and not serving:
+    elif gen is not None and gen.flash_attention_2 is False and not (serving or convolutional):
         notes.append("no_flash_attention")
     if precision in ("int8", "int4") and gen is not None:
         kernels = gen.int8_kernels if precision == "int8" else gen.int4_kernels

@@ -70,6 +70,7 @@ from service.sizing.compute import untimed_reason
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import fit_placement, limit_decides
 from service.sizing.moe import moe_training_factor
+from service.sizing.resolve import CNN_KINDS
 from service.sizing.uncertainty import hours_range
 from service.sizing.workload import Inference, Placement, Pretrain
 
@@ -218,6 +219,7 @@ def answer_terms(
         limit_said=_limit_said(placer, ctx),
         encoded_len=_encoded_len(placer.job.rw),
         images=isinstance(req.workload, Inference) and placer.job.rw.image_model,
+        convolutional=placer.job.rw.arch is not None and placer.job.rw.arch.kind in CNN_KINDS,
         engine=placer.job.engine,
         sequences=_sequences(placer.job.rw),
         streams=_streams(req, placer.job.rw),

@@ -87,16 +87,18 @@ def offer_part(
     engine: str | None = None,
     fp16_upcast: bool = False,
     images: bool = False,
+    convolutional: bool = False,
 ) -> OfferPart:
     """What the option says of ``offer`` on ``nodes`` nodes, for a job in ``precision``
     (its device's capabilities: :func:`service.catalog.capabilities.hardware_notes`;
-    ``images``: a served image model, which runs as PyTorch code on torch_npu)."""
+    ``images``: a served image model, which runs as PyTorch code on torch_npu;
+    ``convolutional``: a CNN or detector, which has no attention to speed up)."""
     row = offer.instance
     spec = accelerators.resolve(row.accelerator or "")
     cann = spec is not None and spec.stack == "cann"
     hardware: tuple[str, ...] = ()
     if spec is not None and row.accelerator:
-        hardware = hardware_notes(spec, precision, serving, engine, images)
+        hardware = hardware_notes(spec, precision, serving, engine, images, convolutional)
         if fp16_upcast:
             hardware = tuple("fp16_serving_upcast" if k == "fp16_serving" else k for k in hardware)
         if serving and not spec.mem_bandwidth_gbps:
@@ -359,6 +361,8 @@ class OptionTerms:
     images: bool = False
     """Serving an image model (CNN, detector, ViT, diffusion): its rate is said in images
     per second and its price per million images, not as decode throughput."""
+    convolutional: bool = False
+    """A CNN or detector (no attention layer): no FlashAttention-2 caveat."""
     engine: str | None = None
     """Serving: the engine (its memory budget and releases are said per option)."""
     sequences: int | None = None
@@ -464,12 +468,15 @@ def option_part(
         terms.serving, terms.lang, terms.accelerators, terms.precision
     )  # fmt: skip
     engine, upcast, images = terms.engine, terms.fp16_upcast, terms.images
+    convolutional = terms.convolutional
     sold = cache.template(
-        ("offer", offer, nodes, serving, lang, accelerators, precision, engine, upcast, images),
+        ("offer", offer, nodes, serving, lang, accelerators, precision, engine, upcast, images,
+         convolutional),
         lambda: offer_part(
-            offer, nodes, serving, lang, accelerators, precision, engine, upcast, images
+            offer, nodes, serving, lang, accelerators, precision, engine, upcast, images,
+            convolutional,
         ),
-    )
+    )  # fmt: skip
     framework = terms.framework
     said = terms.limit_said
     if framework is not None and c.fit is not None and said is not None:
