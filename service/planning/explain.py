@@ -236,14 +236,13 @@ def answer_terms(
 
 
 def _image_batch(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:
-    """:attr:`OptionTerms.image_batch`: the batch an image model without a concurrency was
-    sized at for its throughput target (the resolved workload's, which the request lacks)."""
-    workload = req.workload
-    if not isinstance(workload, Inference) or not rw.image_model or rw.diffusion is not None:
+    """:attr:`OptionTerms.image_batch`: the images per call the resolution filled in for an
+    image model whose request gave no concurrency (``resolve._image_target_batch`` decides
+    when; this only reads its outcome)."""
+    sent, served = req.workload, rw.workload
+    if not rw.image_model or not isinstance(sent, Inference) or sent.concurrency is not None:
         return None
-    if workload.concurrency is not None or workload.target_tokens_per_s is None:
-        return None
-    return rw.inference.concurrency if rw.inference is not None else None
+    return served.concurrency if isinstance(served, Inference) else None
 
 
 def _streams(req: RecommendRequest, rw: ResolvedWorkload) -> int | None:
