@@ -26,6 +26,7 @@ import msgspec
 
 from service.catalog.models import AcceleratorSpec
 from service.sizing import diffusion, encoder
+from service.sizing.dequant import dequant_seconds_per_micro_step
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import (
     IMAGE_FORWARD_FLOOR_S,
@@ -400,8 +401,9 @@ class TrainingTiming(msgspec.Struct, frozen=True):
                     rw, accelerator, devices, self.zero_stage, self.model_parallel,
                     compute_s, link,
                 )  # fmt: skip
-            # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic and
-            # the slower attention included
+            seconds += dequant_seconds(rw, accelerator, devices, self.model_parallel)
+            # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic,
+            # the slower attention and QLoRA's dequantization included
             mfu = self.mfu * (compute_s / seconds)
             seconds += offload_seconds(rw, devices)
             seconds += rollout_seconds(rw, accelerator, devices, self.tensor_parallel)
@@ -499,6 +501,45 @@ def attention_extra_seconds(
         return 0.0
     work = attention * rw.tokens / devices
     return work / (peak16 * 1e12 * cap[0]) - work / (peak * 1e12 * utilization)
+
+
+def dequant_micro_step_seconds(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, model_parallel: int = 1
+) -> float:
+    """Seconds one device spends per micro-step dequantizing a QLoRA base
+    (:mod:`service.sizing.dequant`): its share of the block linears (all of them under
+    data parallelism and ZeRO-3/FSDP, which gathers every layer whole before using it;
+    1/``model_parallel`` under tensor or pipeline parallelism) at the device's memory
+    bandwidth. 0 for a 16-bit base, and where the registry has no bandwidth."""
+    b = rw.training
+    arch = rw.arch
+    bits = getattr(rw.workload, "effective_quant_bits", None)
+    bandwidth = accelerator.mem_bandwidth_gbps
+    if b is None or arch is None or not b.quantized or not bits or not bandwidth:
+        return 0.0
+    return dequant_seconds_per_micro_step(
+        arch.linear_params / max(model_parallel, 1),
+        bits,
+        b.recompute,
+        bandwidth,
+        b.framework,
+        bool(getattr(rw.workload, "compiled_loss", False)),
+    )
+
+
+def dequant_seconds(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int, model_parallel: int = 1
+) -> float:
+    """QLoRA's dequantization over the whole job: :func:`dequant_micro_step_seconds`
+    times the micro-steps each device runs (tokens / (tokens per micro-step x
+    data-parallel replicas)). It does not depend on the tokens of a micro-step, so it is
+    a large share of a step at short sequences and small micro-batches."""
+    b = rw.training
+    per_step = dequant_micro_step_seconds(rw, accelerator, model_parallel)
+    if b is None or not per_step or rw.tokens is None or not b.tokens_per_step:
+        return 0.0
+    replicas = max(devices // max(model_parallel, 1), 1)
+    return rw.tokens / (b.tokens_per_step * replicas) * per_step
 
 
 def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> float | None:

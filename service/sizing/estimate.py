@@ -50,6 +50,7 @@ from service.sizing.compute import (
     training_utilization,
     untimed_reason,
 )
+from service.sizing.dequant import dequant_note
 from service.sizing.diffusion import TURING_UTILIZATION, UNET_BLOCK_LAUNCH_S
 from service.sizing.host import (
     VCPUS_PER_DEVICE_MIN,
@@ -81,7 +82,7 @@ from service.sizing.parallelism import (
     sharding_words,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.profiles import engine_profile
+from service.sizing.profiles import engine_profile, framework_profile
 from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
@@ -954,6 +955,9 @@ def _time_notes(
     attention = _attention_note(rw, spec, util)
     if attention is not None:
         notes.append(attention)
+    dequant = _dequant_note(rw, spec, util, peak)
+    if dequant is not None:
+        notes.append(dequant)
     notes.append(OFFLOAD_NOTE)  # its hours depend on the job's length: filled per estimate
     overhead = class_overhead(rw)
     if overhead is not None:
@@ -987,6 +991,36 @@ def _attention_note(rw: ResolvedWorkload, spec: AcceleratorSpec, util: float) ->
         f"Attention ({attention / total:.0%} of those FLOPs at "
         f"{getattr(rw.workload, 'seq_len', 0):,} tokens per sequence) runs at "
         f"{cap[0]:.2f} of the 16-bit peak, not at the prior: {cap[1]}."
+    )
+
+
+def _dequant_note(
+    rw: ResolvedWorkload, spec: AcceleratorSpec, util: float, peak: float | None
+) -> str | None:
+    """The sentence of :func:`~service.sizing.compute.dequant_seconds` (QLoRA's
+    dequantization per micro-batch on ``spec``, next to the micro-batch's matmuls at the
+    prior), or ``None`` for a 16-bit base or a device without a bandwidth."""
+    b = rw.training
+    arch = rw.arch
+    bits = getattr(rw.workload, "effective_quant_bits", None)
+    bandwidth = spec.mem_bandwidth_gbps
+    if b is None or arch is None or not b.quantized or not bits or not bandwidth:
+        return None
+    if not peak or util <= 0 or not b.tokens_per_step:
+        return None
+    per_token = b.flops_per_token if b.time_basis == "steady" else b.model_flops_per_token
+    return dequant_note(
+        "en",
+        quantized_params=arch.linear_params,
+        bits=bits,
+        recompute=b.recompute,
+        bandwidth_gbps=bandwidth,
+        framework=b.framework,
+        compiled=bool(getattr(rw.workload, "compiled_loss", False)),
+        tokens=int(b.tokens_per_step),
+        compute_s=per_token * b.tokens_per_step / (peak * 1e12 * util),
+        accelerator=spec.name,
+        framework_label=framework_profile(b.framework).label,
     )
 
 
