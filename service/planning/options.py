@@ -35,6 +35,7 @@ from service.planning.width import FINETUNE_GLOBAL_BATCH, replicas
 from service.sizing import Fit, HostRequirements
 from service.sizing.batch import batch_limit_words, encoder_each, sequences_noun
 from service.sizing.compute import peak_tflops
+from service.sizing.dequant import DequantTerms
 from service.sizing.mfu import IMAGE_FORWARD_FLOOR_S
 from service.sizing.parallelism import (
     framework_limit,
@@ -387,6 +388,9 @@ class OptionTerms:
     """Training at the request's own global batch (not the planner's assumed one)."""
     pretraining: bool = False
     """A pre-training run (what the global-batch sentence calls the job)."""
+    dequant: DequantTerms | None = None
+    """A QLoRA fine-tune: what each option's sentence on the dequantization's cost on its
+    device reads (:mod:`service.sizing.dequant`); ``None`` for a 16-bit base."""
     image_batch: int | None = None
     """Serving an image model to a throughput target without a concurrency: the images per
     call it is sized and timed at (:data:`~service.sizing.resolve.IMAGE_TARGET_BATCH`),
@@ -766,6 +770,11 @@ def _texts(
                 rate += texts.t(key, lang, n=terms.streams, per=per, ms=1000 / per,
                                 total=terms.streams * copies)  # fmt: skip
         middle.append(rate)
+    if terms.dequant is not None and c.fit is not None and c.hours is not None:
+        spec = terms.accelerators.resolve(row.accelerator or "")
+        if spec is not None and spec.mem_bandwidth_gbps:
+            layout = c.fit.tensor_parallel * c.fit.pipeline_parallel
+            middle.append(terms.dequant.sentence(lang, spec.name, spec.mem_bandwidth_gbps, layout))
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
     price = c.offer.price

@@ -48,9 +48,11 @@ How fast the dequantization runs depends on the code path, not on the format:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from service.sizing.formulas import NF4_DOUBLE_QUANT_BITS
+from service.sizing.profiles import framework_profile
 
 Lang = Literal["zh", "en"]
 
@@ -194,3 +196,56 @@ def dequant_note(
         compute=compute_s * 1e3,
         path=path,
     )
+
+
+OPTION_NOTE: dict[Lang, str] = {
+    "en": "QLoRA dequantizes the {bits}-bit base to bf16 for every matmul: about {ms:,.0f} ms "
+    "of each {tokens:,}-token micro-batch on {acc} ({path}), included in the hours.",
+    "zh": "QLoRA 每次矩阵乘都要把 {bits} 位基座反量化为 bf16：在 {acc} 上每个 {tokens:,} token "
+    "的微批次约 {ms:,.0f} 毫秒（{path}），已计入耗时。",
+}
+"""An option's sentence on the dequantization's cost on its device (the planner's)."""
+OPTION_PATH: dict[Lang, dict[bool, str]] = {
+    "en": {
+        False: "bitsandbytes through PEFT, at about {share:.0%} of its memory bandwidth",
+        True: "{framework}'s fused kernels, at about {share:.0%} of its memory bandwidth",
+    },
+    "zh": {
+        False: "经 PEFT 调用的 bitsandbytes，只达到其显存带宽的约 {share:.0%}",
+        True: "{framework} 的融合内核，约达其显存带宽的 {share:.0%}",
+    },
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DequantTerms:
+    """What an option's dequantization sentence depends on besides its device: the
+    quantized base and the trainer (the same for every option of a QLoRA request)."""
+
+    quantized_params: float
+    bits: int
+    recompute: bool
+    framework: str
+    compiled: bool
+    tokens: int
+
+    def sentence(
+        self, lang: Lang, accelerator: str, bandwidth_gbps: float, model_parallel: int
+    ) -> str:
+        """:data:`OPTION_NOTE` on one device holding 1/``model_parallel`` of the base."""
+        seconds = dequant_seconds_per_micro_step(
+            self.quantized_params / max(model_parallel, 1),
+            self.bits,
+            self.recompute,
+            bandwidth_gbps,
+            self.framework,
+            self.compiled,
+        )
+        fused = fused_dequant(self.framework, self.compiled)
+        path = OPTION_PATH[lang][fused].format(
+            share=dequant_bandwidth_share(self.framework, self.compiled),
+            framework=framework_profile(self.framework).label_in(lang),
+        )
+        return OPTION_NOTE[lang].format(
+            bits=self.bits, ms=seconds * 1e3, tokens=self.tokens, acc=accelerator, path=path
+        )

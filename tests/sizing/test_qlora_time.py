@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import msgspec
 import pytest
 
 from service.catalog.accelerators import AcceleratorRegistry, builtin_accelerators
@@ -105,7 +106,8 @@ def micro_step_seconds(case: dict[str, Any], **workload: Any) -> float:
     response = cal._run(case)
     assert response.time is not None
     w, _ = cal.translate(case)
-    assert w.kind == "finetune" and w.tokens is not None
+    assert w.kind == "finetune"
+    assert w.tokens is not None
     micro = w.seq_len * (w.micro_batch_size or 1)
     return response.time.hours * 3600.0 / (w.tokens / micro)
 
@@ -115,7 +117,8 @@ def test_the_swift_pairs_are_dev_cases_of_the_same_job() -> None:
     for lora_id, qlora_id in SWIFT_PAIRS:
         lora, qlora = BY_ID[lora_id], BY_ID[qlora_id]
         assert lora["split"] == qlora["split"] == "dev"
-        assert lora["workload"]["method"] == "lora" and qlora["workload"]["method"] == "qlora"
+        assert lora["workload"]["method"] == "lora"
+        assert qlora["workload"]["method"] == "qlora"
         assert qlora["workload"]["quantization"] == "bnb-nf4"
         same = {k: v for k, v in lora["workload"].items() if k != "method"}
         other = {
@@ -159,7 +162,7 @@ def test_qlora_costs_what_qwens_table_measures_per_micro_batch(model: str) -> No
             method="lora",
             quant_bits=None,
             quantization=None,
-        )  # fmt: skip
+        )
         for s in QWEN_LENGTHS
     ]
     assert sum(estimated) / len(estimated) == pytest.approx(measured, rel=QWEN_TOLERANCE)
@@ -199,9 +202,10 @@ def test_the_eager_share_is_what_the_swift_pairs_imply() -> None:
     """28 ms per billion parameters per micro-batch (the two pairs' 28.3 and 27.8) of three
     2.516-byte passes on the A100-80GB's 2,039 GB/s: 0.13 of the bandwidth."""
     a100 = ACCELERATORS.resolve("A100-80GB")
-    assert a100 is not None and a100.mem_bandwidth_gbps == 2039.0
+    assert a100 is not None
+    assert a100.mem_bandwidth_gbps == 2039.0
     implied = 3 * dequant_bytes_per_param(4) / (0.028 * a100.mem_bandwidth_gbps)
-    assert EAGER_DEQUANT_BANDWIDTH_SHARE == pytest.approx(implied, abs=0.005)
+    assert pytest.approx(implied, abs=0.005) == EAGER_DEQUANT_BANDWIDTH_SHARE
 
 
 def test_the_fused_paths_run_at_the_streaming_efficiency() -> None:
@@ -233,3 +237,28 @@ def test_the_estimate_says_the_dequantization_on_its_device() -> None:
     assert "about 184 ms per 2,048-token micro-batch on A100-80GB" in said[0]
     lora = cal._run(BY_ID["swift-bench-q7b-lora-s2048-mem"])
     assert not [a for a in lora.assumptions if "dequantiz" in a]
+
+
+def test_each_recommended_option_says_the_dequantization_on_its_device() -> None:
+    """A QLoRA recommendation's options say the milliseconds on their own card, en and zh
+    (a 7B base at 1,024 tokens per micro-batch on an A10: 627 ms); a LoRA one says none."""
+    from service.planning.explain import _dequant_terms
+    from service.sizing import resolve_workload
+
+    case = copy.deepcopy(BY_ID["swift-bench-q7b-lora-bnb4-mem"])
+    case["workload"].update(model="llama-2-7b", framework="hf", seq_len=1024)
+    workload, _ = cal.translate(case)
+    terms = _dequant_terms(resolve_workload(workload, cal.MODELS))
+    assert terms is not None
+    en = terms.sentence("en", "A10", 600.0, 1)
+    zh = terms.sentence("zh", "A10", 600.0, 1)
+    assert "about 627 ms of each 1,024-token micro-batch on A10" in en
+    assert "在 A10 上每个 1,024 token 的微批次约 627 毫秒" in zh
+    assert "约 13%" in zh
+    assert "PEFT" in zh
+    # two pipeline stages each dequantize half the layers
+    assert "about 313 ms" in terms.sentence("en", "A10", 600.0, 2)
+    lora = msgspec.structs.replace(
+        workload, method="lora", quant_bits=None, bitsandbytes_version=None
+    )
+    assert _dequant_terms(resolve_workload(lora, cal.MODELS)) is None
