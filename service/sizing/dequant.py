@@ -29,7 +29,8 @@ How fast the dequantization runs depends on the code path, not on the format:
 - the eager path (bitsandbytes through PEFT: the Hugging Face Trainer, LLaMA-Factory,
   ms-swift, DeepSpeed): :data:`EAGER_DEQUANT_BANDWIDTH_SHARE` of the device's memory
   bandwidth, measured from ms-swift's benchmark (below). The bytes alone at streaming
-  speed would be about a seventh of what the tables measure: ``kDequantizeBlockwise``
+  speed would be about a seventh of what the tables measure. No source splits the rest
+  up; the known suspects: ``kDequantizeBlockwise``
   decoded NF4 through a branch tree until bitsandbytes PR #1746 (Sept. 2025,
   https://github.com/bitsandbytes-foundation/bitsandbytes/pull/1746: the branches
   "introduce branching and reduce occupancy"; #1747 measures the replacement 1.36-2.07x
