@@ -505,22 +505,39 @@ def _merged(
 
     A generator rather than an object with take/place methods: a ranking reads a few
     dozen heads, and one resume per head costs a fraction of the calls (head, peek,
-    priority, refresh) a method-per-step merge made."""
+    priority, refresh) a method-per-step merge made. For the same reason a bound the
+    list has already built is read from it (:meth:`~service.planning.bounds.LazyList.known`,
+    what its ``peek`` would return) and its priority is worked out here, as
+    :meth:`~service.planning.bounds.Order.priority` does."""
     lists = (order.first, order.second)
     peeks = (_peeker(lists[0]), _peeker(lists[1]))
-    priority = order.priority
+    knowns = (_known(lists[0]), _known(lists[1]))
+    cost = order.objective == "cost"
     at = [0, 0]
     heads: list[tuple[tuple[float, ...], LaneBound | None] | None] = [None, None]
     unread: tuple[int, ...] = (0, 1)  # the lists whose head is to be read
     while True:
         for which in unread:
-            found = peeks[which](at[which], scale)
+            i, known = at[which], knowns[which]
+            # a bound already built is read from the list (what peek would return)
+            found: LaneBound | tuple[float, ...] | None = known[i] if i < len(known) else None
+            if found is None:
+                found = peeks[which](i, scale)
             if found is None:
                 heads[which] = None
             elif isinstance(found, tuple):
                 heads[which] = found, None
             else:
-                heads[which] = priority(found, not which, scale), found
+                # Order.priority written out: one call fewer per head (~30 of a
+                # request's ~380 calls in the ranking stage, with the peeks above)
+                if not cost:
+                    speed = found.speed
+                    value: tuple[float, ...] = (speed * scale if speed > 0 else speed,)
+                elif which:
+                    value = found.tier, found.floor
+                else:
+                    value = found.tier, found.money * scale
+                heads[which] = value, found
         head_1, head_2 = heads
         if head_2 is None:
             if head_1 is None:
