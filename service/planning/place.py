@@ -113,6 +113,10 @@ class Placements(msgspec.Struct, frozen=True, gc=False):
     trimmed: bool = False
     """Training: wider placements the servers allowed were left out because the
     fine-tune's global batch (at any length) has no replicas for them."""
+    widest: int = 0
+    """The most nodes among :attr:`items` (0: not given, :meth:`Placer.timed` finds it):
+    known with the placements, which every request at another length times again (the
+    ``max`` over the items was the largest line of a request's ranking stage)."""
 
 
 class PlacerShare(NamedTuple):
@@ -261,7 +265,7 @@ class Placer:
             return placed
         trimmed = self._trimmed
         self._trimmed = False
-        return Placements(spec, tuple(placed), trimmed)
+        return Placements(spec, tuple(placed), trimmed, max((p[0] for p in placed), default=0))
 
     def _supported(self, accelerator: str) -> AcceleratorSpec | str:
         """The registered spec of ``accelerator`` if it can run the job (precision,
@@ -307,13 +311,15 @@ class Placer:
             fixed = self.fixed_hours()
         items = placed.items
         ceiling = self._any_length if placed.trimmed else None
+        widest = placed.widest
         if self._ceiling is not None and not job.serving and len(items) > 1:
             # a short run's smaller global batch: the first (fewest nodes) always stays
             most = self._ceiling[0]
             kept = items[:1] + tuple(p for p in items[1:] if _replicas(p) <= most)
             if len(kept) < len(items):
-                items, ceiling = kept, self._ceiling
-        widest = max(p[0] for p in items)
+                items, ceiling, widest = kept, self._ceiling, 0
+        if not widest:
+            widest = max(p[0] for p in items)
         bound = None
         if ceiling is not None:
             last = next(p for p in items if p[0] == widest)

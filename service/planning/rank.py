@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable, Generator, Sequence
 
 from service.catalog.aggregate import OfferBucket
+from service.catalog.models import Offer
 from service.catalog.names import outside_mainland
 from service.planning.bounds import (
     BOUND_SLACK,
@@ -37,7 +38,7 @@ from service.planning.bounds import (
 )
 from service.planning.candidates import Candidate, Cheapest, CheapestUnit
 from service.planning.cost import break_even_hours, per_million_tokens, ranked_money_scale
-from service.planning.filters import OfferFilter
+from service.planning.filters import Groups, OfferFilter
 from service.planning.lanes import Lane, LaneIndex, lane_index
 from service.planning.place import Placer, Variant
 from service.planning.price import (
@@ -350,6 +351,7 @@ def _bounded_lanes(
     key_bound = order.key_bound
     full = False
     merge = _merged(order, placer, scale)
+    price = _lane_pricer(index, placer, pricer, top_k)
     firsts = _known(order.first)
     at_first = -1  # the first list's position of the last head read from it
     drop: bool | int | None = None  # None primes the merge
@@ -379,7 +381,7 @@ def _bounded_lanes(
         elif bound is None:  # a held shape while the answer fills: the merge places it
             continue
         start = len(keys)
-        _price_lane(bound.lane, placer, pricer, top_k, index)
+        price(bound.lane)
         if len(keys) == start:
             continue
         for key in keys[start:]:
@@ -393,7 +395,7 @@ def _bounded_lanes(
     if len(best) < top_k or math.isinf(kth[-1]):
         start = index.priced(placer) if order.rest_from is None else order.rest_from
         for lane in index.lanes(placer, start):
-            _price_lane(lane, placer, pricer, top_k, index)
+            price(lane)
 
 
 def _lanes_within(
@@ -418,6 +420,7 @@ def _lanes_within(
     fixed = placer.fixed_hours() if totals else 0.0
     keys = pricer.keys
     merge = _merged(order, placer, scale)
+    price = _lane_pricer(index, placer, pricer, top_k)
     slowest: list[float] = []  # the top_k fastest speeds, negated
     while (head := merge.send(None)) is not None:
         priority, bound, _which = head
@@ -431,7 +434,7 @@ def _lanes_within(
         if len(slowest) >= top_k and fastest > -slowest[0]:
             continue
         start = len(keys)
-        _price_lane(bound.lane, placer, pricer, top_k, index)
+        price(bound.lane)
         for key in keys[start:]:
             heapq.heappush(slowest, -key[0])
             if len(slowest) > top_k:
@@ -502,22 +505,39 @@ def _merged(
 
     A generator rather than an object with take/place methods: a ranking reads a few
     dozen heads, and one resume per head costs a fraction of the calls (head, peek,
-    priority, refresh) a method-per-step merge made."""
+    priority, refresh) a method-per-step merge made. For the same reason a bound the
+    list has already built is read from it (:meth:`~service.planning.bounds.LazyList.known`,
+    what its ``peek`` would return) and its priority is worked out here, as
+    :meth:`~service.planning.bounds.Order.priority` does."""
     lists = (order.first, order.second)
     peeks = (_peeker(lists[0]), _peeker(lists[1]))
-    priority = order.priority
+    knowns = (_known(lists[0]), _known(lists[1]))
+    cost = order.objective == "cost"
     at = [0, 0]
     heads: list[tuple[tuple[float, ...], LaneBound | None] | None] = [None, None]
     unread: tuple[int, ...] = (0, 1)  # the lists whose head is to be read
     while True:
         for which in unread:
-            found = peeks[which](at[which], scale)
+            i, known = at[which], knowns[which]
+            # a bound already built is read from the list (what peek would return)
+            found: LaneBound | tuple[float, ...] | None = known[i] if i < len(known) else None
+            if found is None:
+                found = peeks[which](i, scale)
             if found is None:
                 heads[which] = None
             elif isinstance(found, tuple):
                 heads[which] = found, None
             else:
-                heads[which] = priority(found, not which, scale), found
+                # Order.priority written out: one call fewer per head (~30 of a
+                # request's ~380 calls in the ranking stage, with the peeks above)
+                if not cost:
+                    speed = found.speed
+                    value: tuple[float, ...] = (speed * scale if speed > 0 else speed,)
+                elif which:
+                    value = found.tier, found.floor
+                else:
+                    value = found.tier, found.money * scale
+                heads[which] = value, found
         head_1, head_2 = heads
         if head_2 is None:
             if head_1 is None:
@@ -598,36 +618,63 @@ def _lanes_in_order(
     after every priced one, and the catalog puts unpriced buckets last: if the priced
     ones fill the answer, stop there."""
     start = 0
+    price = _lane_pricer(index, placer, pricer, top_k)
     if objective != "time":
         for lane in index.priced_lanes(placer):
-            _price_lane(lane, placer, pricer, top_k, index)
+            price(lane)
         if len(pricer.keys) >= top_k:
             return
         start = index.priced(placer)  # filling with unpriced: all of them compete
     for lane in index.lanes(placer, start):
-        _price_lane(lane, placer, pricer, top_k, index)
+        price(lane)
 
 
-def _price_lane(lane: Lane, placer: Placer, pricer: Pricer, top_k: int, index: LaneIndex) -> None:
-    """Time ``lane`` for this job and price its first ``top_k`` groups.
+def _lane_pricer(
+    index: LaneIndex, placer: Placer, pricer: Pricer, top_k: int
+) -> Callable[[Lane], None]:
+    """How a ranking prices a lane: time it for this job and price its first ``top_k``
+    groups (one call per lane, what every walk makes).
 
     A bucket has one billing mode, so only a spot lane can have all its groups left out
-    (estimates no cheaper than on-demand): then it is neither timed nor priced, and the
-    index says so once per lane (:meth:`~service.planning.lanes.LaneIndex.hidden_groups`)
-    rather than every request checking its groups again."""
+    (estimates no cheaper than on-demand): then it is neither timed nor priced. Which
+    groups a lane offers a ranking of ``top_k`` (none for such a lane) depends on the
+    lane index and ``top_k`` alone, not on the job's length, so it is worked out once
+    per lane and kept with the index (:meth:`~service.planning.lanes.LaneIndex.derived`):
+    a warm class's every request read the lane's groups, billing and hidden count again
+    (about a tenth of a request's ranking stage at another token count)."""
+    memo: dict[int, tuple[Lane, Groups]] = index.derived(("lane_groups", top_k), dict)
+    add, timed, hidden = pricer.add, placer.timed, pricer.hidden
+
+    def price(lane: Lane) -> None:
+        found = memo.get(id(lane))
+        if found is None or found[0] is not lane:  # (an id is a lane's only while it lives)
+            found = memo[id(lane)] = lane, _lane_groups(lane, index, hidden, top_k)
+        groups = found[1]
+        if not groups:
+            return
+        placed = lane.placements
+        variants = timed(placed) if placed is not None else placer.build(lane.row)
+        if isinstance(variants, str):
+            return
+        for offer, regions, offers, abroad in groups:
+            add(offer, regions, variants, offers, abroad)
+
+    return price
+
+
+def _lane_groups(
+    lane: Lane, index: LaneIndex, hidden: Callable[[Offer], bool], top_k: int
+) -> Groups:
+    """The groups of ``lane`` a ranking of ``top_k`` prices: its first ``top_k``, or none
+    when they are all spot estimates the pricer leaves out (``hidden``,
+    :meth:`~service.planning.lanes.LaneIndex.hidden_groups`)."""
     passing = lane.passing
     groups = passing.groups
-    if passing.cheapest.billing == "spot" and index.hidden_groups(lane, pricer.hidden) >= min(
+    if passing.cheapest.billing == "spot" and index.hidden_groups(lane, hidden) >= min(
         top_k, len(groups)
     ):
-        return
-    placed = lane.placements
-    variants = placer.timed(placed) if placed is not None else placer.build(lane.row)
-    if isinstance(variants, str):
-        return
-    add = pricer.add
-    for offer, regions, offers, abroad in groups[:top_k]:
-        add(offer, regions, variants, offers, abroad)
+        return ()
+    return groups[:top_k]
 
 
 def _every_group(
