@@ -1,0 +1,130 @@
+"""The explain stage's shortcuts write exactly what its general code writes.
+
+Session 14 made an uncached answer cheaper to explain: the ranking sentence is written
+by a writer fixed to the class's terms (:func:`service.planning.texts.rank_writer`), and
+what the summary, the estimate and the warnings read of an option's offer and placement
+alone is kept per class of answers (:class:`service.planning.explain.AnswerParts`). A
+shortcut that took a branch the general code does not, or a memo whose key missed what
+its value reads, would change a sentence; these tests compare each with the code it
+stands in for, and whole answers at several token counts and in both languages with a
+planner that keeps nothing.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import msgspec
+import pytest
+
+from service.catalog.aggregate import CatalogSnapshot
+from service.catalog.models import Offer
+from service.planning import texts
+from service.planning.candidates import Candidate, Cheapest
+from service.planning.memo import PlanCache
+from service.planning.recommend import recommend
+from service.planning.schema import Lang, RecommendRequest
+from tests.conftest import builtin_plan_context
+from tests.test_planner_bounds import real  # noqa: F401
+
+
+def _offers(snapshot: CatalogSnapshot) -> list[Offer]:
+    """One quoted, one estimated and one unpriced offer of the catalog."""
+    quoted = next(o for o in snapshot.offers if o.price is not None and not o.price.estimated)
+    estimated = next(o for o in snapshot.offers if o.price is not None and o.price.estimated)
+    found = [quoted, estimated]
+    unpriced = next((o for o in snapshot.offers if o.price is None), None)
+    if unpriced is not None:
+        found.append(unpriced)
+    return found
+
+
+def _candidates(offers: list[Offer]) -> list[Candidate]:
+    """Candidates over every field the ranking sentence reads: hours or not, a total or
+    not, a price or not, a balanced verdict, rates and prices per million."""
+    out = []
+    cheapest = Cheapest(figure=12.5, unit="total", premium=0.1)
+    for offer, hours, price, total, balanced, tps, pmt, pmtt in itertools.product(
+        offers,
+        (None, 0.4, 2.4655576152024787, 1234.5),
+        (None, 9.53),
+        (None, 23.49676407287962),
+        (None, (True, cheapest), (False, cheapest)),
+        (None, 812.4),
+        (None, 0.731),
+        (None, 3.2),
+    ):
+        out.append(
+            Candidate(
+                offer, 1, 1, None, hours, price, total,
+                throughput_tokens_per_s=tps, price_per_million_tokens=pmt,
+                price_per_million_training_tokens=pmtt, balanced=balanced,
+            )
+        )  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("objective", ["cost", "time", "balanced"])
+def test_the_rank_writer_writes_what_rank_reason_writes(
+    real: CatalogSnapshot,  # noqa: F811
+    objective: Any,
+    lang: Lang,
+) -> None:
+    """Every branch of :func:`texts.rank_reason` the writer takes, or hands back to it."""
+    candidates = _candidates(_offers(real))
+    checked = fast = 0
+    for serving, to_target, images, batch, scale in itertools.product(
+        (False, True), (False, True), (False, True), (False, True), (1.0, 1.1764)
+    ):
+        write = texts.rank_writer(objective, serving, lang, to_target, None, images, False, batch)
+        for c in candidates:
+            expected = texts.rank_reason(
+                c, objective, serving, lang, to_target, None, scale, images, False, batch
+            )
+            assert write(c, scale) == expected, (c, serving, to_target, images, batch, scale)
+            checked += 1
+            fast += bool(
+                not serving
+                and c.hours is not None
+                and (objective == "time" or c.total_cost is not None)
+            )
+    assert fast > checked // 10  # the shortcut itself was compared, not only the fallback
+
+
+BENCH = {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024}
+"""The bench's ``recommend_tokens`` job (bench/bench.py ``RECOMMEND``), at other lengths."""
+
+
+def _request(tokens: int, lang: str, **constraints: Any) -> RecommendRequest:
+    return msgspec.convert(
+        {"workload": {**BENCH, "tokens": tokens}, "constraints": constraints,
+         "objective": "cost", "top_k": 5, "lang": lang},
+        RecommendRequest,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "constraints",
+    [{}, {"providers": ["alibaba"]}, {"billing": ["monthly", "spot"]}, {"deadline_hours": 3}],
+)
+def test_one_shape_at_two_lengths_and_two_languages_matches_a_planner_without_memo(
+    real: CatalogSnapshot,  # noqa: F811
+    constraints: dict[str, Any],
+) -> None:
+    """One shared memo answers the bench's shape at two token counts in English, then in
+    Chinese, then English again: each answer is byte for byte a memo-free planner's, and
+    the two lengths' answers differ (the kept parts are not a stale answer)."""
+    warm = builtin_plan_context(real, PlanCache())
+    seen: dict[tuple[str, int], bytes] = {}
+    for lang, tokens in [("en", 20_000_000), ("en", 31_000_000), ("zh", 20_000_000),
+                         ("zh", 31_000_000), ("en", 20_000_000)]:  # fmt: skip
+        req = _request(tokens, lang, **constraints)
+        fresh = msgspec.json.encode(recommend(req, builtin_plan_context(real), lang))
+        kept = msgspec.json.encode(recommend(req, warm, lang))
+        assert kept == fresh, (lang, tokens)
+        seen[(lang, tokens)] = kept
+    for lang in ("en", "zh"):
+        assert seen[(lang, 20_000_000)] != seen[(lang, 31_000_000)]
+    assert seen[("en", 20_000_000)] != seen[("zh", 20_000_000)]
