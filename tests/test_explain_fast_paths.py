@@ -128,3 +128,43 @@ def test_one_shape_at_two_lengths_and_two_languages_matches_a_planner_without_me
     for lang in ("en", "zh"):
         assert seen[(lang, 20_000_000)] != seen[(lang, 31_000_000)]
     assert seen[("en", 20_000_000)] != seen[("zh", 20_000_000)]
+
+
+def _varied_offers(snapshot: CatalogSnapshot) -> list[Offer]:
+    """Offers of every billing, price kind (quoted, estimated, borrowed, none) and row
+    confidence the catalog has, one of each."""
+    picked: dict[tuple[object, ...], Offer] = {}
+    for o in snapshot.offers:
+        price = o.price
+        kind = (
+            o.billing,
+            None if price is None else (price.estimated, price.price_source, price.basis),
+            o.instance.confidence,
+        )
+        picked.setdefault(kind, o)
+    return list(picked.values())
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_framed_summary_is_the_summary(real: CatalogSnapshot, lang: Lang) -> None:  # noqa: F811
+    """:func:`texts.framed_summary` of :func:`texts.summary_frame` is :func:`texts.summary`
+    wherever a frame is given: over billings, price kinds, confidence, node counts, places
+    to buy in and outside mainland China, totals known or not."""
+    offers = _varied_offers(real)
+    framed = 0
+    for offer, nodes, hours, total, (cities, abroad) in itertools.product(
+        offers, (1, 3), (0.3, 2.4655576152024787, 800.0), (None, 23.49676407287962),
+        [((), False), (("Shanghai",), False), (("Hong Kong", "Singapore"), True)],
+    ):  # fmt: skip
+        price = offer.price
+        per_hour = None if price is None or price.price_per_hour is None else price.price_per_hour
+        c = Candidate(offer, nodes, nodes, None, hours, per_hour and per_hour * nodes, total)
+        accel = f"{offer.instance.accelerator_count}×{offer.instance.accelerator}"
+        for serving in (False, True):
+            frame = texts.summary_frame(lang, "Cloud", c, accel, serving, cities, abroad)
+            if frame is None:
+                continue
+            framed += 1
+            expected = texts.summary(lang, "Cloud", c, accel, serving, cities=cities, abroad=abroad)
+            assert texts.framed_summary(frame, c, lang) == expected, (offer, nodes, hours, total)
+    assert framed > len(offers)  # frames were given, over most offers and both sides

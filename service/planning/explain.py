@@ -85,19 +85,24 @@ ADVICE_LISTS = 32
 and prices, host figures) its answers show, a handful at the lengths asked."""
 PLACED_ESTIMATES = 32
 """Estimate parts kept per class of answers (one per placement its top options show)."""
+SUMMARY_FRAMES = 32
+"""Summaries but for the job's figures kept per class of answers (one per top option its
+answers show at the lengths asked)."""
 
 
 class AnswerParts:
     """What the answers of one class (the same request at any job length, in one
     language, over one catalog) share in this stage: their options but for the job's
     figures (:class:`~service.planning.options.OptionParts`), the providers' names, the
-    catalogs cited, the estimate's length-independent parts and the advice lists
-    (:meth:`advice_for`). Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
+    catalogs cited, the estimate's length-independent parts, the advice lists
+    (:meth:`advice_for`) and the top options' summaries but for the job's figures
+    (:meth:`summary_frame`). Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
 
     __slots__ = (
         "_advice",
         "_advice_lists",
         "_class_advice",
+        "_frames",
         "_names",
         "_placed",
         "_where",
@@ -115,6 +120,7 @@ class AnswerParts:
         self._class_advice: dict[str, Any] | None = None
         self._placed: dict[Placement, PlacedEstimate] = {}
         self._where: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+        self._frames: dict[tuple[object, ...], tuple[object, texts.SummaryFrame | None]] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -191,6 +197,31 @@ class AnswerParts:
                 self._where.clear()
             found = self._where[key] = _where(c, req, self.terms.lang)
         return found
+
+    def summary_frame(
+        self, c: Candidate, ctx: PlanContext, req: RecommendRequest
+    ) -> texts.SummaryFrame | None:
+        """:func:`~service.planning.texts.summary_frame` of the top option ``c``, kept per
+        (offer, nodes, price per hour, regions), bounded: what it reads besides the
+        class's terms (language, open-ended) and request (whether it names regions) —
+        the provider's name and the cities are the offer's and regions', the accelerator
+        text the offer's row and the nodes, the price sentences the offer's price and the
+        option's price per hour. The offer is held and compared by identity (its id alone
+        could be another's once it is gone). Why: answers of the class at other lengths
+        mostly show the same top option, and its first sentence but for the hours and
+        total cost about a microsecond and a half to write."""
+        key = (id(c.offer), c.nodes, c.price_per_hour, tuple(c.regions))
+        found = self._frames.get(key)
+        if found is None or found[0] is not c.offer:
+            lang = self.terms.lang
+            frame = texts.summary_frame(
+                lang, self.name(ctx, c.offer.provider), c, _accel_text(c, lang),
+                self.terms.open_ended, **self.where(c, req),
+            )  # fmt: skip
+            if len(self._frames) >= SUMMARY_FRAMES:
+                self._frames.clear()
+            found = self._frames[key] = (c.offer, frame)
+        return found[1]
 
     def name(self, ctx: PlanContext, provider: str) -> str:
         """The provider's name in the answer's language."""
@@ -428,11 +459,15 @@ def explain(
                 warnings.append(over_budget)
     estimate = _estimate_for(first, rw, req, ctx, parts)
     host = estimate.host if estimate is not None else host_for(rw, 1)
-    return RecommendResponse(
-        options=options,
-        estimate=estimate,
-        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
-        summary=texts.summary(
+    frame = (
+        parts.summary_frame(first, ctx, req)
+        if first is not None and first.hours is not None and not open_ended
+        else None
+    )
+    summary = (
+        texts.framed_summary(frame, first, lang)
+        if frame is not None and first is not None
+        else texts.summary(
             lang,
             parts.name(ctx, first.offer.provider) if first else "",
             first,
@@ -449,7 +484,13 @@ def explain(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"
             ),
             **parts.where(first, req),
-        ),
+        )
+    )
+    return RecommendResponse(
+        options=options,
+        estimate=estimate,
+        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
+        summary=summary,
         catalogs=list(parts.catalogs),
         warnings=warnings,
         objective=req.objective,
