@@ -25,6 +25,8 @@ from service.planning.candidates import Candidate, Cheapest
 from service.planning.memo import PlanCache
 from service.planning.recommend import recommend
 from service.planning.schema import Lang, RecommendRequest
+from service.planning.width import global_batch, replica_ceiling
+from service.sizing.workload import Workload
 from tests.conftest import builtin_plan_context
 from tests.test_planner_bounds import real  # noqa: F401
 
@@ -168,3 +170,42 @@ def test_a_framed_summary_is_the_summary(real: CatalogSnapshot, lang: Lang) -> N
             expected = texts.summary(lang, "Cloud", c, accel, serving, cities=cities, abroad=abroad)
             assert texts.framed_summary(frame, c, lang) == expected, (offer, nodes, hours, total)
     assert framed > len(offers)  # frames were given, over most offers and both sides
+
+
+WIDTHS: list[tuple[dict[str, Any], list[tuple[int | None, tuple[int, int] | None]]]] = [
+    ({"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024},
+     [(128, (128, 128)), (1, (1, 1)), (32, (32, 32)), (128, (128, 128)), (128, (128, 128))]),
+    ({"kind": "finetune", "model": "llama-2-7b", "method": "lora", "seq_len": 2048,
+      "micro_batch_size": 4},
+     [(128, (32, 128)), (4, (1, 4)), (16, (4, 16)), (128, (32, 128)), (128, (32, 128))]),
+    ({"kind": "finetune", "model": "llama-2-7b", "method": "lora", "global_batch_size": 64,
+      "micro_batch_size": 4, "gradient_accumulation_steps": 2}, [(64, (8, 64))] * 5),
+    ({"kind": "finetune", "model": "llama-2-7b", "method": "lora",
+      "gradient_accumulation_steps": 4},
+     [(128, (128, 128)), (1, (1, 1)), (16, (16, 16)), (128, (128, 128)), (128, (128, 128))]),
+    ({"kind": "pretrain", "model": "llama-2-7b", "tokens": 1e9}, [(None, None)] * 5),
+    ({"kind": "pretrain", "model": "llama-2-7b", "tokens": 1e9, "global_batch_size": 64,
+      "seq_len": 4096}, [(64, (64, 64))] * 5),
+    ({"kind": "rlhf", "model": "llama-2-7b", "algorithm": "dpo"},
+     [(128, (128, 128)), (1, (1, 1)), (16, (16, 16)), (128, (128, 128)), (128, (128, 128))]),
+    ({"kind": "rlhf", "model": "llama-2-7b", "algorithm": "ppo"}, [(256, (256, 256))] * 5),
+    ({"kind": "rlhf", "model": "llama-2-7b", "algorithm": "grpo"}, [(1280, (1280, 1280))] * 5),
+    ({"kind": "rlhf", "model": "llama-2-7b", "algorithm": "grpo", "global_batch_size": 16},
+     [(16, (16, 16))] * 5),
+    ({"kind": "inference", "model": "llama-2-7b"}, [(None, None)] * 5),
+]  # fmt: skip
+"""Workloads with their global batch and (replicas, batch) ceiling at the tokens below, as
+service/planning/width.py gave them before session 14 read each field once (the figures
+follow its rules: 128 for a fine-tune or DPO, shortened to a power of two under 500
+optimizer steps; verl's 256 prompts, x5 for GRPO; a batch sent wins; micro batch x
+accumulation per replica)."""
+
+
+@pytest.mark.parametrize(("body", "expected"), WIDTHS)
+def test_width_rules_give_the_batches_they_gave(
+    body: dict[str, Any], expected: list[tuple[int | None, tuple[int, int] | None]]
+) -> None:
+    workload = msgspec.convert(body, Workload)  # type: ignore[arg-type]
+    for tokens, (batch, ceiling) in zip((None, 1e5, 2e7, 5e8, 1e12), expected, strict=True):
+        assert global_batch(workload, tokens) == batch, tokens
+        assert replica_ceiling(workload, tokens) == ceiling, tokens
