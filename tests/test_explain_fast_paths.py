@@ -13,6 +13,7 @@ planner that keeps nothing.
 from __future__ import annotations
 
 import itertools
+import string
 from typing import Any
 
 import msgspec
@@ -209,3 +210,61 @@ def test_width_rules_give_the_batches_they_gave(
     for tokens, (batch, ceiling) in zip((None, 1e5, 2e7, 5e8, 1e12), expected, strict=True):
         assert global_batch(workload, tokens) == batch, tokens
         assert replica_ceiling(workload, tokens) == ceiling, tokens
+
+
+_SAMPLES: tuple[object, ...] = (1234.5678, 7, -0.004, "a word", None, 10**12)
+
+
+def _values_for(template: str, sample: object) -> dict[str, object]:
+    return {
+        field: sample for _, field, _, _ in string.Formatter().parse(template) if field is not None
+    }
+
+
+def test_every_template_fills_as_format_map_does() -> None:
+    """:func:`texts.template_fill` of every sentence in both languages against
+    ``str.format_map``: the same text for values of every kind its specs take, the same
+    exception where a value does not take the spec, the same ``KeyError`` for a missing
+    value, and a mapping's extra keys ignored."""
+    compiled = 0
+    for key, by_lang in texts._T.items():
+        for lang, template in by_lang.items():
+            fill = texts.template_fill(template)
+            compiled += fill != template.format_map
+            for sample in _SAMPLES:
+                values = {**_values_for(template, sample), "not_a_field": 1}
+                try:
+                    expected: object = template.format_map(values)
+                except Exception as error:  # the kind is what is compared
+                    expected = type(error)
+                try:
+                    got: object = fill(values)
+                except Exception as error:
+                    got = type(error)
+                assert got == expected, (key, lang, sample)
+            if _values_for(template, 0):
+                with pytest.raises(KeyError):
+                    fill({})
+    assert compiled > len(texts._T)  # templates were compiled, not left to format_map
+
+
+@pytest.mark.parametrize(
+    "template",
+    ["plain", "{a}{b!r:>8}", "it's {a:,.2f} \\ {{literal}} {b}", "{0}", "{a.real}",
+     "{a[0]}", "{a:{b}}", "line\nbreak {a}", "¥{a:,.0f}（{b}）"],
+)  # fmt: skip
+def test_a_template_str_format_reads_otherwise_keeps_its_meaning(template: str) -> None:
+    """Quotes, backslashes, escaped braces, conversions and Chinese punctuation are
+    compiled as written; positional, attribute, index and nested fields and unprintable
+    text keep ``format_map`` (the same result either way)."""
+    fill = texts.template_fill(template)
+    for values in ({"a": 3.14159, "b": "x", 0: "zero"}, {"a": [5], "b": "2"}):
+        try:
+            expected: object = template.format_map(values)
+        except Exception as error:
+            expected = type(error)
+        try:
+            got: object = fill(values)
+        except Exception as error:
+            got = type(error)
+        assert got == expected, (template, values)

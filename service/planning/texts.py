@@ -7,7 +7,9 @@ numbers with units, and exists in Chinese and English.
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from service.catalog.capabilities import SM75_ENGINES
 from service.catalog.models import HOURS_PER_MONTH
@@ -1113,10 +1115,54 @@ def width_bound(
 
 
 def t(key: str, lang: Lang, **values: object) -> str:
-    """Sentence ``key`` in ``lang`` with ``values`` filled in (``format_map`` of the
-    keywords' own dict: ``format(**values)`` would copy it again, on every sentence of
-    every answer)."""
-    return _T[key][lang].format_map(values)
+    """Sentence ``key`` in ``lang`` with ``values`` filled in (:func:`template_fill` of its
+    template, given the keywords' own dict: ``format(**values)`` would copy it again, on
+    every sentence of every answer)."""
+    fills = _FILLS.get(key)
+    if fills is None:
+        fills = _FILLS[key] = {name: template_fill(text) for name, text in _T[key].items()}
+    return fills[lang](values)
+
+
+Fill = Callable[[Mapping[str, Any]], str]
+"""A template's ``format_map``: the sentence from a mapping of its fields' values."""
+
+_FILLS: dict[str, dict[str, Fill]] = {}
+""":func:`template_fill` of each sentence of :data:`_T` used so far, per language (at
+most one per template: the table is fixed)."""
+
+_SAFE_SPEC = frozenset("<>=^+- #0123456789,._bcdeEfFgGnosxX%")
+"""Characters of a format spec written into an f-string as it is (no quote, brace or
+backslash)."""
+
+
+def template_fill(template: str) -> Fill:
+    """``template.format_map`` as a function compiled once into an f-string of the mapping's
+    values: the same text — each field is ``format(value, spec)`` after its conversion,
+    exactly what ``str.format`` does, and a missing value is the same ``KeyError`` — without
+    parsing the template again on every call (a third of the fill, 290 of 460 ns for the
+    ranking sentence, measured). A template whose fields ``str.format`` reads otherwise
+    than by name (an index, an attribute, a nested spec), or whose text is not printable,
+    keeps ``format_map`` itself (tests/test_explain_fast_paths.py compares the two on
+    every template)."""
+    parts = []
+    for literal, field, spec, conversion in _FORMATTER.parse(template):
+        if not literal.isprintable():
+            return template.format_map
+        parts.append(
+            literal.replace("\\", "\\\\").replace("'", "\\'").replace("{", "{{").replace("}", "}}")
+        )
+        if field is None:
+            continue
+        if not field.isidentifier() or not _SAFE_SPEC.issuperset(spec or ""):
+            return template.format_map
+        said = f"!{conversion}" if conversion else ""
+        parts.append(f'{{v["{field}"]{said}{":" + spec if spec else ""}}}')
+    fill: Fill = eval(f"lambda v: f'{''.join(parts)}'")  # noqa: S307 (our own templates)
+    return fill
+
+
+_FORMATTER = string.Formatter()
 
 
 _UNTIMED: dict[str, dict[Lang, tuple[str, str]]] = {
@@ -1385,7 +1431,7 @@ def rank_writer(
     if serving:
         return slow
     if objective == "time":  # _rank_reason's first branch; rank_reason adds nothing
-        by_time = _T["rank_time"][lang].format_map
+        by_time = template_fill(_T["rank_time"][lang])
 
         def timed(c: Candidate, scale: float) -> str | None:
             hours = c.hours
@@ -1398,12 +1444,12 @@ def rank_writer(
     # estimated-rank sentence at the ranked total (its figure renamed ``top`` so that both
     # fill from one dict)
     cost = _T["rank_cost"][lang]
-    by_cost = cost.format_map
+    by_cost = template_fill(cost)
     ranked_total = _T["ranked_total"][lang].replace("{cost", "{top")
     estimated = ("" if lang == "zh" else " ") + _T["rank_estimated"][lang].replace(
         "{ranked}", ranked_total
     )
-    by_cost_ranked = (cost + estimated).format_map
+    by_cost_ranked = template_fill(cost + estimated)
 
     def costed(c: Candidate, scale: float) -> str | None:
         total, hours = c.total_cost, c.hours
