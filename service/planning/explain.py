@@ -105,6 +105,8 @@ class AnswerParts:
         "_frames",
         "_names",
         "_placed",
+        "_placements",
+        "_shown_lists",
         "_where",
         "catalogs",
         "options",
@@ -117,8 +119,10 @@ class AnswerParts:
         self._names: dict[str, str] = {}
         self._advice: dict[tuple[object, ...], Advice] = {}
         self._advice_lists: dict[tuple[object, ...], list[Advice]] = {}
+        self._shown_lists: dict[tuple[object, ...], list[Advice]] = {}
         self._class_advice: dict[str, Any] | None = None
         self._placed: dict[Placement, PlacedEstimate] = {}
+        self._placements: dict[tuple[int, int, int, int], tuple[object, object, Placement]] = {}
         self._where: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
         self._frames: dict[tuple[object, ...], tuple[object, texts.SummaryFrame | None]] = {}
         self.catalogs = [
@@ -147,6 +151,7 @@ class AnswerParts:
         host: HostRequirements,
         ctx: PlanContext,
         asked: frozenset[str] | None = None,
+        shown: Sequence[object] | None = None,
     ) -> list[Advice]:
         """The answer's advice (:func:`build_advice` of :func:`_advice_of`), kept per
         what it depends on beyond the class: the options' accelerators, billing and
@@ -155,12 +160,25 @@ class AnswerParts:
         job's tokens, the other figures do not). The class's own fields (kind,
         precision, engine, model) are worked out once. Why: answers of one class at other
         lengths almost always show the same list, and building its context and topics
-        cost about a tenth of the explain stage (6-8 of its 67-82 us, measured warm)."""
+        cost about a tenth of the explain stage (6-8 of its 67-82 us, measured warm).
+
+        ``shown``: the options' parts (:class:`~service.planning.options.OptionPart`, one
+        per (offer, fit, nodes), compared by identity) each followed by whether its option
+        is unpriced, which is everything :func:`_answer_advice` reads of them; with the
+        host's figures it keys the list directly, so an answer showing the options an
+        earlier one showed skips reading them again (about 1 us of the stage, in a
+        request). Bounded like the lists; the key holds its parts alive."""
         base = self._class_advice
         if base is None:
             base = self._class_advice = _class_advice(rw, req, interruptible, ctx)
-        per = _answer_advice(top, bool(base["serving"]), asked)
         disk = host.disk_gib if storage_shown(base["kind"], host.disk_gib) else None
+        fast = None
+        if shown is not None:
+            fast = (*shown, host.vcpus, host.ram_gib, disk)
+            known = self._shown_lists.get(fast)
+            if known is not None:
+                return list(known)
+        per = _answer_advice(top, bool(base["serving"]), asked)
         key = (*per.values(), host.vcpus, host.ram_gib, disk)
         found = self._advice_lists.get(key)
         if found is None:
@@ -169,6 +187,10 @@ class AnswerParts:
             found = self._advice_lists[key] = build_advice(
                 _advice_of(base, per, host), self.terms.lang, self.advice()
             )
+        if fast is not None:
+            if len(self._shown_lists) >= ADVICE_LISTS:
+                self._shown_lists.clear()
+            self._shown_lists[fast] = found
         return list(found)  # the answer's own list: a response never shares a mutable one
 
     def placed(
@@ -183,6 +205,22 @@ class AnswerParts:
                 self._placed.clear()
             placed = self._placed[placement] = placed_estimate(rw, spec, placement)
         return placed
+
+    def placement(self, c: Candidate, rw: ResolvedWorkload, req: RecommendRequest) -> Placement:
+        """:func:`_placement` of the top option ``c``, kept per (offer, fit, nodes,
+        devices), bounded: it reads the offer's row, the fit's ZeRO stage and tensor
+        degree, the node and device counts, and of ``rw`` and ``req`` only what the class
+        fixes (training or serving, the engine's layer split). The offer and fit are held
+        and compared by identity. Why: answers at other lengths mostly estimate the same
+        top option, and its placement is hashed again by the estimate's memo
+        (:meth:`placed`) — one built object rather than one per answer."""
+        key = (id(c.offer), id(c.fit), c.nodes, c.devices)
+        found = self._placements.get(key)
+        if found is None or found[0] is not c.offer or found[1] is not c.fit:
+            if len(self._placements) >= PLACED_ESTIMATES:
+                self._placements.clear()
+            found = self._placements[key] = (c.offer, c.fit, _placement(c, rw, req))
+        return found[2]
 
     def where(self, c: Candidate | None, req: RecommendRequest) -> dict[str, Any]:
         """:func:`_where` of ``c``, kept per (provider, regions), bounded: it reads only
@@ -438,12 +476,15 @@ def explain(
     monthly = monthly_prices(ctx.snapshot.buckets, cache) if unknown_length and top else {}
     option_part = parts.options.part
     options = []
+    on_show: list[object] = []  # each option's part and whether it is unpriced: advice_for
     for i, c in enumerate(top):
         offer = c.offer
         if offer.billing == "monthly" and c.on_demand_per_hour is None:
             _on_demand_of(c, ctx, cache)
         month = monthly.get((offer.provider, offer.instance.instance_type)) if monthly else None
         part = option_part(c, cache, month)
+        on_show.append(part)
+        on_show.append(c.price_per_hour is None)
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
     first = top[0] if top else None
@@ -489,7 +530,9 @@ def explain(
     return RecommendResponse(
         options=options,
         estimate=estimate,
-        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
+        advice=parts.advice_for(
+            rw, req, top, resolved.interruptible, host, ctx, flt.accelerators, on_show
+        ),
         summary=summary,
         catalogs=list(parts.catalogs),
         warnings=warnings,
@@ -1110,17 +1153,24 @@ def _estimate_for(
         rw = at_concurrency(rw, rw.inference.concurrency * replicas)
         place = placed_estimate
     if row.accelerator is not None:
-        training = rw.training is not None
-        network = node_network(row) if training and c.nodes > 1 else None
-        placement = Placement(
-            accelerator=row.accelerator,
-            count=c.devices,
-            nodes=c.nodes,
-            zero_stage=_zero_stage(c, req),
-            tensor_parallel=_tensor_parallel(c, rw),
-            network_gbps=network[0] if network is not None and network[1] else None,
-        )
+        placement = parts.placement(c, rw, req)
     return estimate_resolved(rw, placement, ctx.accelerators, place)
+
+
+def _placement(c: Candidate, rw: ResolvedWorkload, req: RecommendRequest) -> Placement:
+    """The placement of option ``c`` (on an accelerator) that its estimate is for."""
+    row = c.offer.instance
+    assert row.accelerator is not None
+    training = rw.training is not None
+    network = node_network(row) if training and c.nodes > 1 else None
+    return Placement(
+        accelerator=row.accelerator,
+        count=c.devices,
+        nodes=c.nodes,
+        zero_stage=_zero_stage(c, req),
+        tensor_parallel=_tensor_parallel(c, rw),
+        network_gbps=network[0] if network is not None and network[1] else None,
+    )
 
 
 def _tensor_parallel(c: Candidate, rw: ResolvedWorkload) -> int | None:

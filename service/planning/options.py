@@ -405,13 +405,15 @@ class OptionTerms:
     forward pass); ``None`` for a text model (review 10 S7c1)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class OptionPart:
     """One option of one class of answers, whatever the job's length: everything but its
     rank, hours, total cost, Pareto mark and the sentences that carry those numbers.
 
     Built once per (offer, placement) of the class (:class:`OptionParts`); per request
-    :func:`fill_option` puts the job's figures in."""
+    :func:`fill_option` puts the job's figures in. Equal only to itself and hashed by
+    identity (a memo key of the parts an answer shows,
+    :meth:`~service.planning.explain.AnswerParts.advice_for`, holds them alive)."""
 
     offer: Offer
     fit: Fit | None
