@@ -85,21 +85,28 @@ ADVICE_LISTS = 32
 and prices, host figures) its answers show, a handful at the lengths asked."""
 PLACED_ESTIMATES = 32
 """Estimate parts kept per class of answers (one per placement its top options show)."""
+SUMMARY_FRAMES = 32
+"""Summaries but for the job's figures kept per class of answers (one per top option its
+answers show at the lengths asked)."""
 
 
 class AnswerParts:
     """What the answers of one class (the same request at any job length, in one
     language, over one catalog) share in this stage: their options but for the job's
     figures (:class:`~service.planning.options.OptionParts`), the providers' names, the
-    catalogs cited, the estimate's length-independent parts and the advice lists
-    (:meth:`advice_for`). Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
+    catalogs cited, the estimate's length-independent parts, the advice lists
+    (:meth:`advice_for`) and the top options' summaries but for the job's figures
+    (:meth:`summary_frame`). Kept in the planner's cache (:meth:`PlanCache.answer_class`)."""
 
     __slots__ = (
         "_advice",
         "_advice_lists",
         "_class_advice",
+        "_frames",
         "_names",
         "_placed",
+        "_placements",
+        "_shown_lists",
         "_where",
         "catalogs",
         "options",
@@ -112,9 +119,12 @@ class AnswerParts:
         self._names: dict[str, str] = {}
         self._advice: dict[tuple[object, ...], Advice] = {}
         self._advice_lists: dict[tuple[object, ...], list[Advice]] = {}
+        self._shown_lists: dict[tuple[object, ...], list[Advice]] = {}
         self._class_advice: dict[str, Any] | None = None
         self._placed: dict[Placement, PlacedEstimate] = {}
+        self._placements: dict[tuple[int, int, int, int], tuple[object, object, Placement]] = {}
         self._where: dict[tuple[str, tuple[str, ...]], dict[str, Any]] = {}
+        self._frames: dict[tuple[object, ...], tuple[object, texts.SummaryFrame | None]] = {}
         self.catalogs = [
             CatalogRef(
                 provider=p.name,
@@ -141,6 +151,7 @@ class AnswerParts:
         host: HostRequirements,
         ctx: PlanContext,
         asked: frozenset[str] | None = None,
+        shown: Sequence[object] | None = None,
     ) -> list[Advice]:
         """The answer's advice (:func:`build_advice` of :func:`_advice_of`), kept per
         what it depends on beyond the class: the options' accelerators, billing and
@@ -149,12 +160,25 @@ class AnswerParts:
         job's tokens, the other figures do not). The class's own fields (kind,
         precision, engine, model) are worked out once. Why: answers of one class at other
         lengths almost always show the same list, and building its context and topics
-        cost about a tenth of the explain stage (6-8 of its 67-82 us, measured warm)."""
+        cost about a tenth of the explain stage (6-8 of its 67-82 us, measured warm).
+
+        ``shown``: the options' parts (:class:`~service.planning.options.OptionPart`, one
+        per (offer, fit, nodes), compared by identity) each followed by whether its option
+        is unpriced, which is everything :func:`_answer_advice` reads of them; with the
+        host's figures it keys the list directly, so an answer showing the options an
+        earlier one showed skips reading them again (about 1 us of the stage, in a
+        request). Bounded like the lists; the key holds its parts alive."""
         base = self._class_advice
         if base is None:
             base = self._class_advice = _class_advice(rw, req, interruptible, ctx)
-        per = _answer_advice(top, bool(base["serving"]), asked)
         disk = host.disk_gib if storage_shown(base["kind"], host.disk_gib) else None
+        fast = None
+        if shown is not None:
+            fast = (*shown, host.vcpus, host.ram_gib, disk)
+            known = self._shown_lists.get(fast)
+            if known is not None:
+                return list(known)
+        per = _answer_advice(top, bool(base["serving"]), asked)
         key = (*per.values(), host.vcpus, host.ram_gib, disk)
         found = self._advice_lists.get(key)
         if found is None:
@@ -163,6 +187,10 @@ class AnswerParts:
             found = self._advice_lists[key] = build_advice(
                 _advice_of(base, per, host), self.terms.lang, self.advice()
             )
+        if fast is not None:
+            if len(self._shown_lists) >= ADVICE_LISTS:
+                self._shown_lists.clear()
+            self._shown_lists[fast] = found
         return list(found)  # the answer's own list: a response never shares a mutable one
 
     def placed(
@@ -178,6 +206,22 @@ class AnswerParts:
             placed = self._placed[placement] = placed_estimate(rw, spec, placement)
         return placed
 
+    def placement(self, c: Candidate, rw: ResolvedWorkload, req: RecommendRequest) -> Placement:
+        """:func:`_placement` of the top option ``c``, kept per (offer, fit, nodes,
+        devices), bounded: it reads the offer's row, the fit's ZeRO stage and tensor
+        degree, the node and device counts, and of ``rw`` and ``req`` only what the class
+        fixes (training or serving, the engine's layer split). The offer and fit are held
+        and compared by identity. Why: answers at other lengths mostly estimate the same
+        top option, and its placement is hashed again by the estimate's memo
+        (:meth:`placed`) — one built object rather than one per answer."""
+        key = (id(c.offer), id(c.fit), c.nodes, c.devices)
+        found = self._placements.get(key)
+        if found is None or found[0] is not c.offer or found[1] is not c.fit:
+            if len(self._placements) >= PLACED_ESTIMATES:
+                self._placements.clear()
+            found = self._placements[key] = (c.offer, c.fit, _placement(c, rw, req))
+        return found[2]
+
     def where(self, c: Candidate | None, req: RecommendRequest) -> dict[str, Any]:
         """:func:`_where` of ``c``, kept per (provider, regions), bounded: it reads only
         those and whether the class's request names regions, and answers at other
@@ -191,6 +235,31 @@ class AnswerParts:
                 self._where.clear()
             found = self._where[key] = _where(c, req, self.terms.lang)
         return found
+
+    def summary_frame(
+        self, c: Candidate, ctx: PlanContext, req: RecommendRequest
+    ) -> texts.SummaryFrame | None:
+        """:func:`~service.planning.texts.summary_frame` of the top option ``c``, kept per
+        (offer, nodes, price per hour, regions), bounded: what it reads besides the
+        class's terms (language, open-ended) and request (whether it names regions) —
+        the provider's name and the cities are the offer's and regions', the accelerator
+        text the offer's row and the nodes, the price sentences the offer's price and the
+        option's price per hour. The offer is held and compared by identity (its id alone
+        could be another's once it is gone). Why: answers of the class at other lengths
+        mostly show the same top option, and its first sentence but for the hours and
+        total cost about a microsecond and a half to write."""
+        key = (id(c.offer), c.nodes, c.price_per_hour, tuple(c.regions))
+        found = self._frames.get(key)
+        if found is None or found[0] is not c.offer:
+            lang = self.terms.lang
+            frame = texts.summary_frame(
+                lang, self.name(ctx, c.offer.provider), c, _accel_text(c, lang),
+                self.terms.open_ended, **self.where(c, req),
+            )  # fmt: skip
+            if len(self._frames) >= SUMMARY_FRAMES:
+                self._frames.clear()
+            found = self._frames[key] = (c.offer, frame)
+        return found[1]
 
     def name(self, ctx: PlanContext, provider: str) -> str:
         """The provider's name in the answer's language."""
@@ -407,12 +476,15 @@ def explain(
     monthly = monthly_prices(ctx.snapshot.buckets, cache) if unknown_length and top else {}
     option_part = parts.options.part
     options = []
+    on_show: list[object] = []  # each option's part and whether it is unpriced: advice_for
     for i, c in enumerate(top):
         offer = c.offer
         if offer.billing == "monthly" and c.on_demand_per_hour is None:
             _on_demand_of(c, ctx, cache)
         month = monthly.get((offer.provider, offer.instance.instance_type)) if monthly else None
         part = option_part(c, cache, month)
+        on_show.append(part)
+        on_show.append(c.price_per_hour is None)
         options.append(fill_option(i + 1, c, part, terms, req.constraints.budget))
     options = said_in_advice(options, terms.serving, terms.engine, terms.images, lang)
     first = top[0] if top else None
@@ -428,11 +500,15 @@ def explain(
                 warnings.append(over_budget)
     estimate = _estimate_for(first, rw, req, ctx, parts)
     host = estimate.host if estimate is not None else host_for(rw, 1)
-    return RecommendResponse(
-        options=options,
-        estimate=estimate,
-        advice=parts.advice_for(rw, req, top, resolved.interruptible, host, ctx, flt.accelerators),
-        summary=texts.summary(
+    frame = (
+        parts.summary_frame(first, ctx, req)
+        if first is not None and first.hours is not None and not open_ended
+        else None
+    )
+    summary = (
+        texts.framed_summary(frame, first, lang)
+        if frame is not None and first is not None
+        else texts.summary(
             lang,
             parts.name(ctx, first.offer.provider) if first else "",
             first,
@@ -449,7 +525,15 @@ def explain(
                 untimed_of(first, terms) if first is not None and first.hours is None else "unknown"
             ),
             **parts.where(first, req),
+        )
+    )
+    return RecommendResponse(
+        options=options,
+        estimate=estimate,
+        advice=parts.advice_for(
+            rw, req, top, resolved.interruptible, host, ctx, flt.accelerators, on_show
         ),
+        summary=summary,
         catalogs=list(parts.catalogs),
         warnings=warnings,
         objective=req.objective,
@@ -1069,17 +1153,24 @@ def _estimate_for(
         rw = at_concurrency(rw, rw.inference.concurrency * replicas)
         place = placed_estimate
     if row.accelerator is not None:
-        training = rw.training is not None
-        network = node_network(row) if training and c.nodes > 1 else None
-        placement = Placement(
-            accelerator=row.accelerator,
-            count=c.devices,
-            nodes=c.nodes,
-            zero_stage=_zero_stage(c, req),
-            tensor_parallel=_tensor_parallel(c, rw),
-            network_gbps=network[0] if network is not None and network[1] else None,
-        )
+        placement = parts.placement(c, rw, req)
     return estimate_resolved(rw, placement, ctx.accelerators, place)
+
+
+def _placement(c: Candidate, rw: ResolvedWorkload, req: RecommendRequest) -> Placement:
+    """The placement of option ``c`` (on an accelerator) that its estimate is for."""
+    row = c.offer.instance
+    assert row.accelerator is not None
+    training = rw.training is not None
+    network = node_network(row) if training and c.nodes > 1 else None
+    return Placement(
+        accelerator=row.accelerator,
+        count=c.devices,
+        nodes=c.nodes,
+        zero_stage=_zero_stage(c, req),
+        tensor_parallel=_tensor_parallel(c, rw),
+        network_gbps=network[0] if network is not None and network[1] else None,
+    )
 
 
 def _tensor_parallel(c: Candidate, rw: ResolvedWorkload) -> int | None:

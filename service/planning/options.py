@@ -405,13 +405,15 @@ class OptionTerms:
     forward pass); ``None`` for a text model (review 10 S7c1)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class OptionPart:
     """One option of one class of answers, whatever the job's length: everything but its
     rank, hours, total cost, Pareto mark and the sentences that carry those numbers.
 
     Built once per (offer, placement) of the class (:class:`OptionParts`); per request
-    :func:`fill_option` puts the job's figures in."""
+    :func:`fill_option` puts the job's figures in. Equal only to itself and hashed by
+    identity (a memo key of the parts an answer shows,
+    :meth:`~service.planning.explain.AnswerParts.advice_for`, holds them alive)."""
 
     offer: Offer
     fit: Fit | None
@@ -433,6 +435,9 @@ class OptionPart:
     money_scale: float = 1.0
     """:func:`~service.planning.cost.ranked_money_scale` of the offer (its ranking
     sentence says it when an estimate was ranked at the top of its range)."""
+    rank: texts.RankWriter | None = None
+    """The class's ranking sentence (:func:`~service.planning.texts.rank_writer` of its
+    terms, shared by its parts); ``None``: :func:`~service.planning.texts.rank_reason`."""
 
 
 class OptionParts:
@@ -443,18 +448,22 @@ class OptionParts:
     the node count; bounded by dropping everything past ``limit`` (placements rebuilt
     after an eviction are other objects, and their parts are built again)."""
 
-    __slots__ = ("_parts", "limit", "terms")
+    __slots__ = ("_parts", "_rank", "limit", "terms")
 
     def __init__(self, terms: OptionTerms, limit: int = OPTION_PARTS) -> None:
         self.terms = terms
         self._parts: dict[tuple[int, int, int], OptionPart] = {}
         self.limit = limit
+        self._rank = texts.rank_writer(
+            terms.objective, terms.open_ended, terms.lang, terms.to_target, terms.encoded_len,
+            terms.images, terms.pairs, terms.serving and not terms.open_ended,
+        )  # fmt: skip
 
     def part(self, c: Candidate, cache: PlanCache, monthly_per_month: float | None) -> OptionPart:
         key = (id(c.offer), id(c.fit), c.nodes)
         part = self._parts.get(key)
         if part is None or part.offer is not c.offer or part.fit is not c.fit:
-            part = option_part(c, self.terms, cache, monthly_per_month)
+            part = option_part(c, self.terms, cache, monthly_per_month, self._rank)
             if len(self._parts) >= self.limit:
                 self._parts.clear()
             self._parts[key] = part
@@ -462,11 +471,15 @@ class OptionParts:
 
 
 def option_part(
-    c: Candidate, terms: OptionTerms, cache: PlanCache, monthly_per_month: float | None
+    c: Candidate,
+    terms: OptionTerms,
+    cache: PlanCache,
+    monthly_per_month: float | None,
+    rank: texts.RankWriter | None = None,
 ) -> OptionPart:
     """The length-independent part of candidate ``c``'s option (``monthly_per_month``: the
     type's monthly price, shown as information to a job of unknown length billed on
-    demand)."""
+    demand; ``rank``: the class's ranking sentence, :attr:`OptionPart.rank`)."""
     offer, row, nodes = c.offer, c.offer.instance, c.nodes
     serving, lang, accelerators, precision = (
         terms.serving, terms.lang, terms.accelerators, terms.precision
@@ -513,7 +526,7 @@ def option_part(
     fixed = terms.fixed_hours
     fixed_time = texts.t("fixed_time", lang, minutes=fixed * 60) if fixed and not serving else None
     return OptionPart(c.offer, c.fit, template, head, middle, tail, warnings_head, warnings_tail,
-                      fixed_time, ranked_money_scale(offer))  # fmt: skip
+                      fixed_time, ranked_money_scale(offer), rank)  # fmt: skip
 
 
 def fill_option(
@@ -522,54 +535,61 @@ def fill_option(
     """``part`` as the ``rank``-th option, with the job's figures of candidate ``c``
     (``budget``: the request's, said per option when serving is open-ended)."""
     lang = terms.lang
-    ranked = texts.rank_reason(
-        c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
-        part.money_scale, terms.images, terms.pairs,
-        terms.serving and not terms.open_ended,
+    write = part.rank
+    ranked = (
+        write(c, part.money_scale)
+        if write is not None
+        else texts.rank_reason(
+            c, terms.objective, terms.open_ended, lang, terms.to_target, terms.encoded_len,
+            part.money_scale, terms.images, terms.pairs,
+            terms.serving and not terms.open_ended,
+        )
     )  # fmt: skip
+    hours, total, open_ended = c.hours, c.total_cost, terms.open_ended
     # one list, head to tail, rather than tuples rebuilt per sentence added
     reasons = [*part.head, ranked, *part.middle] if ranked else [*part.head, *part.middle]
     add = reasons.append
-    if part.fixed_time is not None and c.hours is not None:
+    if part.fixed_time is not None and hours is not None:
         add(part.fixed_time)
-    if rank == 1 and terms.objective == "time" and c.width_bound and c.fit is not None:
+    if c.width_bound and rank == 1 and terms.objective == "time" and c.fit is not None:
         fit = c.fit
         copies = replicas(c.devices, fit.tensor_parallel, fit.pipeline_parallel)
         short = not terms.batch_asked and c.width_bound < FINETUNE_GLOBAL_BATCH
         add(texts.width_bound(c.width_bound, copies, short, lang, terms.pretraining))
     if c.outdated_engine and terms.objective != "time":
         add(_outdated_reason(c, terms))
-    if terms.serving and terms.engine is not None and c.fit is not None:
-        edge = _engine_budget(c, terms.engine, lang, bool(terms.encoded_len))
-        if edge is not None:
-            add(edge)
-    elif terms.serving and terms.image_peak is not None and c.fit is not None:
-        tight = _pipeline_tight(c, terms.image_peak, lang)
-        if tight is not None:
-            add(tight)
+    if terms.serving and c.fit is not None:
+        if terms.engine is not None:
+            edge = _engine_budget(c, terms.engine, lang, bool(terms.encoded_len))
+            if edge is not None:
+                add(edge)
+        elif terms.image_peak is not None:
+            tight = _pipeline_tight(c, terms.image_peak, lang)
+            if tight is not None:
+                add(tight)
     if c.spot is not None:
         add(texts.spot_reason(c, lang))
     if c.shown_spot:
         add(texts.t("spot_shown", lang))
-    if c.same_cost_as is not None and c.total_cost is not None and c.hours is not None:
+    if c.same_cost_as is not None and total is not None and hours is not None:
         cheapest, slow = c.same_cost_as
-        dearer = c.total_cost > cheapest * (1 + SAME_COST) + 0.005
+        dearer = total > cheapest * (1 + SAME_COST) + 0.005
         key, pct = (
-            ("faster_than_monthly", (c.total_cost / cheapest - 1) * 100)
+            ("faster_than_monthly", (total / cheapest - 1) * 100)
             if dearer
             else ("same_cost_faster", SAME_COST * 100)
         )
-        fast_words, slow_words = texts.duration(c.hours, lang), texts.duration(slow, lang)
-        add(texts.t(key, lang, pct=pct, total=c.total_cost, cheapest=cheapest,
+        fast_words, slow_words = texts.duration(hours, lang), texts.duration(slow, lang)
+        add(texts.t(key, lang, pct=pct, total=total, cheapest=cheapest,
                     hours=fast_words, slow=slow_words))  # fmt: skip
-    if c.offer.billing == "monthly" and c.hours and c.total_cost and not terms.open_ended:
+    if hours and total and not open_ended and c.offer.billing == "monthly":
         add(texts.month_used(c, lang))
-    if budget is not None and terms.open_ended:
+    if budget is not None and open_ended:
         lasts = texts.serving_budget(budget, c, lang)
         if lasts is not None:
             add(lasts)
     reasons.extend(part.tail)
-    if c.hours is None and not terms.open_ended:
+    if hours is None and not open_ended:
         unknown = texts.hours_unknown(
             untimed_of(c, terms), lang, c.offer.instance.accelerator or ""
         )
@@ -577,10 +597,9 @@ def fill_option(
     else:
         warnings = [*part.warnings_head, *part.warnings_tail]
     if not c.regions:
-        warnings.append(texts.t("regions_unknown", lang))
+        warnings.append(_REGIONS_UNKNOWN[lang])
     if budget is not None and _unchecked(c, terms):
         warnings.append(texts.t("budget_unchecked", lang, budget=budget))
-    hours, total = c.hours, c.total_cost
     return msgspec.structs.replace(
         part.template,
         rank=rank,
@@ -591,6 +610,14 @@ def fill_option(
         reasons=reasons,
         warnings=warnings,
     )
+
+
+_REGIONS_UNKNOWN: dict[Lang, str] = {
+    "en": texts.t("regions_unknown", "en"),
+    "zh": texts.t("regions_unknown", "zh"),
+}
+"""The warning of an option whose regions are not published, per language (a constant
+sentence, looked up once rather than per option)."""
 
 
 def _outdated_reason(c: Candidate, terms: OptionTerms) -> str:

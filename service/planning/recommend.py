@@ -521,7 +521,7 @@ class AnswerClass:
             validate_workload(req.workload)
             rw = job.rw.with_length(req.workload)
             job = job.at_length(rw, getattr(req.workload, "output_tokens", None))
-        return Resolved(req, job, first.flt, first.interruptible, first.signature)
+        return first.at_length(req, job)
 
     def lanes(self, buckets: Sequence[OfferBucket], placer: Placer) -> LaneIndex:
         """The class's lanes (one filter, one workload shape, the catalog's ``buckets``)."""

@@ -118,6 +118,17 @@ class Resolved:
     def rw(self) -> ResolvedWorkload:
         return self.job.rw
 
+    def at_length(self, request: RecommendRequest, job: Job) -> Resolved:
+        """This hand-off for ``request``, a request of the same class at another length,
+        and its ``job`` (:meth:`Job.at_length`): the filter, interruptibility and
+        signature shared, copied as :meth:`Job.at_length` is (a frozen dataclass's
+        ``__init__`` sets each field through ``object.__setattr__``; once per answer)."""
+        return _resolved_at(self, request, job)
+
+
+_resolved_at = copier(Resolved, ("request", "job"))
+"""What :meth:`Resolved.at_length` builds: every field shared but the two it sets."""
+
 
 def resolve(req: RecommendRequest, ctx: PlanContext, cache: PlanCache) -> Resolved:
     signature = memory_signature(req.workload)
