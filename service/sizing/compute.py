@@ -377,6 +377,10 @@ class TrainingTiming(msgspec.Struct, frozen=True):
     """The data-parallel rings' slowest hop, GB/s (:func:`data_parallel_link_gbps`)."""
     mfu: float
     """The utilization in model FLOPs, before the exposed traffic and attention."""
+    dequant_step: float = 0.0
+    """Seconds per micro-step of QLoRA's dequantization on one device
+    (:func:`dequant_micro_step_seconds`: the model, the quantization, the framework and
+    the device, none of them the job's length), worked out once with the rest."""
 
     def at(self, rw: ResolvedWorkload) -> TimeEstimate | None:
         """Hours of ``rw`` (the job this timing was worked out for, at any length);
@@ -401,7 +405,7 @@ class TrainingTiming(msgspec.Struct, frozen=True):
                     rw, accelerator, devices, self.zero_stage, self.model_parallel,
                     compute_s, link,
                 )  # fmt: skip
-            seconds += dequant_seconds(rw, accelerator, devices, self.model_parallel)
+            seconds += dequant_seconds(rw, devices, self.model_parallel, self.dequant_step)
             # achieved MFU: the model FLOPs over the whole wall clock, exposed traffic,
             # the slower attention and QLoRA's dequantization included
             mfu = self.mfu * (compute_s / seconds)
@@ -472,6 +476,7 @@ def training_timing(
     return TrainingTiming(
         accelerator, devices, tensor_parallel, zero_stage, model_parallel, util, rate,
         per_token, steady, link, mfu,
+        dequant_micro_step_seconds(rw, accelerator, model_parallel),
     )  # fmt: skip
 
 
@@ -528,14 +533,14 @@ def dequant_micro_step_seconds(
 
 
 def dequant_seconds(
-    rw: ResolvedWorkload, accelerator: AcceleratorSpec, devices: int, model_parallel: int = 1
+    rw: ResolvedWorkload, devices: int, model_parallel: int, per_step: float
 ) -> float:
-    """QLoRA's dequantization over the whole job: :func:`dequant_micro_step_seconds`
-    times the micro-steps each device runs (tokens / (tokens per micro-step x
-    data-parallel replicas)). It does not depend on the tokens of a micro-step, so it is
-    a large share of a step at short sequences and small micro-batches."""
+    """QLoRA's dequantization over the whole job: ``per_step`` (its
+    :func:`dequant_micro_step_seconds` on the device) times the micro-steps each device
+    runs (tokens / (tokens per micro-step x data-parallel replicas)). It does not depend
+    on the tokens of a micro-step, so it is a large share of a step at short sequences
+    and small micro-batches."""
     b = rw.training
-    per_step = dequant_micro_step_seconds(rw, accelerator, model_parallel)
     if b is None or not per_step or rw.tokens is None or not b.tokens_per_step:
         return 0.0
     replicas = max(devices // max(model_parallel, 1), 1)
