@@ -82,7 +82,7 @@ from service.sizing.parallelism import (
     sharding_words,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.profiles import engine_profile, framework_profile
+from service.sizing.profiles import ASCEND_PREFILL_TOKENS, engine_profile, framework_profile
 from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
@@ -610,16 +610,27 @@ def _ascend_engine_notes(notes: list[str], engine: str) -> list[str]:
     runs there (:data:`~service.sizing.profiles.ON_ASCEND`, review 13s S6: LMDeploy's
     PyTorch engine, not the CUDA-only TurboMind). The workload's notes are resolved once
     for every device, so the device's words replace the engine's default ones here: the
-    workspace note's label and the KV-cache pool's reservation."""
+    KV-cache pool's reservation, and the workspace note, which keeps the chunk it was
+    sized for and says the engine's own default there where it is smaller
+    (:data:`~service.sizing.profiles.ASCEND_PREFILL_TOKENS`: the larger chunk is the
+    larger workspace, so the memory stays on the safe side)."""
     base, there = engine_profile(engine), engine_profile(engine, ascend=True)
     if there is base:
         return notes
-    workspace = (f"({base.label} prefills", f"({there.label} prefills")
+    workspace = f"({base.label} prefills in chunks of up to {base.prefill_chunk} tokens)"
+    own = ASCEND_PREFILL_TOKENS.get(engine)
+    if own is not None and own < base.prefill_chunk:
+        said = (
+            f"(sized for prefill chunks of up to {base.prefill_chunk} tokens; "
+            f"{there.label} prefills {own} tokens per step by default, max_prefill_token_num)"
+        )
+    else:
+        said = f"({there.label} prefills in chunks of up to {base.prefill_chunk} tokens)"
     kept: list[str] = []
     for note in notes:
         if note == base.reservation + ".":
             note = there.reservation + "."
-        kept.append(note.replace(*workspace))
+        kept.append(note.replace(workspace, said))
     return kept
 
 

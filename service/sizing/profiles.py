@@ -500,6 +500,12 @@ InternLM/lmdeploy@726c5fe9 lmdeploy/utils.py ``get_max_batch_size``). The sizing
 :attr:`EngineProfile.max_batch` 128 (the plan's batch ceiling is one per request class,
 not per device); :func:`service.sizing.batch.batch_limit_words` says both figures."""
 
+ASCEND_PREFILL_TOKENS: dict[str, int] = {"lmdeploy": 4096}
+"""An engine's own default prefill tokens per step on Ascend where they differ from
+:attr:`EngineProfile.prefill_chunk`: ``PytorchEngineConfig.max_prefill_token_num`` 4096
+(TurboMind's ``TurbomindEngineConfig`` 8192), InternLM/lmdeploy@9f134dc4
+lmdeploy/messages.py. The workspace stays sized at the profile's 8192 (the larger)."""
+
 ASCEND_MAX_BATCH: dict[str, int] = {"lmdeploy": 256}
 """An engine's own default batch limit on Ascend where it differs from
 :attr:`EngineProfile.max_batch` (LMDeploy ``get_max_batch_size("ascend")``: 256,
