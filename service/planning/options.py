@@ -207,6 +207,7 @@ def fit_part(
     sequences: int | None = None,
     moe: bool = False,
     trainer: str | None = None,
+    ascend: bool = False,
 ) -> FitPart:
     """``row``: only its accelerator memory, network and whether it has accelerators
     are read; the part is kept per the first two and ``fit`` (only a CPU-only candidate
@@ -216,7 +217,8 @@ def fit_part(
     image model), shared by the copies of the model a server holds at a tensor-parallel
     degree below its accelerators (``moe``: a mixture-of-experts model). ``trainer``: the
     training framework, whose words name the layout's sharding (``framework`` is given only
-    where its limit is said)."""
+    where its limit is said). ``ascend``: the row's accelerator is an Ascend NPU, where the
+    batch limit names the engine as it runs there (review 13s S6)."""
     fit_texts: list[str] = []
     if fit is not None:
         layout: list[str] = []
@@ -250,7 +252,7 @@ def fit_part(
                 groups = row.accelerator_count // max(fit.tensor_parallel, 1)
                 n = min(groups, b) if fit.pipeline_parallel == 1 else 1
                 b, each = -(-b // n), encoder_each(lang, n)
-            lim = batch_limit_words(engine or "vllm", lang)
+            lim = batch_limit_words(engine or "vllm", lang, ascend)
             fit_texts.append(texts.t(key, lang, b=b, lim=lim, each=each, noun=sequences_noun(b)))
         seqs = fit.batch if fit.batch is not None else sequences
         groups = row.accelerator_count // max(fit.tensor_parallel, 1)
@@ -494,6 +496,8 @@ def option_part(
             convolutional,
         ),
     )  # fmt: skip
+    spec = accelerators.resolve(row.accelerator or "")
+    ascend = spec is not None and spec.stack == "cann"  # LMDeploy runs its PyTorch engine
     framework = terms.framework
     said = terms.limit_said
     if framework is not None and c.fit is not None and said is not None:
@@ -501,10 +505,10 @@ def option_part(
     held = cache.template(
         ("fit", c.fit, row.accelerator_memory_gib, node_network(row), row.rdma, nodes,
          c.devices, serving, lang, terms.to_target, framework, terms.encoded_len, engine,
-         row.accelerator_count, terms.sequences, terms.moe, terms.framework),
+         row.accelerator_count, terms.sequences, terms.moe, terms.framework, ascend),
         lambda: fit_part(c.fit, row, nodes, c.devices, serving, lang, terms.to_target, framework,
                          bool(terms.encoded_len), engine, terms.sequences, terms.moe,
-                         terms.framework),
+                         terms.framework, ascend),
     )  # fmt: skip
     head, middle, tail, warnings_head, warnings_tail = _texts(c, sold, held, terms)
     if monthly_per_month and c.offer.billing == "on_demand" and c.price_per_hour:

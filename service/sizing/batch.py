@@ -21,7 +21,7 @@ from typing import Literal
 
 import msgspec
 
-from service.sizing.profiles import engine_profile
+from service.sizing.profiles import ASCEND_MAX_BATCH, engine_profile
 from service.sizing.resolve import ResolvedWorkload, inference_budget
 from service.sizing.workload import Inference, Workload
 
@@ -65,13 +65,22 @@ _LIMIT_SETTING = {"vllm": "max_num_seqs", "lmdeploy": "max_batch_size"}
 checked (see there); the others are planned at vLLM's."""
 
 
-def batch_limit_words(engine: str, lang: Literal["zh", "en"]) -> str:
+def batch_limit_words(engine: str, lang: Literal["zh", "en"], ascend: bool = False) -> str:
     """The engine's default batch limit as a batch job's words say it: its own setting
     (vLLM ``max_num_seqs`` 256, LMDeploy ``max_batch_size`` 128), or vLLM's 256 for an
-    engine whose default is not checked (an LMDeploy job was told vLLM's 256: review 9b)."""
-    profile = engine_profile(engine)
+    engine whose default is not checked (an LMDeploy job was told vLLM's 256: review 9b).
+    ``ascend``: on an Ascend NPU the engine is named as it runs there
+    (:data:`~service.sizing.profiles.ON_ASCEND`: LMDeploy's PyTorch engine, not the
+    CUDA-only TurboMind), and where its own default differs from the one planned
+    (:data:`~service.sizing.profiles.ASCEND_MAX_BATCH`, 256) both are said (review 13s S6)."""
+    profile = engine_profile(engine, ascend)
     setting = _LIMIT_SETTING.get(profile.name)
     label = profile.label_in(lang)
+    own = ASCEND_MAX_BATCH.get(profile.name) if ascend else None
+    if setting is not None and own is not None and own != profile.max_batch:
+        if lang == "zh":
+            return f"{label} 在昇腾上的 {setting} 默认 {own}，此处按 {profile.max_batch} 计"
+        return f"{label} {setting} {own} by default on Ascend, {profile.max_batch} assumed"
     if setting is not None:
         if lang == "zh":
             return f"{label} 的 {setting} 默认 {profile.max_batch}"

@@ -82,7 +82,7 @@ from service.sizing.parallelism import (
     sharding_words,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.profiles import engine_profile, framework_profile
+from service.sizing.profiles import ASCEND_PREFILL_TOKENS, engine_profile, framework_profile
 from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
@@ -282,6 +282,8 @@ def estimate_resolved(
         memory = memory_for(rw, 1)
         notes.append("No placement given: memory is for one device and time is not estimated.")
         _closing_notes(rw, memory, notes)
+    if spec is not None and rw.inference is not None and generation(spec) == "ascend":
+        notes = _ascend_engine_notes(notes, rw.inference.engine)
     kv = (
         rw.inference.kv_per_token
         if rw.inference is not None and rw.inference.kv_per_token
@@ -535,7 +537,8 @@ def _layout_notes(layout: ServingLayout, spec: AcceleratorSpec, notes: list[str]
     if layout.batch is not None and target is None:  # a batch job: as many as memory holds
         per = "" if layout.replicas == 1 else f" ({layout.replicas} replicas, each this batch)"
         said = BATCHED_JOB["en"].format(
-            b=layout.batch, lim=batch_limit_words(w.serving_engine, "en")
+            b=layout.batch,
+            lim=batch_limit_words(w.serving_engine, "en", generation(spec) == "ascend"),
         )
         notes.append(said.removesuffix(".") + per + ".")
     if layout.batch is not None and target is not None:
@@ -602,6 +605,35 @@ def _whole_block_degrees(width: int) -> str:
     )
 
 
+def _ascend_engine_notes(notes: list[str], engine: str) -> list[str]:
+    """``notes`` with an engine that runs another back end on an Ascend NPU named as it
+    runs there (:data:`~service.sizing.profiles.ON_ASCEND`, review 13s S6: LMDeploy's
+    PyTorch engine, not the CUDA-only TurboMind). The workload's notes are resolved once
+    for every device, so the device's words replace the engine's default ones here: the
+    KV-cache pool's reservation, and the workspace note, which keeps the chunk it was
+    sized for and says the engine's own default there where it is smaller
+    (:data:`~service.sizing.profiles.ASCEND_PREFILL_TOKENS`: the larger chunk is the
+    larger workspace, so the memory stays on the safe side)."""
+    base, there = engine_profile(engine), engine_profile(engine, ascend=True)
+    if there is base:
+        return notes
+    workspace = f"({base.label} prefills in chunks of up to {base.prefill_chunk} tokens)"
+    own = ASCEND_PREFILL_TOKENS.get(engine)
+    if own is not None and own < base.prefill_chunk:
+        said = (
+            f"(sized for prefill chunks of up to {base.prefill_chunk} tokens; "
+            f"{there.label} prefills {own} tokens per step by default, max_prefill_token_num)"
+        )
+    else:
+        said = f"({there.label} prefills in chunks of up to {base.prefill_chunk} tokens)"
+    kept: list[str] = []
+    for note in notes:
+        if note == base.reservation + ".":
+            note = there.reservation + "."
+        kept.append(note.replace(workspace, said))
+    return kept
+
+
 VLLM_ASCEND_NOTE = (
     "vllm-ascend: ACL graphs and paged attention, a Python scheduler per step; chunked "
     "prefill (max_num_batched_tokens 2048 for online serving)"
@@ -632,7 +664,7 @@ def _serving_notes(
     elif rw.image_model:
         notes.append(_image_rate_note(rw, spec, devices))
     elif spec.mem_bandwidth_gbps:  # an image model has no decode
-        eng = engine_profile(rw.inference.engine)
+        eng = engine_profile(rw.inference.engine, generation(spec) == "ascend")
         eff = bandwidth_efficiency(rw.inference.engine, rw.inference.precision)
         how = VLLM_ASCEND_NOTE if eng.name == "vllm" and generation(spec) == "ascend" else eng.note
         notes.append(

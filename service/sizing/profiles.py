@@ -87,7 +87,7 @@ Training profiles (``workload.framework``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 TrainFramework = Literal[
@@ -476,6 +476,45 @@ ENGINES: dict[str, EngineProfile] = {
 }
 
 
-def engine_profile(name: str) -> EngineProfile:
-    """The profile of serving engine ``name``."""
+ON_ASCEND: dict[str, EngineProfile] = {
+    "lmdeploy": replace(
+        ENGINES["lmdeploy"],
+        label="LMDeploy (PyTorch engine, dlinfer)",
+        label_zh="LMDeploy（PyTorch 引擎，dlinfer）",
+        note="LMDeploy's PyTorch engine on Ascend: dlinfer kernels; TurboMind is CUDA-only",
+        reservation="LMDeploy's PyTorch engine gives its KV-cache pool cache_max_entry_count "
+        "(0.8) of the memory left free after loading the weights (PytorchEngineConfig), so "
+        "npu-smi shows more than the estimate",
+    ),
+}
+"""The engines that run another back end on an Ascend NPU, as its words name it (review
+13s S6): LMDeploy's TurboMind is CUDA-only; on Ascend LMDeploy runs its PyTorch engine
+through dlinfer ("The usage of lmdeploy on a Huawei Ascend device is almost the same as
+its usage on CUDA with PytorchEngine", ``PytorchEngineConfig(device_type="ascend")``,
+``lmdeploy serve api_server --backend pytorch --device ascend``,
+InternLM/lmdeploy@a5418b39 docs/en/get_started/ascend/get_started.md; its prebuilt images
+are ``lmdeploy_dlinfer/ascend``). ``PytorchEngineConfig`` keeps ``cache_max_entry_count``
+0.8 of the free memory, and its ``max_batch_size`` default ``None`` is set "according to
+the device": 256 on Ascend (InternLM/lmdeploy@9f134dc4 lmdeploy/messages.py,
+InternLM/lmdeploy@726c5fe9 lmdeploy/utils.py ``get_max_batch_size``). The sizing keeps
+:attr:`EngineProfile.max_batch` 128 (the plan's batch ceiling is one per request class,
+not per device); :func:`service.sizing.batch.batch_limit_words` says both figures."""
+
+ASCEND_PREFILL_TOKENS: dict[str, int] = {"lmdeploy": 4096}
+"""An engine's own default prefill tokens per step on Ascend where they differ from
+:attr:`EngineProfile.prefill_chunk`: ``PytorchEngineConfig.max_prefill_token_num`` 4096
+(TurboMind's ``TurbomindEngineConfig`` 8192), InternLM/lmdeploy@9f134dc4
+lmdeploy/messages.py. The workspace stays sized at the profile's 8192 (the larger)."""
+
+ASCEND_MAX_BATCH: dict[str, int] = {"lmdeploy": 256}
+"""An engine's own default batch limit on Ascend where it differs from
+:attr:`EngineProfile.max_batch` (LMDeploy ``get_max_batch_size("ascend")``: 256,
+InternLM/lmdeploy@726c5fe9 lmdeploy/utils.py)."""
+
+
+def engine_profile(name: str, ascend: bool = False) -> EngineProfile:
+    """The profile of serving engine ``name`` (``ascend``: as it runs on an Ascend NPU,
+    :data:`ON_ASCEND`)."""
+    if ascend:
+        return ON_ASCEND.get(name, ENGINES[name])
     return ENGINES[name]
