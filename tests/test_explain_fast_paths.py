@@ -268,3 +268,22 @@ def test_a_template_str_format_reads_otherwise_keeps_its_meaning(template: str) 
         except Exception as error:
             got = type(error)
         assert got == expected, (template, values)
+
+
+def test_a_new_class_of_answers_compiles_no_template_again() -> None:
+    """Every class of answers asks for its ranking writer anew, and compiling a template
+    is an ``eval`` (about 80 us): a new job shape paid it twice per answer (session 14's
+    shapes bench lost 11 %). Writers of another class reuse the compiled fills: after one
+    writer per objective and language, further writers compile nothing."""
+    combos = [
+        (objective, lang) for objective in ("cost", "time", "balanced") for lang in ("en", "zh")
+    ]
+    for objective, lang in combos:
+        texts.rank_writer(objective, False, lang)  # type: ignore[arg-type]
+    compiled = dict(texts._COMPILED)
+    for objective, lang in combos * 3:
+        texts.rank_writer(objective, False, lang, batch=True)  # type: ignore[arg-type]
+    assert compiled == texts._COMPILED
+    template = texts._T["rank_cost"]["en"]
+    assert texts.template_fill(template) is texts.template_fill(template)
+    assert texts.template_fill(template) is not texts.compile_fill(template)

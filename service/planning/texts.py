@@ -1137,6 +1137,25 @@ backslash)."""
 
 
 def template_fill(template: str) -> Fill:
+    """:func:`compile_fill` of ``template``, compiled once per template text: the callers
+    pass the fixed sentences of :data:`_T` (or a fixed join of two of them), yet a class of
+    answers asks for its writers anew (:func:`rank_writer`), and compiling one costs about
+    80 us (an ``eval``), which a new job shape paid twice per answer."""
+    fill = _COMPILED.get(template)
+    if fill is None:
+        fill = compile_fill(template)
+        if len(_COMPILED) < MAX_COMPILED:
+            _COMPILED[template] = fill
+    return fill
+
+
+MAX_COMPILED = 4096
+"""Templates kept compiled (the table holds a few hundred; the bound only guards against
+a caller that one day builds template text from values)."""
+_COMPILED: dict[str, Fill] = {}
+
+
+def compile_fill(template: str) -> Fill:
     """``template.format_map`` as a function compiled once into an f-string of the mapping's
     values: the same text — each field is ``format(value, spec)`` after its conversion,
     exactly what ``str.format`` does, and a missing value is the same ``KeyError`` — without
