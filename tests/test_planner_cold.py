@@ -40,7 +40,7 @@ from service.planning.recommend import PlanContext
 from service.planning.resolve import resolve
 from service.planning.schema import RecommendRequest
 from service.sizing import time_for
-from service.sizing.compute import Cluster, device_hours_floor
+from service.sizing.compute import Cluster, dequant_micro_step_seconds, device_hours_floor
 from tests.conftest import builtin_plan_context
 
 WORKLOADS: list[dict[str, Any]] = [
@@ -370,3 +370,28 @@ def test_placeable_verdicts_are_the_placements(
                     holders.add((shape[2], shape[3]))
     assert checked > 1000
     assert inferred > 50  # shapes answered from a smaller holder, not sized
+
+
+def test_a_qlora_floor_holds_its_dequantization() -> None:
+    """QLoRA's dequantization is a fixed cost per micro-step on every device
+    (:mod:`service.sizing.dequant`), at least tokens / tokens per micro-step x one device's
+    micro-step over the whole base in device-seconds, whatever the layout. Without it in
+    the floor, the lazy cost order of a QLoRA job placed shapes it could have ruled out
+    (session 14: 37 % more placements per new QLoRA shape). On one device the floor is the
+    job's own device-hours up to the rounding (it missed them by the whole dequantization
+    before)."""
+    ctx = builtin_plan_context()
+    workload = {"kind": "finetune", "model": "qwen2.5-7b", "method": "qlora", "seq_len": 1024}
+    req = msgspec.convert({"workload": workload}, RecommendRequest)
+    rw = dataclasses.replace(resolve(req, ctx, ctx.cache()).job.rw, tokens=1.0)
+    assert rw.training is not None
+    for name in ("A10", "A100-80GB", "T4"):
+        spec = ctx.accelerators.resolve(name)
+        assert spec is not None
+        floor = device_hours_floor(rw, spec)
+        estimate = time_for(rw, spec, 1)
+        assert floor is not None
+        assert estimate is not None
+        dequant_hours = dequant_micro_step_seconds(rw, spec, 1) / rw.training.tokens_per_step / 3600
+        assert dequant_hours > 0.3 * estimate.hours  # a large share at 1,024 tokens
+        assert 0 <= estimate.hours - floor < 0.01 * dequant_hours, name
