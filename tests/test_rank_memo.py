@@ -18,8 +18,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from service.catalog.aggregate import CatalogService, CatalogSnapshot, bucket_offers
-from service.hooks.loader import get_plugin_manager
+from service.catalog.aggregate import CatalogSnapshot, bucket_offers
 from service.planning import rank
 from service.planning.filters import spot_above_on_demand
 from service.planning.lanes import lane_index
@@ -29,8 +28,8 @@ from service.planning.price import Plan
 from service.planning.recommend import PlanContext
 from service.planning.resolve import resolve
 from service.planning.schema import RecommendRequest
-from tests.conftest import BUILTIN_PROVIDERS, builtin_plan_context
-from tests.test_planner_bounds import _scaled
+from tests.conftest import builtin_plan_context
+from tests.test_planner_bounds import _scaled, real  # noqa: F401
 
 QLORA = {"kind": "finetune", "model": "llama-2-7b", "method": "qlora", "seq_len": 1024}
 TOKENS = (1e6, 1.0000007e7, 2e7, 5e7, 3e9)
@@ -38,13 +37,7 @@ TOKENS = (1e6, 1.0000007e7, 2e7, 5e7, 3e9)
 
 
 @pytest.fixture(scope="module")
-def real() -> CatalogSnapshot:
-    pm = get_plugin_manager(allow=BUILTIN_PROVIDERS)
-    return CatalogService(pm.hook.suanli_register_providers).load()
-
-
-@pytest.fixture(scope="module")
-def dense(real: CatalogSnapshot) -> CatalogSnapshot:
+def dense(real: CatalogSnapshot) -> CatalogSnapshot:  # noqa: F811
     """The real catalog with each on-demand offer also sold in two more regions (buckets
     of several groups, so that ``top_k`` limits what a lane prices) and as spot at 30 %,
     as in tests/test_planner_bounds.py."""
@@ -114,7 +107,7 @@ def test_a_warm_lane_index_prices_what_a_fresh_one_prices(
 
 
 def test_the_kept_groups_are_each_lanes_first_top_k_or_none_when_hidden(
-    real: CatalogSnapshot,
+    real: CatalogSnapshot,  # noqa: F811
 ) -> None:
     ctx = builtin_plan_context(real, PlanCache())
     req = _request(2e7, "cost", 5, interruptible=True)
@@ -142,7 +135,9 @@ def test_the_kept_groups_are_each_lanes_first_top_k_or_none_when_hidden(
 @pytest.mark.parametrize("objective", ["cost", "time"])
 @pytest.mark.parametrize("tokens", [1e6, 2e7, 3e9])
 def test_each_head_of_the_merge_has_the_orders_priority(
-    real: CatalogSnapshot, objective: str, tokens: float
+    real: CatalogSnapshot,  # noqa: F811
+    objective: str,
+    tokens: float,
 ) -> None:
     ctx = builtin_plan_context(real, PlanCache())
     req = _request(tokens, objective, 5)
@@ -170,7 +165,7 @@ def test_each_head_of_the_merge_has_the_orders_priority(
     assert heads > 10
 
 
-def test_placements_carry_their_widest_node_count(real: CatalogSnapshot) -> None:
+def test_placements_carry_their_widest_node_count(real: CatalogSnapshot) -> None:  # noqa: F811
     ctx = builtin_plan_context(real, PlanCache())
     _, placer = _plan(_request(2e7, "time", 50), ctx)
     placed = [p for p in placer.table.values() if isinstance(p, Placements)]
