@@ -139,3 +139,34 @@ def test_f7_a_top_option_of_unpublished_regions_names_no_city(
         assert answer["options"] == [], [o["regions"] for o in answer["options"]]
         assert "上海" not in answer["summary"], answer["summary"]
         assert "Shanghai" not in answer["summary"], answer["summary"]
+
+
+QLORA_JOB: dict[str, Any] = {
+    "kind": "finetune",
+    "model": "qwen2.5-7b",
+    "method": "qlora",
+    "tokens": 20_000_000,
+    "seq_len": 2048,
+}
+HALF = {
+    "en": "QLoRA dequantizes the 4-bit base to {half} for every matmul",
+    "zh": "QLoRA 每次矩阵乘都要把 4 位基座反量化为 {half}",
+}
+
+
+def test_qlora_on_a_part_without_bf16_dequantizes_to_fp16(client: TestClient[Litestar]) -> None:
+    """bitsandbytes casts the dequantized base to the activations' dtype (``.to(A.dtype)``
+    in ``MatMul4Bit``): fp16 on a V100 or T4, which are planned in FP16. The option said
+    "to bf16" beside "V100-32GB has no BF16: planned in FP16"."""
+    for accelerator, half in (("V100", "fp16"), ("T4", "fp16"), ("A10", "bf16")):
+        body = {"workload": QLORA_JOB, "constraints": {"accelerators": [accelerator]}}
+        for lang in ("en", "zh"):
+            answer = recommend(client, body, lang)
+            assert answer["options"], (accelerator, answer)
+            for option in answer["options"]:
+                said = [r for r in option["reasons"] if r.startswith("QLoRA")]
+                assert len(said) == 1, option["reasons"]
+                assert said[0].startswith(HALF[lang].format(half=half)), said[0]
+            notes = [a for a in answer["estimate"]["assumptions"] if "dequantizes" in a]
+            assert len(notes) == 1, answer["estimate"]["assumptions"]
+            assert f"base weights to {half} for every matmul" in notes[0], notes[0]

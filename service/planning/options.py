@@ -805,7 +805,11 @@ def _texts(
         spec = terms.accelerators.resolve(row.accelerator or "")
         if spec is not None and spec.mem_bandwidth_gbps:
             layout = c.fit.tensor_parallel * c.fit.pipeline_parallel
-            middle.append(terms.dequant.sentence(lang, spec.name, spec.mem_bandwidth_gbps, layout))
+            middle.append(
+                terms.dequant.sentence(
+                    lang, spec.name, spec.mem_bandwidth_gbps, layout, spec.supports_bf16
+                )
+            )
     if c.break_even_hours is not None:
         middle.append(texts.t("monthly", lang, even=c.break_even_hours))
     price = c.offer.price

@@ -151,11 +151,11 @@ PATH_WORDS: dict[Lang, dict[bool, str]] = {
     },
 }
 DEQUANT_NOTE: dict[Lang, str] = {
-    "en": "QLoRA dequantizes the {bits}-bit base weights to bf16 for every matmul "
+    "en": "QLoRA dequantizes the {bits}-bit base weights to {half} for every matmul "
     "({passes}): {gb:,.0f} GB moved per micro-batch for {params:.2f}B quantized parameters, "
     "about {ms:,.0f} ms per {tokens:,}-token micro-batch on {acc} next to {compute:,.0f} ms "
     "of matmuls; the time includes it ({path}).",
-    "zh": "QLoRA 每次矩阵乘都要把 {bits} 位基座权重反量化为 bf16（{passes}）：每个微批次为 "
+    "zh": "QLoRA 每次矩阵乘都要把 {bits} 位基座权重反量化为 {half}（{passes}）：每个微批次为 "
     "{params:.2f}B 个量化参数搬运约 {gb:,.0f} GB，在 {acc} 上每个 {tokens:,} token 的微批次约 "
     "{ms:,.0f} 毫秒，矩阵乘本身约 {compute:,.0f} 毫秒；耗时已计入（{path}）。",
 }
@@ -175,9 +175,12 @@ def dequant_note(
     compute_s: float,
     accelerator: str,
     framework_label: str,
+    bf16: bool = True,
 ) -> str:
     """The sentence of :func:`dequant_seconds_per_micro_step` on ``accelerator``, next to
-    the ``compute_s`` seconds of matmuls of one micro-batch of ``tokens`` tokens."""
+    the ``compute_s`` seconds of matmuls of one micro-batch of ``tokens`` tokens
+    (``bf16``: whether the device computes in BF16; else the copy is FP16, as bitsandbytes
+    dequantizes to the compute dtype)."""
     passes = dequant_passes(recompute)
     fused = fused_dequant(framework, compiled)
     seconds = dequant_seconds_per_micro_step(
@@ -196,13 +199,14 @@ def dequant_note(
         acc=accelerator,
         compute=compute_s * 1e3,
         path=path,
+        half=half_precision(bf16),
     )
 
 
 OPTION_NOTE: dict[Lang, str] = {
-    "en": "QLoRA dequantizes the {bits}-bit base to bf16 for every matmul: about {ms:,.0f} ms "
+    "en": "QLoRA dequantizes the {bits}-bit base to {half} for every matmul: about {ms:,.0f} ms "
     "of each {tokens:,}-token micro-batch on {acc} ({path}), included in the hours.",
-    "zh": "QLoRA 每次矩阵乘都要把 {bits} 位基座反量化为 bf16：在 {acc} 上每个 {tokens:,} token "
+    "zh": "QLoRA 每次矩阵乘都要把 {bits} 位基座反量化为 {half}：在 {acc} 上每个 {tokens:,} token "
     "的微批次约 {ms:,.0f} 毫秒（{path}），已计入耗时。",
 }
 """An option's sentence on the dequantization's cost on its device (the planner's)."""
@@ -231,9 +235,15 @@ class DequantTerms:
     tokens: int
 
     def sentence(
-        self, lang: Lang, accelerator: str, bandwidth_gbps: float, model_parallel: int
+        self,
+        lang: Lang,
+        accelerator: str,
+        bandwidth_gbps: float,
+        model_parallel: int,
+        bf16: bool = True,
     ) -> str:
-        """:data:`OPTION_NOTE` on one device holding 1/``model_parallel`` of the base."""
+        """:data:`OPTION_NOTE` on one device holding 1/``model_parallel`` of the base
+        (``bf16``: whether the device computes in BF16, see :func:`half_precision`)."""
         seconds = dequant_seconds_per_micro_step(
             self.quantized_params / max(model_parallel, 1),
             self.bits,
@@ -248,5 +258,18 @@ class DequantTerms:
             framework=framework_profile(self.framework).label_in(lang),
         )
         return OPTION_NOTE[lang].format(
-            bits=self.bits, ms=seconds * 1e3, tokens=self.tokens, acc=accelerator, path=path
+            bits=self.bits,
+            ms=seconds * 1e3,
+            tokens=self.tokens,
+            acc=accelerator,
+            path=path,
+            half=half_precision(bf16),
         )
+
+
+def half_precision(bf16: bool) -> str:
+    """The 16-bit type the base is dequantized to: bitsandbytes' ``dequantize_4bit`` output
+    is cast to the activations' dtype (``.to(A.dtype)`` in ``MatMul4Bit``), bf16 where the
+    device computes in it, fp16 on the parts without BF16 (V100, T4), which are planned
+    in FP16 mixed precision."""
+    return "bf16" if bf16 else "fp16"

@@ -1053,6 +1053,7 @@ def _dequant_note(
         compute_s=per_token * b.tokens_per_step / (peak * 1e12 * util),
         accelerator=spec.name,
         framework_label=framework_profile(b.framework).label,
+        bf16=spec.supports_bf16,
     )
 
 
