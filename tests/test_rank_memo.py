@@ -5,9 +5,9 @@ what working it out afresh gives (the warm path of "the same job at another leng
   groups of each lane a ranking prices (none for a spot lane whose estimates are all
   left out): a ranking through a warm index prices the same entries, with the same keys,
   as one through a fresh index, at every length;
-* :func:`~service.planning.rank._merged` reads built bounds from the list and writes
-  :meth:`~service.planning.bounds.Order.priority` out: each head it gives has the
-  priority the method gives;
+* :func:`~service.planning.rank._merged` reads built bounds straight from the list: each
+  head it gives has :meth:`~service.planning.bounds.Order.priority`, ascending along each
+  list;
 * :class:`~service.planning.place.Placements` carry their widest node count.
 """
 

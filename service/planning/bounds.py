@@ -172,9 +172,7 @@ class Order(msgspec.Struct, frozen=True):
     each lane's own :meth:`key_bound` would rule it out one by one."""
 
     def priority(self, bound: LaneBound, in_first: bool, scale: float) -> tuple[float, ...]:
-        """At most :meth:`key_bound`, and ascending along each list (the merge of a
-        ranking, :func:`~service.planning.rank._merged`, writes it out per head: a
-        change here is a change there)."""
+        """At most :meth:`key_bound`, and ascending along each list."""
         if self.objective == "cost":
             if in_first:
                 return bound.tier, bound.money * scale

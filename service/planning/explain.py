@@ -66,8 +66,7 @@ from service.sizing import (
     placed_estimate,
 )
 from service.sizing.batch import at_concurrency, batches_to_target
-from service.sizing.compute import untimed_reason
-from service.sizing.dequant import DequantTerms
+from service.sizing.compute import dequant_terms, untimed_reason
 from service.sizing.host import loader_vcpus_per_device
 from service.sizing.memory import fit_placement, limit_decides
 from service.sizing.moe import moe_training_factor
@@ -302,23 +301,7 @@ def answer_terms(
         batch_asked=asked_global_batch(req.workload) is not None,
         pairs=placer.job.rw.reranker,
         pretraining=isinstance(req.workload, Pretrain),
-        dequant=_dequant_terms(placer.job.rw),
-    )
-
-
-def _dequant_terms(rw: ResolvedWorkload) -> DequantTerms | None:
-    """:attr:`OptionTerms.dequant` of a QLoRA fine-tune (``None`` for a 16-bit base)."""
-    b, arch = rw.training, rw.arch
-    bits = getattr(rw.workload, "effective_quant_bits", None)
-    if b is None or arch is None or not b.quantized or not bits or not b.tokens_per_step:
-        return None
-    return DequantTerms(
-        quantized_params=arch.linear_params,
-        bits=bits,
-        recompute=b.recompute,
-        framework=b.framework,
-        compiled=bool(getattr(rw.workload, "compiled_loss", False)),
-        tokens=int(b.tokens_per_step),
+        dequant=dequant_terms(placer.job.rw),
     )
 
 

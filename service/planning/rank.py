@@ -507,12 +507,11 @@ def _merged(
     dozen heads, and one resume per head costs a fraction of the calls (head, peek,
     priority, refresh) a method-per-step merge made. For the same reason a bound the
     list has already built is read from it (:meth:`~service.planning.bounds.LazyList.known`,
-    what its ``peek`` would return) and its priority is worked out here, as
-    :meth:`~service.planning.bounds.Order.priority` does."""
+    what its ``peek`` would return)."""
     lists = (order.first, order.second)
     peeks = (_peeker(lists[0]), _peeker(lists[1]))
     knowns = (_known(lists[0]), _known(lists[1]))
-    cost = order.objective == "cost"
+    priority = order.priority
     at = [0, 0]
     heads: list[tuple[tuple[float, ...], LaneBound | None] | None] = [None, None]
     unread: tuple[int, ...] = (0, 1)  # the lists whose head is to be read
@@ -528,16 +527,7 @@ def _merged(
             elif isinstance(found, tuple):
                 heads[which] = found, None
             else:
-                # Order.priority written out: one call fewer per head (~30 of a
-                # request's ~380 calls in the ranking stage, with the peeks above)
-                if not cost:
-                    speed = found.speed
-                    value: tuple[float, ...] = (speed * scale if speed > 0 else speed,)
-                elif which:
-                    value = found.tier, found.floor
-                else:
-                    value = found.tier, found.money * scale
-                heads[which] = value, found
+                heads[which] = priority(found, not which, scale), found
         head_1, head_2 = heads
         if head_2 is None:
             if head_1 is None:

@@ -1440,7 +1440,7 @@ def rank_writer(
     training or batch job ranked by cost, balance or time (``serving`` false: not
     open-ended), and only while the candidate has what that branch reads (hours, a total,
     a price, no balanced verdict); any other candidate is written by :func:`rank_reason`
-    itself (tests/test_texts.py compares the two on every branch)."""
+    itself (tests/test_explain_fast_paths.py compares the two on every branch)."""
 
     def slow(c: Candidate, scale: float) -> str | None:
         return rank_reason(

@@ -88,20 +88,15 @@ def global_batch(workload: object, tokens: float | None) -> int | None:
     ``tokens`` known at most the run's sequences over :data:`MIN_OPTIMIZER_STEPS`,
     rounded down to a power of two; never under one micro batch; ``None``: unbounded
     (pre-training without a batch sent, serving, preprocessing)."""
-    if not isinstance(workload, _TRAINING):
-        return None  # neither a batch sent nor one assumed
-    micro = workload.micro_batch_size or 1  # micro_batch(), read once
-    asked = workload.global_batch_size
+    micro = micro_batch(workload)
+    asked = asked_global_batch(workload)
     if asked is not None:
         return max(asked, micro)
-    # default_global_batch, and whether the short-run rule applies (a fine-tune or DPO)
-    if isinstance(workload, Finetune):
-        batch, short_rule = FINETUNE_GLOBAL_BATCH, True
-    elif isinstance(workload, Rlhf):
-        batch, short_rule = default_global_batch(workload) or 0, workload.algorithm == "dpo"
-    else:
-        return None  # pre-training: unbounded
-    seq_len = workload.seq_len
+    batch = default_global_batch(workload)
+    if batch is None:
+        return None
+    seq_len = getattr(workload, "seq_len", None)
+    short_rule = isinstance(workload, Finetune) or getattr(workload, "algorithm", "") == "dpo"
     if short_rule and tokens and seq_len:
         steps_allow = int(tokens / seq_len / MIN_OPTIMIZER_STEPS)
         if steps_allow < batch:
@@ -136,10 +131,10 @@ def replica_ceiling(workload: object, tokens: float | None) -> tuple[int, int] |
     the accumulation steps both sent, each replica takes that many micro-batches a step
     (accumulation steps alone leave the assumed batch's bound as it was)."""
     batch = global_batch(workload, tokens)
-    if batch is None or not isinstance(workload, _TRAINING):
+    if batch is None:
         return None
-    per_replica = workload.micro_batch_size or 1
-    if workload.global_batch_size is not None:
+    per_replica = micro_batch(workload)
+    if asked_global_batch(workload) is not None:
         per_replica *= getattr(workload, "gradient_accumulation_steps", None) or 1
     return max(1, batch // per_replica), batch
 

@@ -26,7 +26,7 @@ import msgspec
 
 from service.catalog.models import AcceleratorSpec
 from service.sizing import diffusion, encoder
-from service.sizing.dequant import dequant_seconds_per_micro_step
+from service.sizing.dequant import DequantTerms
 from service.sizing.formulas import training_flops
 from service.sizing.mfu import (
     IMAGE_FORWARD_FLOOR_S,
@@ -509,28 +509,36 @@ def attention_extra_seconds(
     return work / (peak16 * 1e12 * cap[0]) - work / (peak * 1e12 * utilization)
 
 
+def dequant_terms(rw: ResolvedWorkload) -> DequantTerms | None:
+    """What QLoRA's dequantization of ``rw`` depends on besides the device
+    (:mod:`service.sizing.dequant`); ``None`` for a 16-bit base, a job without a model
+    or without tokens per micro-step."""
+    b, arch = rw.training, rw.arch
+    bits = getattr(rw.workload, "effective_quant_bits", None)
+    if b is None or arch is None or not b.quantized or not bits or not b.tokens_per_step:
+        return None
+    return DequantTerms(
+        quantized_params=arch.linear_params,
+        bits=bits,
+        recompute=b.recompute,
+        framework=b.framework,
+        compiled=bool(getattr(rw.workload, "compiled_loss", False)),
+        tokens=int(b.tokens_per_step),
+    )
+
+
 def dequant_micro_step_seconds(
     rw: ResolvedWorkload, accelerator: AcceleratorSpec, model_parallel: int = 1
 ) -> float:
     """Seconds one device spends per micro-step dequantizing a QLoRA base
-    (:mod:`service.sizing.dequant`): its share of the block linears (all of them under
-    data parallelism and ZeRO-3/FSDP, which gathers every layer whole before using it;
-    1/``model_parallel`` under tensor or pipeline parallelism) at the device's memory
-    bandwidth. 0 for a 16-bit base, and where the registry has no bandwidth."""
-    b = rw.training
-    arch = rw.arch
-    bits = getattr(rw.workload, "effective_quant_bits", None)
+    (:meth:`DequantTerms.micro_step_seconds`: 1/``model_parallel`` of the block linears
+    under tensor or pipeline parallelism) at the device's memory bandwidth. 0 for a
+    16-bit base, and where the registry has no bandwidth."""
+    terms = dequant_terms(rw)
     bandwidth = accelerator.mem_bandwidth_gbps
-    if b is None or arch is None or not b.quantized or not bits or not bandwidth:
+    if terms is None or not bandwidth:
         return 0.0
-    return dequant_seconds_per_micro_step(
-        arch.linear_params / max(model_parallel, 1),
-        bits,
-        b.recompute,
-        bandwidth,
-        b.framework,
-        bool(getattr(rw.workload, "compiled_loss", False)),
-    )
+    return terms.micro_step_seconds(bandwidth, model_parallel)
 
 
 def dequant_seconds(

@@ -162,47 +162,6 @@ DEQUANT_NOTE: dict[Lang, str] = {
 """The assumption that says the dequantization's cost on the device, en and zh."""
 
 
-def dequant_note(
-    lang: Lang,
-    *,
-    quantized_params: float,
-    bits: int,
-    recompute: bool,
-    bandwidth_gbps: float,
-    framework: str,
-    compiled: bool,
-    tokens: int,
-    compute_s: float,
-    accelerator: str,
-    framework_label: str,
-    bf16: bool = True,
-) -> str:
-    """The sentence of :func:`dequant_seconds_per_micro_step` on ``accelerator``, next to
-    the ``compute_s`` seconds of matmuls of one micro-batch of ``tokens`` tokens
-    (``bf16``: whether the device computes in BF16; else the copy is FP16, as bitsandbytes
-    dequantizes to the compute dtype)."""
-    passes = dequant_passes(recompute)
-    fused = fused_dequant(framework, compiled)
-    seconds = dequant_seconds_per_micro_step(
-        quantized_params, bits, recompute, bandwidth_gbps, framework, compiled
-    )
-    path = PATH_WORDS[lang][fused].format(
-        share=dequant_bandwidth_share(framework, compiled), framework=framework_label
-    )
-    return DEQUANT_NOTE[lang].format(
-        bits=bits,
-        passes=PASSES_WORDS[lang][passes],
-        gb=passes * quantized_params * dequant_bytes_per_param(bits) / 1e9,
-        params=quantized_params / 1e9,
-        ms=seconds * 1e3,
-        tokens=tokens,
-        acc=accelerator,
-        compute=compute_s * 1e3,
-        path=path,
-        half=half_precision(bf16),
-    )
-
-
 OPTION_NOTE: dict[Lang, str] = {
     "en": "QLoRA dequantizes the {bits}-bit base to {half} for every matmul: about {ms:,.0f} ms "
     "of each {tokens:,}-token micro-batch on {acc} ({path}), included in the hours.",
@@ -224,8 +183,10 @@ OPTION_PATH: dict[Lang, dict[bool, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class DequantTerms:
-    """What an option's dequantization sentence depends on besides its device: the
-    quantized base and the trainer (the same for every option of a QLoRA request)."""
+    """What a QLoRA job's dequantization depends on besides its device: the quantized
+    base, the trainer and the micro-batch (the same for every option of a request), for
+    its time per micro-step, the estimate's assumption and each option's sentence
+    (:func:`service.sizing.compute.dequant_terms` reads them off a resolved workload)."""
 
     quantized_params: float
     bits: int
@@ -233,6 +194,43 @@ class DequantTerms:
     framework: str
     compiled: bool
     tokens: int
+
+    def micro_step_seconds(self, bandwidth_gbps: float, model_parallel: int = 1) -> float:
+        """:func:`dequant_seconds_per_micro_step` of one device holding 1/``model_parallel``
+        of the base (tensor or pipeline parallel; all of it under data parallelism and
+        ZeRO-3/FSDP, which gather every layer whole before using it)."""
+        return dequant_seconds_per_micro_step(
+            self.quantized_params / max(model_parallel, 1),
+            self.bits,
+            self.recompute,
+            bandwidth_gbps,
+            self.framework,
+            self.compiled,
+        )
+
+    def note(
+        self, accelerator: str, bandwidth_gbps: float, compute_s: float, bf16: bool = True
+    ) -> str:
+        """:data:`DEQUANT_NOTE` (the estimate's assumption, in English) on one device
+        holding the whole base, next to the ``compute_s`` seconds of matmuls of one
+        micro-batch (``bf16``: see :func:`half_precision`)."""
+        passes = dequant_passes(self.recompute)
+        path = PATH_WORDS["en"][fused_dequant(self.framework, self.compiled)].format(
+            share=dequant_bandwidth_share(self.framework, self.compiled),
+            framework=framework_profile(self.framework).label_in("en"),
+        )
+        return DEQUANT_NOTE["en"].format(
+            bits=self.bits,
+            passes=PASSES_WORDS["en"][passes],
+            gb=passes * self.quantized_params * dequant_bytes_per_param(self.bits) / 1e9,
+            params=self.quantized_params / 1e9,
+            ms=self.micro_step_seconds(bandwidth_gbps) * 1e3,
+            tokens=self.tokens,
+            acc=accelerator,
+            compute=compute_s * 1e3,
+            path=path,
+            half=half_precision(bf16),
+        )
 
     def sentence(
         self,
@@ -244,14 +242,7 @@ class DequantTerms:
     ) -> str:
         """:data:`OPTION_NOTE` on one device holding 1/``model_parallel`` of the base
         (``bf16``: whether the device computes in BF16, see :func:`half_precision`)."""
-        seconds = dequant_seconds_per_micro_step(
-            self.quantized_params / max(model_parallel, 1),
-            self.bits,
-            self.recompute,
-            bandwidth_gbps,
-            self.framework,
-            self.compiled,
-        )
+        seconds = self.micro_step_seconds(bandwidth_gbps, model_parallel)
         fused = fused_dequant(self.framework, self.compiled)
         path = OPTION_PATH[lang][fused].format(
             share=dequant_bandwidth_share(self.framework, self.compiled),

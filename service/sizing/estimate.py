@@ -38,6 +38,7 @@ from service.sizing.compute import (
     compute_for,
     data_parallel_link_gbps,
     decode_peak_tflops,
+    dequant_terms,
     diffusion_rates,
     diffusion_throughput,
     generation_time,
@@ -50,7 +51,6 @@ from service.sizing.compute import (
     training_utilization,
     untimed_reason,
 )
-from service.sizing.dequant import dequant_note
 from service.sizing.diffusion import TURING_UTILIZATION, UNET_BLOCK_LAUNCH_S
 from service.sizing.host import (
     VCPUS_PER_DEVICE_MIN,
@@ -82,7 +82,7 @@ from service.sizing.parallelism import (
     sharding_words,
 )
 from service.sizing.presets import ModelRegistry
-from service.sizing.profiles import ASCEND_PREFILL_TOKENS, engine_profile, framework_profile
+from service.sizing.profiles import ASCEND_PREFILL_TOKENS, engine_profile
 from service.sizing.replicas import ServingLayout, copies_sentence, node_split, serving_layout
 from service.sizing.resolve import (
     FRAGMENTATION,
@@ -1032,29 +1032,14 @@ def _dequant_note(
     """The sentence of :func:`~service.sizing.compute.dequant_seconds` (QLoRA's
     dequantization per micro-batch on ``spec``, next to the micro-batch's matmuls at the
     prior), or ``None`` for a 16-bit base or a device without a bandwidth."""
+    terms = dequant_terms(rw)
     b = rw.training
-    arch = rw.arch
-    bits = getattr(rw.workload, "effective_quant_bits", None)
     bandwidth = spec.mem_bandwidth_gbps
-    if b is None or arch is None or not b.quantized or not bits or not bandwidth:
-        return None
-    if not peak or util <= 0 or not b.tokens_per_step:
+    if terms is None or b is None or not bandwidth or not peak or util <= 0:
         return None
     per_token = b.flops_per_token if b.time_basis == "steady" else b.model_flops_per_token
-    return dequant_note(
-        "en",
-        quantized_params=arch.linear_params,
-        bits=bits,
-        recompute=b.recompute,
-        bandwidth_gbps=bandwidth,
-        framework=b.framework,
-        compiled=bool(getattr(rw.workload, "compiled_loss", False)),
-        tokens=int(b.tokens_per_step),
-        compute_s=per_token * b.tokens_per_step / (peak * 1e12 * util),
-        accelerator=spec.name,
-        framework_label=framework_profile(b.framework).label,
-        bf16=spec.supports_bf16,
-    )
+    compute_s = per_token * b.tokens_per_step / (peak * 1e12 * util)
+    return terms.note(spec.name, bandwidth, compute_s, spec.supports_bf16)
 
 
 def _offload_note(rw: ResolvedWorkload, devices: int, notes: list[str]) -> None:

@@ -242,13 +242,13 @@ def test_the_estimate_says_the_dequantization_on_its_device() -> None:
 def test_each_recommended_option_says_the_dequantization_on_its_device() -> None:
     """A QLoRA recommendation's options say the milliseconds on their own card, en and zh
     (a 7B base at 1,024 tokens per micro-batch on an A10: 627 ms); a LoRA one says none."""
-    from service.planning.explain import _dequant_terms
     from service.sizing import resolve_workload
+    from service.sizing.compute import dequant_terms
 
     case = copy.deepcopy(BY_ID["swift-bench-q7b-lora-bnb4-mem"])
     case["workload"].update(model="llama-2-7b", framework="hf", seq_len=1024)
     workload, _ = cal.translate(case)
-    terms = _dequant_terms(resolve_workload(workload, cal.MODELS))
+    terms = dequant_terms(resolve_workload(workload, cal.MODELS))
     assert terms is not None
     en = terms.sentence("en", "A10", 600.0, 1)
     zh = terms.sentence("zh", "A10", 600.0, 1)
@@ -261,4 +261,4 @@ def test_each_recommended_option_says_the_dequantization_on_its_device() -> None
     lora = msgspec.structs.replace(
         workload, method="lora", quant_bits=None, bitsandbytes_version=None
     )
-    assert _dequant_terms(resolve_workload(lora, cal.MODELS)) is None
+    assert dequant_terms(resolve_workload(lora, cal.MODELS)) is None
