@@ -85,6 +85,11 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     """Training activations per sample at ``image_size``, 16-bit, no checkpointing (MiB)."""
     activation_mib_per_sample_checkpointed: float | None = None
     activation_source: str | None = None
+    serving_activation_mib_per_sample: float | None = None
+    """Serving (a forward without gradients): the activations alive at once at the peak of
+    one sample's forward at ``image_size``, 16-bit (MiB). A training figure keeps every
+    layer's output for the backward; a forward frees each one once its consumers ran."""
+    serving_activation_source: str | None = None
     frozen_params_b: float | None = None
     """Parameters that stay frozen in a full fine-tune (Stable Diffusion: VAE + text encoder)."""
     unet: UNetConfig | None = None
@@ -97,6 +102,11 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     release_precision: Literal["fp8"] | None = None
     """The only weight format the authors publish, when it is not 16-bit (DeepSeek-V3/R1:
     FP8). A 16-bit plan of such a model sizes an upcast copy, which the answer says."""
+
+
+RESNET50_SERVING_PEAK_ELEMENTS = 3 * 224 * 224 + 64 * 56 * 56 + 3 * 256 * 56 * 56
+"""Values alive at the peak of torchvision ResNet-50's forward without gradients, per
+image at 224 px (see its preset's ``serving_activation_source``)."""
 
 
 def decoder_params(
@@ -589,6 +599,14 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "1x3x224x224 prints 'Forward/backward pass size (MB): 286.56' (MiB, fp32, = 2 x the "
             "sum of layer outputs); stored activations = the forward half, halved again for "
             "16-bit: 71.64 MiB per image",
+            serving_activation_mib_per_sample=RESNET50_SERVING_PEAK_ELEMENTS * 2 / 2**20,
+            serving_activation_source="torchvision resnet50 at 1x3x224x224 without gradients: "
+            "the peak is the downsample branch of layer1's first Bottleneck, when the input "
+            "(3x224x224), the block's input (64x56x56), its main branch's output and the "
+            "downsample convolution's and batch norm's outputs (3 x 256x56x56) are alive at once "
+            "(Bottleneck.forward computes the downsample after bn3, https://github.com/pytorch/"
+            "vision/blob/054e54c573ba46e5b9c63f1eea3ad4d103afbea2/torchvision/models/resnet.py):"
+            " 2,759,680 values, 5.26 MiB per image in 16-bit",
             aliases=("resnet50", "torchvision/resnet50", "microsoft/resnet-50"),
             source="torchvision ResNet50_Weights.IMAGENET1K_V1 (25,557,032 params, 4.09 GFLOPs "
             "at 224x224); He et al. 2015",

@@ -1086,6 +1086,46 @@ def image_activation_bytes(
     return per_mib * 2**20 * (size / ref_size) ** 2, size
 
 
+def image_serving_activation_bytes(
+    arch: Arch,
+    preset: ModelPreset | None,
+    image_size: int | None,
+    models: ModelRegistry,
+    notes: list[str],
+) -> float | None:
+    """Bytes per sample in 16-bit alive at the peak of a convolutional image model's
+    forward without gradients, at ``image_size`` (``None``: no such figure, nor a donor's).
+
+    A served forward keeps no layer's output for a backward pass: each is freed once the
+    layers reading it ran, so the peak is a few feature maps at once (a residual block's
+    input, its branches' outputs), an order of magnitude below the training figure, which
+    keeps them all (ResNet-50: 5.3 against 71.6 MiB per 224 px image). A model without its
+    own figure takes ResNet-50's per pixel, as its training figure does."""
+    ref_size = (preset.image_size if preset else None) or 224
+    size = image_size or ref_size
+    if preset is not None and preset.serving_activation_mib_per_sample is not None:
+        per_mib = preset.serving_activation_mib_per_sample
+        notes.append(
+            f"Activations at the peak of one image's forward (a served forward keeps none for "
+            f"a backward pass) at {ref_size}px: {per_mib:.2f} MiB in 16-bit "
+            f"({preset.serving_activation_source}); scaled by image area."
+        )
+    else:
+        if arch.kind == "diffusion":
+            return None
+        ref = models.resolve(YOLO_DENSITY_REFERENCE)
+        if ref is None or not ref.serving_activation_mib_per_sample or not ref.image_size:
+            return None
+        per_mib = ref.serving_activation_mib_per_sample / ref.image_size**2 * ref_size**2
+        notes.append(
+            f"No public figure of {preset.id if preset else 'this model'}'s forward peak: "
+            f"assumed ResNet-50's per pixel ({per_mib:.1f} MiB per {ref_size}px image in "
+            "16-bit, a served forward keeping no activations for a backward pass; low "
+            "confidence)."
+        )
+    return per_mib * 2**20 * (size / ref_size) ** 2
+
+
 def training_activations(
     w: Pretrain | Finetune, arch: Arch, notes: list[str]
 ) -> tuple[float, float]:
@@ -1839,11 +1879,13 @@ def _image_inference(
     elif arch.kind == "diffusion" and preset is not None and preset.unet is not None:
         act = _diffusion_serving_bytes(w, preset, preset.unet, notes)
     else:
-        per_sample, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
-        act = per_sample * w.streams
-        notes.append(
-            "Image-model serving: the training activation figure is used as an upper bound."
-        )
+        served = image_serving_activation_bytes(arch, preset, w.image_size, models, notes)
+        if served is None:
+            served, _ = image_activation_bytes(arch, preset, w.image_size, False, models, notes)
+            notes.append(
+                "Image-model serving: the training activation figure is used as an upper bound."
+            )
+        act = served * w.streams * (2.0 if w.precision == "fp32" else 1.0)
     return InferenceBudget(
         weights=inf.weights,
         kv_per_token=0.0,
