@@ -25,6 +25,7 @@ from typing import Literal
 
 import msgspec
 
+from service.sizing import resnet
 from service.sizing.unet import UNetConfig
 
 ModelKind = Literal["decoder", "moe", "encoder", "cnn", "vit", "detector", "diffusion"]
@@ -102,11 +103,6 @@ class ModelPreset(msgspec.Struct, frozen=True, kw_only=True):
     release_precision: Literal["fp8"] | None = None
     """The only weight format the authors publish, when it is not 16-bit (DeepSeek-V3/R1:
     FP8). A 16-bit plan of such a model sizes an upcast copy, which the answer says."""
-
-
-RESNET50_SERVING_PEAK_ELEMENTS = 3 * 224 * 224 + 64 * 56 * 56 + 3 * 256 * 56 * 56
-"""Values alive at the peak of torchvision ResNet-50's forward without gradients, per
-image at 224 px (see its preset's ``serving_activation_source``)."""
 
 
 def decoder_params(
@@ -594,19 +590,21 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             params_b=25_557_032 / 1e9,
             image_size=224,
             forward_gflops=2 * 4.09,
-            activation_mib_per_sample=286.56 / 4,
-            activation_source="torchsummary (sksq96/pytorch-summary) of torchvision resnet50 at "
-            "1x3x224x224 prints 'Forward/backward pass size (MB): 286.56' (MiB, fp32, = 2 x the "
-            "sum of layer outputs); stored activations = the forward half, halved again for "
-            "16-bit: 71.64 MiB per image",
-            serving_activation_mib_per_sample=RESNET50_SERVING_PEAK_ELEMENTS * 2 / 2**20,
+            activation_mib_per_sample=resnet.saved_for_backward() * 2 / 2**20,
+            activation_source="counted from torchvision resnet50's layer shapes at 1x3x224x224: "
+            "what autograd saves, each convolution's and batch norm's input, the in-place "
+            "ReLUs' outputs and the max pool's int64 indices, 21,876,736 values, 41.7 MiB per "
+            "image in 16-bit (https://github.com/pytorch/vision/blob/054e54c573ba46e5b9c63f1e"
+            "ea3ad4d103afbea2/torchvision/models/resnet.py; torchsummary's 286.56 MB "
+            "'forward/backward pass size' counts every module's output, the in-place ReLUs "
+            "again: 1.7x that)",
+            serving_activation_mib_per_sample=resnet.forward_peak() * 2 / 2**20,
             serving_activation_source="torchvision resnet50 at 1x3x224x224 without gradients: "
             "the peak is the downsample branch of layer1's first Bottleneck, when the input "
             "(3x224x224), the block's input (64x56x56), its main branch's output and the "
             "downsample convolution's and batch norm's outputs (3 x 256x56x56) are alive at once "
-            "(Bottleneck.forward computes the downsample after bn3, https://github.com/pytorch/"
-            "vision/blob/054e54c573ba46e5b9c63f1eea3ad4d103afbea2/torchvision/models/resnet.py):"
-            " 2,759,680 values, 5.26 MiB per image in 16-bit",
+            "(Bottleneck.forward computes the downsample after bn3, the same source): 2,759,680 "
+            "values, 5.26 MiB per image in 16-bit",
             aliases=("resnet50", "torchvision/resnet50", "microsoft/resnet-50"),
             source="torchvision ResNet50_Weights.IMAGENET1K_V1 (25,557,032 params, 4.09 GFLOPs "
             "at 224x224); He et al. 2015",
