@@ -1098,8 +1098,8 @@ def image_serving_activation_bytes(
 
     A served forward keeps no layer's output for a backward pass: each is freed once the
     layers reading it ran, so the peak is a few feature maps at once (a residual block's
-    input, its branches' outputs), an order of magnitude below the training figure, which
-    keeps them all (ResNet-50: 5.3 against 71.6 MiB per 224 px image). A model without its
+    input, its branches' outputs), well below the training figure, which keeps what the
+    backward reads (ResNet-50: 5.3 against 41.7 MiB per 224 px image). A model without its
     own figure takes ResNet-50's per pixel, as its training figure does."""
     ref_size = (preset.image_size if preset else None) or 224
     size = image_size or ref_size
