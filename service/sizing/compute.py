@@ -216,10 +216,50 @@ def _image_forward_flops(rw: ResolvedWorkload) -> float | None:
     return rw.sample_flops
 
 
-def peak_tflops(accelerator: AcceleratorSpec, precision: str) -> float | None:
-    """Dense peak for the training precision: FP32 for fp32, else BF16 (FP16 on parts
-    without BF16). FP8 uses the 16-bit peak times :data:`FP8_GAIN` (see there)."""
+def convolutional(rw: ResolvedWorkload) -> bool:
+    """A CNN or a detector: its fp32 runs at a TF32 rate where the part has one."""
+    return rw.image_model and rw.arch is not None and rw.arch.kind in CONVOLUTIONAL_KINDS
+
+
+CONVOLUTIONAL_KINDS = frozenset({"cnn", "detector"})
+
+
+def training_peak(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> float | None:
+    """:func:`peak_tflops` of ``rw``'s training precision and kind of network."""
+    return peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"), convolutional(rw))
+
+
+def image_serving_rate(
+    rw: ResolvedWorkload, accelerator: AcceleratorSpec
+) -> tuple[float | None, float, str]:
+    """(TFLOPS, share of it a full batch sustains, basis) of a served classifier, ViT or
+    detector: the dense 16-bit peak (quantized weights still compute in 16-bit), an fp32
+    model's fp32 or TF32 rate (:func:`peak_tflops`), at the image-training share of that
+    rate (:func:`~service.sizing.mfu.image_training_prior`)."""
+    b = rw.inference
+    precision = b.precision if b is not None else "bf16"
+    conv = convolutional(rw)
     if precision == "fp32":
+        peak = peak_tflops(accelerator, precision, conv)
+    else:
+        peak = accelerator.dense_tflops_16bit
+        precision = "bf16"
+    utilization, basis = image_training_prior(accelerator, precision, conv)
+    return peak, utilization, basis
+
+
+def peak_tflops(
+    accelerator: AcceleratorSpec, precision: str, convolutional: bool = False
+) -> float | None:
+    """Dense peak for the training precision: FP32 for fp32 (a convolutional network's
+    TF32 rate where the part has TF32, which PyTorch's cuDNN convolutions use by default:
+    :func:`~service.sizing.diffusion.tf32_rate`), else BF16 (FP16 on parts without BF16).
+    FP8 uses the 16-bit peak times :data:`FP8_GAIN` (see there)."""
+    if precision == "fp32":
+        if convolutional and accelerator.dense_tflops_16bit:
+            return diffusion.tf32_rate(
+                accelerator.dense_tflops_16bit, accelerator.supports_bf16, accelerator.fp32_tflops
+            )
         return accelerator.fp32_tflops
     peak = accelerator.dense_tflops_16bit
     if precision == "fp8" and peak and accelerator.supports_fp8:
@@ -244,6 +284,7 @@ def training_utilization(
         basis=basis,
         framework=framework,
         precision=getattr(rw.workload, "precision", "bf16"),
+        convolutional=convolutional(rw),
     )
     if rw.image_model:
         fill, said = image_batch_fill(rw, accelerator, util)
@@ -267,7 +308,7 @@ def image_batch_fill(
     to the batch. ResNet-50 on an A100 fills from about 100 images per device."""
     batch = getattr(rw.workload, "micro_batch_size", None) or 1
     per_image = rw.image_passes * (rw.sample_flops or 0.0) + rw.frozen_sample_flops
-    peak = peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"))
+    peak = training_peak(rw, accelerator)
     if not per_image or not peak or utilization <= 0:
         return 1.0, ""
     compute_s = batch * per_image / (peak * 1e12 * utilization)
@@ -446,8 +487,7 @@ def training_timing(
     w = rw.workload
     if rw.arch is None or devices < 1 or isinstance(w, Inference):
         return None
-    precision = getattr(w, "precision", "bf16")
-    peak = peak_tflops(accelerator, precision)
+    peak = training_peak(rw, accelerator)
     if rw.tokens is None or compute_for(rw).flops is None or not peak:
         return None
     if rollout_untimed(rw, accelerator):
@@ -572,7 +612,7 @@ def device_hours_floor(rw: ResolvedWorkload, accelerator: AcceleratorSpec) -> fl
     if rw.arch is None or isinstance(rw.workload, Inference) or rollout_untimed(rw, accelerator):
         return None
     compute = compute_for(rw)
-    peak = peak_tflops(accelerator, getattr(rw.workload, "precision", "bf16"))
+    peak = training_peak(rw, accelerator)
     if compute.flops is None or not peak or rw.tokens is None:
         return None
     util, _ = training_utilization(rw, accelerator)
@@ -930,10 +970,10 @@ def inference_throughput(rw: ResolvedWorkload, accelerator: AcceleratorSpec, dev
         return diffusion_throughput(rw, accelerator, devices)
     if rw.image_model:
         per_sample = _image_forward_flops(rw)
-        if not peak or not per_sample:
+        rate, utilization, _ = image_serving_rate(rw, accelerator)
+        if not rate or not per_sample:
             return 0.0
-        utilization, _ = image_training_prior(accelerator)
-        return image_forward_rate(per_sample, b.concurrency, devices, peak, utilization)
+        return image_forward_rate(per_sample, b.concurrency, devices, rate, utilization)
     if rw.encoder:
         return encoder_throughput(rw, accelerator, devices)
     eng = engine_profile(b.engine)

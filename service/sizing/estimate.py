@@ -36,17 +36,19 @@ from service.sizing.compute import (
     TrainingTiming,
     bandwidth_efficiency,
     compute_for,
+    convolutional,
     data_parallel_link_gbps,
     decode_peak_tflops,
     dequant_terms,
     diffusion_rates,
     diffusion_throughput,
     generation_time,
+    image_serving_rate,
     inference_throughput,
     offload_seconds,
-    peak_tflops,
     preprocess_hours,
     ring_link_gbps,
+    training_peak,
     training_timing,
     training_utilization,
     untimed_reason,
@@ -71,7 +73,6 @@ from service.sizing.mfu import (
     IMAGE_FORWARD_FLOOR_S,
     attention_utilization,
     generation,
-    image_training_prior,
 )
 from service.sizing.moe import moe_training_note
 from service.sizing.overheads import class_overhead, overhead_note
@@ -694,18 +695,25 @@ def _serving_notes(
         )
 
 
+def _image_units(rw: ResolvedWorkload, spec: AcceleratorSpec) -> str:
+    """What an image model's rate is counted in: dense 16-bit, or for an fp32 model the
+    TF32 tensor cores (a CNN on a part with them) or the FP32 CUDA cores."""
+    if getattr(rw.workload, "precision", "bf16") != "fp32":
+        return "dense"
+    return "TF32" if convolutional(rw) and spec.supports_bf16 else "FP32"
+
+
 def _image_rate_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:
     """How a served classifier's, ViT's or detector's images per second were reached
     (:func:`~service.sizing.compute.image_forward_rate`), or why there are none."""
     b = rw.inference
     assert b is not None
-    peak = spec.dense_tflops_16bit
+    peak, utilization, basis = image_serving_rate(rw, spec)
     if not peak or not rw.sample_flops:
         return (
-            f"{spec.name}: no published 16-bit compute rate, so how many images per second "
-            "it serves is not estimated."
+            f"{spec.name}: no published {'fp32' if b.precision == 'fp32' else '16-bit'} "
+            "compute rate, so how many images per second it serves is not estimated."
         )
-    utilization, basis = image_training_prior(spec)
     rate = inference_throughput(rw, spec, devices)
     images = b.concurrency
     return (
@@ -714,7 +722,8 @@ def _image_rate_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) 
         f"takes the longer of {IMAGE_FORWARD_FLOOR_S * 1e3:g} ms to launch the network's "
         f"kernels (NVIDIA's ResNet-50 latency at 1-8 images on a V100 and a T4) and "
         f"{rw.sample_flops / 1e9:,.1f} GFLOPs per image at {utilization:.1%} of {peak:g} "
-        f"TFLOPS (the image-training share of the peak: {basis}); a compiled (TensorRT) "
+        f"TFLOPS {_image_units(rw, spec)} (the image-training share of that rate: {basis}); "
+        "a compiled (TensorRT) "
         "model serves more."
     )
 
@@ -931,7 +940,7 @@ def _time_notes(
         return
     assert isinstance(w, Pretrain | Finetune | Rlhf)
     notes.extend(framework_stack_notes(spec, getattr(w, "framework", None)))
-    peak = peak_tflops(spec, w.precision)
+    peak = training_peak(rw, spec)
     if not timed:
         why = untimed_reason(rw, spec)
         if why == "tokens":
@@ -975,8 +984,8 @@ def _time_notes(
         notes.append(
             f"Time: {rw.image_passes:g} forward passes of FLOPs per image "
             f"({(rw.sample_flops or 0) / 1e9:,.0f} GFLOPs each at this image size){frozen} / "
-            f"({devices} x {peak:g} TFLOPS dense x utilization {util:.2f}); utilization "
-            f"prior: {basis}."
+            f"({devices} x {peak:g} TFLOPS {_image_units(rw, spec)} x utilization {util:.2f}); "
+            f"utilization prior: {basis}."
         )
     else:
         notes.append(

@@ -189,6 +189,26 @@ forward per 224 px image). Convolutions with batch norm and ReLU fill tensor cor
 than LLM matmuls, and the faster part less (Ampere 19 %, Volta 24 %); generations without
 a figure take Ampere's, the nearer of the two to the tensor-core parts sold now."""
 
+IMAGE_MODEL_MFU_FP32: dict[str, tuple[float, str]] = {
+    "tf32": (
+        0.147,
+        "ResNet-50 v1.5, 1 x A100-80GB, TF32, batch 256: 938 images/s x 24.5 GFLOP per "
+        "training image = 23.0 TFLOPS, 14.7 % of 156 TF32",
+    ),
+    "cuda_cores": (
+        0.573,
+        "ResNet-50 v1.5, 1 x V100-16GB, FP32, batch 112: 367 images/s x 24.5 GFLOP per "
+        "training image = 9.0 TFLOPS, 57.3 % of 15.7 FP32",
+    ),
+}
+"""An fp32 image model's share of the rate it runs at, from the same recipe's fp32 rows
+(:data:`DLE_RESNET50`; batch 112 per ``ConvNets/configs.yml``): on parts with TF32 tensor
+cores (Ampere and later) PyTorch's cuDNN convolutions use TF32 by default, and fill those
+units as poorly as 16-bit ones; elsewhere, and for a ViT's matmuls (TF32 is off for
+matmuls by default), fp32 runs on the CUDA cores, which the same convolutions fill far
+better. The 16-bit share (:data:`IMAGE_MODEL_MFU`) on the fp32 rate gave a V100 150
+images/s of FP32 training (NVIDIA: 367) and an A100 155 (938)."""
+
 IMAGE_FORWARD_FLOOR_S = 0.013
 """Seconds one image-model forward pass takes however small its batch: ResNet-50's
 mixed-precision inference latency at batches 1-8 stays at 12.8-13.7 ms on a V100 and
@@ -197,8 +217,16 @@ mixed-precision inference latency at batches 1-8 stays at 12.8-13.7 ms on a V100
 step pays it once per pass (forward, backward), so a small batch cannot fill the device."""
 
 
-def image_training_prior(accelerator: AcceleratorSpec) -> tuple[float, str]:
-    """(utilization at a full batch, basis) of image-model training on ``accelerator``."""
+def image_training_prior(
+    accelerator: AcceleratorSpec, precision: str = "bf16", convolutional: bool = True
+) -> tuple[float, str]:
+    """(utilization at a full batch, basis) of image-model training on ``accelerator``, of
+    the rate :func:`~service.sizing.compute.peak_tflops` gives it (an fp32 one: TF32 for
+    a convolutional network on a part with TF32, else the CUDA cores')."""
+    if precision == "fp32":
+        units = "tf32" if convolutional and accelerator.supports_bf16 else "cuda_cores"
+        value, text = IMAGE_MODEL_MFU_FP32[units]
+        return value, f"{text} ({DLE_RESNET50})"
     gen = generation(accelerator)
     found = IMAGE_MODEL_MFU.get(gen)
     if found is not None:
@@ -254,12 +282,13 @@ def mfu_prior(
     basis: str = "run",
     framework: str = "generic",
     precision: str = "bf16",
+    convolutional: bool = False,
 ) -> tuple[float, str]:
     """(utilization, one-sentence basis) for a training job of ``params_b`` on
     ``accelerator``: whole-run MFU (``basis="run"``) or the steady-state hardware
     utilization of the training loop (``"steady"``), scaled by the framework's speed."""
     if image_model:
-        return image_training_prior(accelerator)
+        return image_training_prior(accelerator, precision, convolutional)
     return _prior(params_b, generation(accelerator), basis, framework, precision)
 
 

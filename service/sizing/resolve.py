@@ -1894,6 +1894,7 @@ def _image_inference(
         concurrency=w.streams,
         act_unsharded=act,
         act_sharded=0.0,
+        precision=inf.precision,
     )
 
 
