@@ -603,8 +603,9 @@ def _first_presets() -> tuple[ModelPreset, ...]:
             "the peak is the downsample branch of layer1's first Bottleneck, when the input "
             "(3x224x224), the block's input (64x56x56), its main branch's output and the "
             "downsample convolution's and batch norm's outputs (3 x 256x56x56) are alive at once "
-            "(Bottleneck.forward computes the downsample after bn3, the same source): 2,759,680 "
-            "values, 5.26 MiB per image in 16-bit",
+            "(Bottleneck.forward runs the downsample after bn3, https://github.com/pytorch/vision/"
+            "blob/054e54c573ba46e5b9c63f1eea3ad4d103afbea2/torchvision/models/resnet.py): "
+            "2,759,680 values",
             aliases=("resnet50", "torchvision/resnet50", "microsoft/resnet-50"),
             source="torchvision ResNet50_Weights.IMAGENET1K_V1 (25,557,032 params, 4.09 GFLOPs "
             "at 224x224); He et al. 2015",
