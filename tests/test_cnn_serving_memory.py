@@ -106,3 +106,24 @@ def test_one_t4_serves_256_images_per_call(client: TestClient[Litestar]) -> None
     for option in answer["options"]:
         assert option["accelerator"]["count"] * option["nodes"] == 1, option
         assert option["per_device_gib"] < 4.0
+
+
+def _vit_peak_mib(tokens: int, hidden: int, mlp: int, image: int) -> float:
+    """Counted here from torchvision's ViT forward (see ``service.sizing.vit``): inside an
+    encoder block's MLP while GELU runs, the linear-1 and GELU outputs, the block's input,
+    ``x`` and ``ln_2``'s output, and the two sequences the callers hold, with the image."""
+    return (tokens * (2 * mlp + 5 * hidden) + 3 * image**2) * 2 / MIB
+
+
+def test_a_served_vit_holds_its_forwards_peak() -> None:
+    acts, said = _acts("vit-b-16", 64)
+    assert acts / MIB == pytest.approx(64 * _vit_peak_mib(197, 768, 3072, 224), rel=1e-9)
+    assert "4.04 MiB per image" in said
+    assert "training activation figure" not in said
+
+
+def test_a_vits_tokens_follow_the_image_size_and_fp32_doubles() -> None:
+    at_384, _ = _acts("vit-l-16", 8, image_size=384)
+    assert at_384 / MIB == pytest.approx(8 * _vit_peak_mib(577, 1024, 4096, 384), rel=1e-9)
+    full, _ = _acts("vit-l-16", 8, image_size=384, precision="fp32")
+    assert full == pytest.approx(2 * at_384, rel=1e-9)

@@ -18,6 +18,7 @@ import msgspec
 
 from service.runtime.errors import InputError
 from service.sizing import formulas as f
+from service.sizing import vit
 from service.sizing.copying import copier
 from service.sizing.diffusion import DiffusionWork, pipeline_work
 from service.sizing.encoder import workspace_bytes as encoder_workspace
@@ -1864,18 +1865,15 @@ def _image_inference(
     if arch.kind == "vit" and arch.hidden and arch.heads and arch.layers:
         size = w.image_size or (preset.image_size if preset else None) or 224
         s = (size // 16) ** 2 + 1
-        u, sh = f.layer_activation_bytes(
-            s=s,
-            b=w.streams,
-            h=arch.hidden,
-            heads=arch.heads,
-            head_dim=arch.head_dim or arch.hidden // arch.heads,
-            kv_heads=arch.heads,
-            intermediate=arch.intermediate or 4 * arch.hidden,
-            glu=False,
-            flash_attention=False,
+        mlp = arch.intermediate or 4 * arch.hidden
+        values = vit.forward_peak(s, arch.hidden, mlp, size)
+        act = values * (4.0 if w.precision == "fp32" else _BYTES_16) * w.streams
+        notes.append(
+            f"Activations at the peak of one image's forward ({s} tokens at {size}px): inside "
+            f"an encoder block's MLP, its two {mlp}-wide outputs and five {arch.hidden}-wide "
+            f"sequences, {values * _BYTES_16 / 2**20:.2f} MiB per image in 16-bit (torchvision's "
+            "VisionTransformer forward; a served forward keeps none for a backward pass)."
         )
-        act = u + sh
     elif arch.kind == "diffusion" and preset is not None and preset.unet is not None:
         act = _diffusion_serving_bytes(w, preset, preset.unet, notes)
     else:
