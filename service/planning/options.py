@@ -241,7 +241,17 @@ def fit_part(
         )
         if fit.checked_high:
             fit_texts.append(texts.t("fits_high", lang, high=fit.memory.range_gib[1]))
-        if fit.batch is not None:
+        if fit.shared and fit.batch is not None:
+            fit_texts.append(
+                texts.t(
+                    "shared_concurrency",
+                    lang,
+                    b=fit.batch,
+                    n=nodes,
+                    total=sequences if sequences is not None else fit.batch * nodes,
+                )
+            )
+        elif fit.batch is not None:
             # one replica reaches the target: the fewest requests that do; else what fits
             key = "batched_target" if nodes == fit.pipeline_parallel else "batched_room"
             if not to_target:
@@ -793,13 +803,15 @@ def _texts(
             # runs the concurrency; review rev13s S1: not each server of a pipeline
             stages = c.fit.pipeline_parallel if c.fit is not None else 1
             copies = max(1, c.nodes // max(1, stages))
-            per = round(c.throughput_tokens_per_s / copies / terms.streams, 1)
+            each, total = terms.streams, terms.streams * copies
+            if c.fit is not None and c.fit.shared and c.fit.batch is not None:
+                each, total = c.fit.batch, terms.streams  # the concurrency shared out
+            per = round(c.throughput_tokens_per_s / copies / each, 1)
             if per > 0:
                 key = "per_request"
                 if copies > 1:
                     key = "per_request_servers" if stages == 1 else "per_request_replicas"
-                rate += texts.t(key, lang, n=terms.streams, per=per, ms=1000 / per,
-                                total=terms.streams * copies)  # fmt: skip
+                rate += texts.t(key, lang, n=each, per=per, ms=1000 / per, total=total)
         middle.append(rate)
     if terms.dequant is not None and c.fit is not None and c.hours is not None:
         spec = terms.accelerators.resolve(row.accelerator or "")

@@ -448,7 +448,15 @@ class Placer:
             if fit is None:
                 if not job.span_servers:
                     return "memory"
-                return self._across_servers(spec, per_node, max_nodes, exact)
+                spanned = self._across_servers(spec, per_node, max_nodes, exact)
+                # never more servers than the pipeline that holds it (then it is the same
+                # hardware without the stages' hops): 8 H20 hold R1 in FP8 for 3 of 32 users
+                # at 32k, and eleven such servers are not an answer to two
+                fewest = max_nodes if isinstance(spanned, str) else min(p[0] for p in spanned)
+                shared = self._shared(spec, per_node, fewest, exact)
+                if shared is None:
+                    return spanned
+                return shared if isinstance(spanned, str) else [*shared, *spanned]
             tps = fits.throughput(spec, per_node, fit.tensor_parallel)
             replicas = 1
             if job.target_tokens_per_s and tps <= 0:
@@ -495,6 +503,42 @@ class Placer:
                 hours = fits.hours_per_token(spec, devices, fit, _cluster(per_node, nodes, network))
                 placements.append((nodes, devices, fit, None, hours))
         return placements
+
+    def _shared(
+        self, spec: AcceleratorSpec, per_node: int, most_servers: int, exact: int | None
+    ) -> list[Placement] | None:
+        """Serving a concurrency one server cannot hold, though it holds the model: the
+        fewest servers that each hold an even share of the sequences, each its own copy
+        of the model behind a load balancer (review S3: 32 x 128k of Qwen2.5-14B on
+        A100-80GB was one replica pipelined over 2 x 8 at 467 tokens/s, where 2 servers of
+        16 sequences each serve 828 with no traffic between them, as ``/v1/estimate``
+        shares a concurrency out). ``None`` when no share fits within ``most_servers``,
+        for a throughput target (its replicas each run the concurrency), or for the
+        planner's own batching."""
+        job = self.job
+        inference = job.rw.inference
+        if job.batch_ceiling is not None or job.target_tokens_per_s or inference is None:
+            return None
+        sequences = inference.concurrency
+        most = min(most_servers, sequences) if exact is None else exact
+        if most < 2 or most > most_servers:
+            return None
+
+        def fits(servers: int) -> Fit | None:
+            return self._at(math.ceil(sequences / servers)).fit(spec, per_node, per_node)
+
+        # fewer sequences per server only shrink the KV cache: the first that fits, by bisection
+        candidates = [exact] if exact is not None else list(range(2, most + 1))
+        fewest = _first_true(candidates, lambda n: fits(n) is not None)
+        if fewest is None:
+            return None
+        share = math.ceil(sequences / fewest)
+        fit = fits(fewest)
+        assert fit is not None
+        tps = self._at(share).throughput(spec, per_node, fit.tensor_parallel)
+        total = tps * fewest if tps > 0 else None
+        fit = msgspec.structs.replace(fit, batch=share, shared=True)
+        return [(fewest, per_node * fewest, fit, total, None)]
 
     def _across_servers(
         self, spec: AcceleratorSpec, per_node: int, max_nodes: int, exact: int | None

@@ -322,6 +322,15 @@ _T: dict[str, dict[Lang, str]] = {
         "en": " At {n:,} concurrent requests, each sees about {per:,.1f} tokens/s (a token every "
         "{ms:,.0f} ms or so).",
     },
+    "shared_concurrency": {
+        "zh": "单台服务器装不下 {total:,} 个并发请求的 KV 缓存，但装得下 {b:,} 个：{n} 台服务器"
+        "各运行一份模型、各服务其中约 {b:,} 个请求，前面用负载均衡分发（服务器之间没有通信，"
+        "不像跨服务器的流水线那样每个 token 都要经过各台）。",
+        "en": "One server cannot hold the KV cache of {total:,} concurrent requests, but it "
+        "holds {b:,}: {n} servers each run their own copy of the model for about {b:,} of "
+        "them, behind a load balancer (no traffic between the servers, unlike a pipeline "
+        "across them that every token passes through).",
+    },
     "per_request_servers": {
         "zh": "每台服务器 {n:,} 个并发请求（共 {total:,} 个）时，每个请求约 {per:,.1f} tokens/秒"
         "（约每 {ms:,.0f} 毫秒一个 token）。",

@@ -93,6 +93,9 @@ class Fit(msgspec.Struct, frozen=True, kw_only=True, gc=False):  # gc=False: see
     batch: int | None = None
     """Serving sized by the planner's batching (:mod:`service.sizing.batch`): the
     sequences one server runs at once; ``None`` = the request's concurrency."""
+    shared: bool = False
+    """Serving: the request's concurrency shared out over the servers, each running
+    ``batch`` of it with its own copy of the model, because one server cannot hold it all."""
 
 
 class ComputeEstimate(msgspec.Struct, frozen=True, kw_only=True):
