@@ -452,8 +452,8 @@ class Placer:
                 # never more servers than the pipeline that holds it (then it is the same
                 # hardware without the stages' hops): 8 H20 hold R1 in FP8 for 3 of 32 users
                 # at 32k, and eleven such servers are not an answer to two
-                fewest = max_nodes if isinstance(spanned, str) else min(p[0] for p in spanned)
-                shared = self._shared(spec, per_node, fewest, exact)
+                cap = max_nodes if isinstance(spanned, str) else min(p[0] for p in spanned)
+                shared = self._shared(spec, per_node, cap, exact)
                 if shared is None:
                     return spanned
                 return shared if isinstance(spanned, str) else [*shared, *spanned]

@@ -239,11 +239,11 @@ def image_serving_rate(
     b = rw.inference
     precision = b.precision if b is not None else "bf16"
     conv = convolutional(rw)
-    if precision == "fp32":
-        peak = peak_tflops(accelerator, precision, conv)
-    else:
-        peak = accelerator.dense_tflops_16bit
-        precision = "bf16"
+    peak = (
+        peak_tflops(accelerator, precision, conv)
+        if precision == "fp32"
+        else accelerator.dense_tflops_16bit
+    )
     utilization, basis = image_training_prior(accelerator, precision, conv)
     return peak, utilization, basis
 

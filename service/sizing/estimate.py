@@ -72,6 +72,7 @@ from service.sizing.memory import (
 from service.sizing.mfu import (
     IMAGE_FORWARD_FLOOR_S,
     attention_utilization,
+    fp32_units,
     generation,
 )
 from service.sizing.moe import moe_training_note
@@ -700,7 +701,7 @@ def _image_units(rw: ResolvedWorkload, spec: AcceleratorSpec) -> str:
     TF32 tensor cores (a CNN on a part with them) or the FP32 CUDA cores."""
     if getattr(rw.workload, "precision", "bf16") != "fp32":
         return "dense"
-    return "TF32" if convolutional(rw) and spec.supports_bf16 else "FP32"
+    return "TF32" if fp32_units(spec, convolutional(rw)) == "tf32" else "FP32"
 
 
 def _image_rate_note(rw: ResolvedWorkload, spec: AcceleratorSpec, devices: int) -> str:

@@ -217,6 +217,13 @@ mixed-precision inference latency at batches 1-8 stays at 12.8-13.7 ms on a V100
 step pays it once per pass (forward, backward), so a small batch cannot fill the device."""
 
 
+def fp32_units(accelerator: AcceleratorSpec, convolutional: bool) -> str:
+    """Where an fp32 image model's arithmetic runs (a key of :data:`IMAGE_MODEL_MFU_FP32`):
+    a convolutional network's on TF32 tensor cores where the part has them (the parts with
+    BF16, Ampere and later: cuDNN's default), anything else on the CUDA cores."""
+    return "tf32" if convolutional and accelerator.supports_bf16 else "cuda_cores"
+
+
 def image_training_prior(
     accelerator: AcceleratorSpec, precision: str = "bf16", convolutional: bool = True
 ) -> tuple[float, str]:
@@ -224,8 +231,7 @@ def image_training_prior(
     the rate :func:`~service.sizing.compute.peak_tflops` gives it (an fp32 one: TF32 for
     a convolutional network on a part with TF32, else the CUDA cores')."""
     if precision == "fp32":
-        units = "tf32" if convolutional and accelerator.supports_bf16 else "cuda_cores"
-        value, text = IMAGE_MODEL_MFU_FP32[units]
+        value, text = IMAGE_MODEL_MFU_FP32[fp32_units(accelerator, convolutional)]
         return value, f"{text} ({DLE_RESNET50})"
     gen = generation(accelerator)
     found = IMAGE_MODEL_MFU.get(gen)

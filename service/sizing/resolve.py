@@ -1715,7 +1715,7 @@ def _resolve_workload(workload: Workload, models: ModelRegistry) -> ResolvedWork
         per_sample, _ = image_activation_bytes(
             arch, preset, image_size, image_checkpointing(workload), models, notes
         )
-        scale = 2.0 if workload.precision == "fp32" else 1.0
+        scale = _fp32_scale(workload.precision)
         budget = _replace_acts(budget, per_sample * scale * (workload.micro_batch_size or 1), 0.0)
     passes = IMAGE_TRAINING_PASSES
     if image_model:
@@ -1826,6 +1826,11 @@ def _sample_flops(preset: ModelPreset | None, image_size: int | None) -> float |
     return preset.forward_gflops * 1e9 * (size / preset.image_size) ** 2
 
 
+def _fp32_scale(precision: str) -> float:
+    """An image model's activations at ``precision`` over its 16-bit figure."""
+    return 2.0 if precision == "fp32" else 1.0
+
+
 def _replace_acts(b: TrainingBudget, unsharded: float, sharded: float) -> TrainingBudget:
     return dataclasses.replace(b, act_unsharded=unsharded, act_sharded=sharded)
 
@@ -1867,7 +1872,7 @@ def _image_inference(
         s = (size // 16) ** 2 + 1
         mlp = arch.intermediate or 4 * arch.hidden
         values = vit.forward_peak(s, arch.hidden, mlp, size)
-        act = values * (4.0 if w.precision == "fp32" else _BYTES_16) * w.streams
+        act = values * _BYTES_16 * _fp32_scale(w.precision) * w.streams
         notes.append(
             f"Activations at the peak of one image's forward ({s} tokens at {size}px): inside "
             f"an encoder block's MLP, its two {mlp}-wide outputs and five {arch.hidden}-wide "
@@ -1883,7 +1888,7 @@ def _image_inference(
             notes.append(
                 "Image-model serving: the training activation figure is used as an upper bound."
             )
-        act = served * w.streams * (2.0 if w.precision == "fp32" else 1.0)
+        act = served * w.streams * _fp32_scale(w.precision)
     return InferenceBudget(
         weights=inf.weights,
         kv_per_token=0.0,
